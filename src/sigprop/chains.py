@@ -1,0 +1,313 @@
+"""The chain engine: many independent random networks H_{l+1} = F(W_l, H_l) at once.
+
+State: a tensor of shape (runs, d, n). Each layer draws one W_l per run from that run's own
+stream (``seeding``), applies the step to all runs in one batched operation, and hands the new
+state to observers that reduce it to a few numbers per run. Only recorded metrics are kept, so a
+chain of 10^6 layers runs in memory independent of its depth.
+
+Steps covered (``Step``):
+    Dan+20 Eq. (1):  H_{l+1} = BN(H_l + gamma W_l H_l), gamma = inf meaning BN(W_l H_l)
+    DJB21 Eq. (1):   H_{l+1} = BN(W_l H_l) / sqrt(d)              (Thesis Eq. (2.1))
+    vanilla:         H_{l+1} = phi(W_l H_l) or H_l + gamma W_l H_l (Dan+20 Eq. (6)), rescaled
+                     by a positive scalar per run so nothing under- or overflows.
+An activation phi, when given, follows the normalization: H_{l+1} = phi(norm(...)).
+
+Products W_l H_l (``ExplicitProduct``, ``GaussianGramProduct``):
+    explicit: draw W_l in R^{d x d} (Gaussian or uniform, Dan+20 Def. 1) and multiply.
+    gram (fast path, Gaussian W only): given H, the rows of W H are i.i.d. N(0, H^T H), so
+        W H has the law of G R with G in R^{d x n} i.i.d. N(0, 1) and R^T R = H^T H. This is exact
+        in law for every step above, costs O(d n^2) instead of O(d^2 n), and is tested against
+        the explicit product (spec orthogonality §1.4).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from . import ops
+from .seeding import generators
+
+__all__ = [
+    "WEIGHT_LAWS",
+    "ExplicitProduct",
+    "GaussianGramProduct",
+    "Step",
+    "Trace",
+    "block_layers",
+    "gram_sqrt",
+    "progress",
+    "record_layers",
+    "simulate",
+]
+
+log = logging.getLogger(__name__)
+
+WEIGHT_LAWS = ("gaussian", "uniform")
+"""Dan+20 Def. 1 laws with the requested variance: N(0, v) and U[-sqrt(3v), sqrt(3v)]."""
+
+_BLOCK_ELEMENTS = 2**20
+
+
+def block_layers(elements_per_layer: int) -> int:
+    """Layers drawn per generator call: min(64, 2^20 // elements), at least 1.
+
+    Part of the stream contract: it depends only on the matrix size, never on the number of
+    runs or the device, so a run's draws are the same whether it is simulated alone or batched.
+    """
+    return max(1, min(64, _BLOCK_ELEMENTS // elements_per_layer))
+
+
+class _BlockStream:
+    """Per-run draws of shape ``shape`` per layer, refilled ``block_layers`` layers at a time."""
+
+    def __init__(self, experiment_id, runs, shape, law, variance, dtype, device, stream):
+        if law not in WEIGHT_LAWS:
+            raise ValueError(f"weight law must be one of {WEIGHT_LAWS}, got {law!r}")
+        if variance <= 0:
+            raise ValueError(f"weight variance must be > 0, got {variance}")
+        self.runs = list(runs)
+        self.shape = tuple(shape)
+        self.law, self.std = law, math.sqrt(variance)
+        self.dtype, self.device = dtype, torch.device(device)
+        self.block = block_layers(math.prod(self.shape))
+        self._gens = generators(experiment_id, self.runs, stream, self.device)
+        self._buffer: Tensor | None = None
+        self._next = self.block
+
+    def _draw(self, g: torch.Generator) -> Tensor:
+        size = (self.block, *self.shape)
+        if self.law == "gaussian":
+            x = torch.randn(size, generator=g, device=self.device, dtype=self.dtype)
+            return x * self.std
+        u = torch.rand(size, generator=g, device=self.device, dtype=self.dtype)
+        return (2.0 * u - 1.0) * (math.sqrt(3.0) * self.std)
+
+    def next(self) -> Tensor:
+        """The next layer's draws for all runs, shape (runs, *shape)."""
+        if self._next == self.block:
+            self._buffer = torch.stack([self._draw(g) for g in self._gens], dim=1)
+            self._next = 0
+        out = self._buffer[self._next]
+        self._next += 1
+        return out
+
+
+class ExplicitProduct:
+    """W_l H with W_l in R^{d x d} drawn i.i.d. per run from stream ``"weights"``, Dan+20 Def. 1.
+
+    Args:
+        experiment_id, runs: address of the random streams (``seeding``).
+        d: width. law: ``"gaussian"`` or ``"uniform"``. variance: of each entry of W.
+    """
+
+    def __init__(
+        self,
+        experiment_id: str,
+        runs: Sequence[int],
+        d: int,
+        law: str = "gaussian",
+        variance: float = 1.0,
+        dtype: torch.dtype = torch.float64,
+        device: str | torch.device = "cpu",
+    ):
+        self._stream = _BlockStream(
+            experiment_id, runs, (d, d), law, variance, dtype, device, "weights"
+        )
+
+    def next_weights(self) -> Tensor:
+        """Draw the next layer's W_l for all runs, shape (runs, d, d)."""
+        return self._stream.next()
+
+    def __call__(self, h: Tensor) -> Tensor:
+        return self.next_weights() @ h
+
+
+def gram_sqrt(h: Tensor) -> Tensor:
+    """R in R^{n x n} with R^T R = H^T H (symmetric square root via eigh), batched.
+
+    Any matrix with the Gram of H has the same singular values, V(H), cosines and r(H).
+    """
+    lam, u = torch.linalg.eigh(h.mT @ h)
+    return lam.clamp_min(0.0).sqrt()[..., :, None] * u.mT
+
+
+class GaussianGramProduct:
+    """Fast path for Gaussian W: W_l H sampled as G_l R(H), exact in law (module docstring).
+
+    G_l in R^{d x n} is drawn per run from stream ``"gram"`` (a different stream from the
+    explicit product, so the two paths agree in law, not draw for draw).
+    """
+
+    def __init__(
+        self,
+        experiment_id: str,
+        runs: Sequence[int],
+        d: int,
+        n: int,
+        variance: float = 1.0,
+        dtype: torch.dtype = torch.float64,
+        device: str | torch.device = "cpu",
+    ):
+        self._stream = _BlockStream(
+            experiment_id, runs, (d, n), "gaussian", variance, dtype, device, "gram"
+        )
+
+    def __call__(self, h: Tensor) -> Tensor:
+        return self._stream.next() @ gram_sqrt(h)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One layer H -> phi(norm(H + gamma W H)); gamma = inf means phi(norm(W H)).
+
+    Attributes:
+        normalization: a name in ``ops.NORMALIZATIONS`` or ``"none"`` (vanilla: rescale each run
+            by a positive scalar to unit mean square, which leaves every scale-invariant metric
+            unchanged; allowed only with positively homogeneous activations).
+        activation: a name in ``ops.ACTIVATIONS``.
+        gamma: residual strength, Dan+20 Eq. (1); ``math.inf`` for no skip connection.
+    """
+
+    normalization: str = "bn_rms"
+    activation: str = "linear"
+    gamma: float = math.inf
+    _norm: Callable | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        ops.activation(self.activation)
+        if self.normalization != "none":
+            object.__setattr__(self, "_norm", ops.normalization(self.normalization))
+        elif self.activation not in ("linear", "relu"):
+            raise ValueError(
+                "an unnormalized (vanilla) chain is rescaled each layer, which is exact only for "
+                f"positively homogeneous activations (linear, relu), got {self.activation!r}"
+            )
+        if not self.gamma > 0:
+            raise ValueError(f"gamma must be > 0 (math.inf for no skip), got {self.gamma}")
+
+    def __call__(self, h: Tensor, product: Callable[[Tensor], Tensor]) -> Tensor:
+        wh = product(h)
+        pre = wh if math.isinf(self.gamma) else h + self.gamma * wh
+        if self._norm is not None:
+            return ops.activation(self.activation)(self._norm(pre))
+        out = ops.activation(self.activation)(pre)
+        return out * torch.rsqrt(out.square().mean(dim=(-2, -1), keepdim=True))
+
+
+def record_layers(
+    depth: int, burn_in: int = 0, stride: int = 1, include_input: bool = False
+) -> list[int]:
+    """Layers at which observers run: burn_in, burn_in + stride, ... <= depth (0 = the input).
+
+    Raises:
+        ValueError: naming the argument, for depth < 1, burn_in < 0 or > depth, stride < 1.
+    """
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    if not 0 <= burn_in <= depth:
+        raise ValueError(f"burn_in must be in [0, depth={depth}], got {burn_in}")
+    if stride < 1:
+        raise ValueError(f"stride must be >= 1, got {stride}")
+    start = burn_in if burn_in > 0 or include_input else stride
+    layers = list(range(start, depth + 1, stride))
+    if include_input and 0 not in layers:
+        layers.insert(0, 0)
+    return layers
+
+
+@dataclass
+class Trace:
+    """Recorded metrics of a simulated chain.
+
+    Attributes:
+        layers: recorded layer indices, shape (L,); 0 is the input H_0.
+        runs: run indices, length R.
+        values: metric name -> tensor of shape (R, L) on the CPU.
+    """
+
+    layers: Tensor
+    runs: list[int]
+    values: dict[str, Tensor]
+
+
+def progress(total: int, desc: str, every_s: float = 30.0) -> Iterator[int]:
+    """range(total) with a progress bar on a terminal, else a log line every 10% or ``every_s``."""
+    if sys.stderr.isatty():
+        from tqdm import tqdm
+
+        yield from tqdm(range(total), desc=desc, mininterval=1.0)
+        return
+    start = last = time.monotonic()
+    tenth = max(1, total // 10)
+    for i in range(total):
+        yield i
+        now = time.monotonic()
+        if (i + 1) % tenth == 0 or now - last >= every_s:
+            last = now
+            eta = (now - start) / (i + 1) * (total - i - 1)
+            log.info("%s: %d/%d layers, %.1fs elapsed, eta %.1fs", desc, i + 1, total, now - start, eta)
+
+
+@torch.no_grad()
+def simulate(
+    h0: Tensor,
+    step: Step,
+    product: Callable[[Tensor], Tensor],
+    depth: int,
+    observers: Mapping[str, Callable[[Tensor], Tensor]],
+    layers: Sequence[int] | None = None,
+    runs: Sequence[int] | None = None,
+    desc: str = "chain",
+) -> Trace:
+    """Run ``depth`` layers of ``step`` on all runs at once, recording ``observers`` at ``layers``.
+
+    Args:
+        h0: input batch, shape (R, d, n), or (d, n) shared by all runs (then ``runs`` is needed).
+        step: the layer map, e.g. ``Step("bn_rms", "relu")``.
+        product: draws W_l and returns W_l H (``ExplicitProduct`` or ``GaussianGramProduct``)
+            for the same runs.
+        depth: number of layers, >= 1.
+        observers: name -> f(h) with h of shape (R, d, n), returning shape (R,).
+        layers: layer indices to record (default: every layer 1..depth); 0 records the input.
+        runs: run indices (default ``range(R)``), stored in the trace.
+        desc: label for progress lines.
+    Returns:
+        ``Trace`` with values of shape (R, len(layers)), in h0's dtype, on the CPU.
+    """
+    layers = record_layers(depth) if layers is None else sorted(set(layers))
+    if depth < 1:
+        raise ValueError(f"depth must be >= 1, got {depth}")
+    if layers and not 0 <= layers[0] <= layers[-1] <= depth:
+        raise ValueError(f"recorded layers must lie in [0, {depth}], got {layers[0]}..{layers[-1]}")
+    if h0.dim() == 2:
+        if runs is None:
+            raise ValueError("a shared (d, n) input needs the list of runs")
+        h0 = h0.expand(len(runs), *h0.shape)
+    runs = list(range(h0.shape[0])) if runs is None else list(runs)
+    if len(runs) != h0.shape[0]:
+        raise ValueError(f"h0 has {h0.shape[0]} runs but {len(runs)} run indices were given")
+    values = {
+        k: torch.empty(len(runs), len(layers), dtype=h0.dtype, device=h0.device)
+        for k in observers
+    }
+    slot = {layer: i for i, layer in enumerate(layers)}
+
+    def observe(h: Tensor, layer: int) -> None:
+        if layer in slot:
+            for name, fn in observers.items():
+                values[name][:, slot[layer]] = fn(h)
+
+    h = h0.clone()
+    observe(h, 0)
+    for i in progress(depth, desc):
+        h = step(h, product)
+        observe(h, i + 1)
+    return Trace(torch.tensor(layers), runs, {k: v.cpu() for k, v in values.items()})

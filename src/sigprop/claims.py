@@ -1,0 +1,186 @@
+"""Verdict records: what a seed claims, what we measured, and whether the claim holds.
+
+A ``Claim`` is evaluated, never asserted: its ``passed`` field is computed from the measured
+value, the prediction or bound, the relation and the tolerance, so a verdict cannot be set by
+hand. Check rules write one JSON file per checked item holding a list of claims; ``rule all``
+collects them into ``results/claims.csv`` and a readable ``results/claims.md``.
+
+Relations:
+    "<="      passed iff measured <= bound + tolerance
+    ">="      passed iff measured >= bound - tolerance
+    "within"  passed iff |measured - bound| <= tolerance (bound is the predicted value)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+
+import pandas as pd
+
+from .store import atomic_path, write_json
+
+__all__ = ["RELATIONS", "Claim", "evaluate", "ledger", "read", "write", "write_ledger"]
+
+RELATIONS = ("<=", ">=", "within")
+
+COLUMNS = [
+    "id",
+    "passed",
+    "measured",
+    "measured_se",
+    "relation",
+    "bound",
+    "tolerance",
+    "statement",
+    "source",
+    "figure",
+    "scale",
+    "note",
+]
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One verdict. Build it with ``evaluate``; ``passed`` is derived, not given.
+
+    Attributes:
+        id: ``<family>.<item>.<what>``, e.g. ``orthogonality.fig2b.gap_slope``.
+        statement: the claim in words, with the quantity and the bound.
+        source: its place in the seed, e.g. ``DJB21 Fig. 2b; Thesis Fig. 2.2b``.
+        measured, measured_se: the number and its standard error over runs (NaN if none).
+        relation, bound, tolerance: see the module docstring.
+        passed: the verdict.
+        figure: the figure file whose plotted numbers it was computed from (or "").
+        scale: the config scale (``quick`` or ``paper``).
+        note: choices and errata that matter for reading the verdict.
+    """
+
+    id: str
+    statement: str
+    source: str
+    measured: float
+    relation: str
+    bound: float
+    tolerance: float
+    passed: bool
+    measured_se: float = math.nan
+    figure: str = ""
+    scale: str = ""
+    note: str = ""
+    details: dict = field(default_factory=dict)
+
+
+def _holds(measured: float, relation: str, bound: float, tolerance: float) -> bool:
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    if not math.isfinite(measured):
+        return False
+    if relation == "<=":
+        return measured <= bound + tolerance
+    if relation == ">=":
+        return measured >= bound - tolerance
+    return abs(measured - bound) <= tolerance
+
+
+def evaluate(
+    id: str,
+    statement: str,
+    source: str,
+    measured: float,
+    relation: str,
+    bound: float,
+    tolerance: float = 0.0,
+    measured_se: float = math.nan,
+    **context,
+) -> Claim:
+    """Build a ``Claim`` whose verdict is computed from the numbers. NaN measured fails.
+
+    Raises:
+        ValueError: for an unknown relation or a negative tolerance.
+    """
+    if tolerance < 0:
+        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
+    passed = _holds(float(measured), relation, float(bound), float(tolerance))
+    return Claim(
+        id=id,
+        statement=statement,
+        source=source,
+        measured=float(measured),
+        relation=relation,
+        bound=float(bound),
+        tolerance=float(tolerance),
+        passed=passed,
+        measured_se=float(measured_se),
+        **context,
+    )
+
+
+def write(path: str | os.PathLike, claims: Sequence[Claim], **context) -> None:
+    """Write claims as a JSON list, atomically; ``context`` (figure, scale) fills empty fields."""
+    records = []
+    for c in claims:
+        record = asdict(c)
+        for key, value in context.items():
+            if not record.get(key):
+                record[key] = value
+        records.append(record)
+    write_json(path, {"claims": records})
+
+
+def read(path: str | os.PathLike) -> list[dict]:
+    """The claim records of one file."""
+    with open(path) as f:
+        return json.load(f)["claims"]
+
+
+def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
+    """All claims of the given files as one table, sorted by id, one row per claim."""
+    rows = [record for p in paths for record in read(p)]
+    table = pd.DataFrame(rows, columns=COLUMNS + ["details"])[COLUMNS]
+    if table["id"].duplicated().any():
+        raise ValueError(f"duplicate claim ids: {sorted(table.loc[table['id'].duplicated(), 'id'])}")
+    return table.sort_values("id", ignore_index=True)
+
+
+def _markdown(table: pd.DataFrame) -> str:
+    n_pass = int(table["passed"].sum())
+    lines = [
+        "# sigprop claims ledger",
+        "",
+        f"{n_pass} of {len(table)} claims hold. Scale: {', '.join(sorted(set(table['scale'])))}.",
+        "",
+        "| verdict | id | measured | relation | bound | tol. | statement |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for r in table.itertuples():
+        se = f" ± {r.measured_se:.2g}" if math.isfinite(r.measured_se) else ""
+        lines.append(
+            f"| {'PASS' if r.passed else '**FAIL**'} | `{r.id}` | {r.measured:.4g}{se} | "
+            f"{r.relation} | {r.bound:.4g} | {r.tolerance:.3g} | {r.statement} ({r.source}) |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def write_ledger(
+    paths: Iterable[str | os.PathLike], csv_path: str | os.PathLike, md_path: str | os.PathLike
+) -> pd.DataFrame:
+    """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically."""
+    table = ledger(paths)
+    with atomic_path(csv_path) as tmp:
+        table.to_csv(tmp, index=False)
+    with atomic_path(md_path) as tmp:
+        tmp.write_text(_markdown(table))
+    return table
+
+
+def summarize(records: Iterable[Mapping]) -> str:
+    """One line per claim, for rule logs: ``PASS id: measured rel bound``."""
+    return "\n".join(
+        f"{'PASS' if r['passed'] else 'FAIL'} {r['id']}: {r['measured']:.4g} {r['relation']} "
+        f"{r['bound']:.4g} (tol {r['tolerance']:.3g})"
+        for r in records
+    )

@@ -1,0 +1,119 @@
+"""Simulations of DJB21 ("BN orthogonalizes representations"), seed 003 = Thesis ch. 2.
+
+Fig. 1 (Thesis Fig. 2.1): |cosine| of two samples, BN vs vanilla, shared weights.
+Gap chain for Fig. 2a/2b (Thesis Fig. 2.2): V(H_l) per layer for several widths.
+"""
+
+from __future__ import annotations
+
+import torch
+
+from .. import chains, metrics
+from ..compute import resolve_device, resolve_dtype
+from ..inputs import near_collinear_pair, near_rank_one, orthogonal_pair
+from ..store import Labelled
+
+__all__ = ["PRODUCTS", "fig1_cosines", "gap_chain"]
+
+PRODUCTS = ("explicit", "gram")
+
+
+def fig1_cosines(
+    width: int,
+    depth: int,
+    n_runs: int,
+    epsilon: float,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "orthogonality.fig1",
+) -> Labelled:
+    """|cos| of the two samples of H_l, l = 0..depth, DJB21 Fig. 1 (Thesis Fig. 2.1).
+
+    BN net: DJB21 Eq. (1) from h_1 = e_1, h_2 = (1 - eps) e_1 + eps e_2. Vanilla net:
+    H_{l+1} = W_l H_l (rescaled) from e_1, e_2. As in the authors' code both nets of a run use
+    the same W_l ~ N(0, 1) entries (the scale is irrelevant to cosines). Layer 0 is the input;
+    the seed's x-axis value x is our layer x - 1.
+
+    Returns:
+        ``abs_cos`` over dims (network, run, layer).
+    """
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    runs = list(range(n_runs))
+    setups = {
+        "BN": (chains.Step("bn_rms_scaled"), near_collinear_pair(width, epsilon, torch_dtype, device)),
+        "vanilla": (chains.Step("none"), orthogonal_pair(width, torch_dtype, device)),
+    }
+    cosines = []
+    for name, (step, h0) in setups.items():
+        product = chains.ExplicitProduct(experiment_id, runs, width, "gaussian", 1.0, torch_dtype, device)
+        trace = chains.simulate(
+            h0,
+            step,
+            product,
+            depth,
+            {"abs_cos": metrics.abs_cosine},
+            layers=range(depth + 1),
+            runs=runs,
+            desc=f"fig1 {name}",
+        )
+        cosines.append(trace.values["abs_cos"])
+    return Labelled(
+        dims=["network", "run", "layer"],
+        coords={"network": list(setups), "run": runs, "layer": list(range(depth + 1))},
+        values={"abs_cos": torch.stack(cosines)},
+        seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["weights"]},
+    )
+
+
+def gap_chain(
+    widths: list[int],
+    batch_size: int,
+    depth: int,
+    n_runs: int,
+    product: str,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "orthogonality.gap_chain",
+) -> Labelled:
+    """Orthogonality gap V(H_l), l = 0..depth, of the BN chain DJB21 Eq. (1) for each width d.
+
+    Start: the nearly rank-one H_0 of the authors' code (``inputs.near_rank_one``). Weights
+    N(0, 1/d) (DJB21 §2; V is scale invariant). ``product="explicit"`` draws the d x d weights as
+    the authors' notebooks do; ``"gram"`` samples W_l H_l through its Gram matrix, exact in law and
+    O(d n^2) per layer (``chains.GaussianGramProduct``).
+
+    Returns:
+        ``gap`` over dims (width, run, layer).
+    """
+    if product not in PRODUCTS:
+        raise ValueError(f"product must be one of {PRODUCTS}, got {product!r}")
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    runs = list(range(n_runs))
+    gaps = []
+    for d in widths:
+        stream_id = f"{experiment_id}.d{d}"
+        if product == "gram":
+            sampler = chains.GaussianGramProduct(stream_id, runs, d, batch_size, 1.0 / d, torch_dtype, device)
+        else:
+            sampler = chains.ExplicitProduct(stream_id, runs, d, "gaussian", 1.0 / d, torch_dtype, device)
+        trace = chains.simulate(
+            near_rank_one(d, batch_size, dtype=torch_dtype, device=device),
+            chains.Step("bn_rms_scaled"),
+            sampler,
+            depth,
+            {"gap": metrics.orthogonality_gap},
+            layers=range(depth + 1),
+            runs=runs,
+            desc=f"gap chain d={d}",
+        )
+        gaps.append(trace.values["gap"])
+    return Labelled(
+        dims=["width", "run", "layer"],
+        coords={"width": list(widths), "run": runs, "layer": list(range(depth + 1))},
+        values={"gap": torch.stack(gaps)},
+        seeds={
+            "experiment_ids": [f"{experiment_id}.d{d}" for d in widths],
+            "runs": runs,
+            "streams": ["gram" if product == "gram" else "weights"],
+        },
+    )

@@ -1,0 +1,76 @@
+"""Input batches H_0 as the seeds specify them, shape (runs, d, n) unless noted.
+
+Seed sections: Dan+20 Fig. 2 / Fig. 3a (Gaussian inputs, d = N); DJB21 Fig. 1 (a nearly collinear
+and an orthogonal pair); DJB21 Fig. 2 (a nearly rank-one diagonal start, [code]).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+from .seeding import generator
+
+__all__ = ["gaussian_inputs", "near_collinear_pair", "near_rank_one", "orthogonal_pair"]
+
+
+def _check_shape(d: int, n: int) -> None:
+    if d < 1:
+        raise ValueError(f"width d must be >= 1, got {d}")
+    if n < 1:
+        raise ValueError(f"batch size n must be >= 1, got {n}")
+
+
+def gaussian_inputs(
+    experiment_id: str,
+    runs: list[int] | range,
+    d: int,
+    n: int,
+    dtype: torch.dtype = torch.float64,
+    device: str | torch.device = "cpu",
+) -> Tensor:
+    """I.i.d. N(0, 1) inputs X in R^{d x n} per run, from the run's ``"input"`` stream."""
+    _check_shape(d, n)
+    draws = [
+        torch.randn(d, n, generator=generator(experiment_id, r, "input", device), device=device)
+        for r in runs
+    ]
+    return torch.stack(draws).to(dtype)
+
+
+def near_rank_one(
+    d: int, n: int, small: float = 1e-6, dtype: torch.dtype = torch.float64, device="cpu"
+) -> Tensor:
+    """DJB21 Fig. 2 start [code]: H_0 = 0 except H_0[i, i] = small (i < n), H_0[0, 0] = 1.
+
+    Thesis Fig. 2.2 caption: "a diagonal H_0 with one relatively large diagonal value", so that
+    V(H_0) is close to its maximum sqrt((n - 1) / n). Requires d >= n. Shape (d, n).
+    """
+    _check_shape(d, n)
+    if d < n:
+        raise ValueError(f"near_rank_one needs d >= n, got d={d}, n={n}")
+    h = torch.zeros(d, n, dtype=dtype, device=device)
+    h[torch.arange(n), torch.arange(n)] = small
+    h[0, 0] = 1.0
+    return h
+
+
+def near_collinear_pair(d: int, epsilon: float, dtype=torch.float64, device="cpu") -> Tensor:
+    """DJB21 Fig. 1 BN input [code]: h_1 = e_1, h_2 = (1 - eps) e_1 + eps e_2. Shape (d, 2)."""
+    _check_shape(d, 2)
+    if d < 2:
+        raise ValueError(f"near_collinear_pair needs d >= 2, got {d}")
+    h = torch.zeros(d, 2, dtype=dtype, device=device)
+    h[0, 0] = 1.0
+    h[0, 1], h[1, 1] = 1.0 - epsilon, epsilon
+    return h
+
+
+def orthogonal_pair(d: int, dtype=torch.float64, device="cpu") -> Tensor:
+    """DJB21 Fig. 1 vanilla input [code]: h_1 = e_1, h_2 = e_2 (cosine 0). Shape (d, 2)."""
+    _check_shape(d, 2)
+    if d < 2:
+        raise ValueError(f"orthogonal_pair needs d >= 2, got {d}")
+    h = torch.zeros(d, 2, dtype=dtype, device=device)
+    h[0, 0] = h[1, 1] = 1.0
+    return h

@@ -1,0 +1,124 @@
+"""Metrics of a representation H, batched over leading dimensions (runs, widths).
+
+All take ``h`` of shape (..., d, n) (rows neurons, columns samples) and return one value per
+leading index, in h's dtype and on h's device. Spectral quantities use the smaller of the two
+Gram matrices (n x n when n < d): the nonzero eigenvalues of H H^T and H^T H coincide.
+
+Seed sections: Dan+20 footnote 2 (``numerical_rank``), Eq. (3) (``soft_rank``), Eq. (4)
+(``rank_lower_bound``); DJB21 Eq. (2) = Thesis Eq. (2.2) (``orthogonality_gap``), DJB21 Fig. 1
+(``abs_cosine``).
+"""
+
+from __future__ import annotations
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "RANK_RTOL_PER_DIM",
+    "abs_cosine",
+    "gram_eigenvalues",
+    "numerical_rank",
+    "orthogonality_gap",
+    "rank_lower_bound",
+    "soft_rank",
+]
+
+RANK_RTOL_PER_DIM = 1e-7
+"""Dan+20 footnote 2: singular values below sigma_max * d * 1e-7 count as zero."""
+
+
+def _small_gram(h: Tensor) -> Tensor:
+    """The smaller of H^T H (n x n) and H H^T (d x d); same nonzero spectrum."""
+    return h.mT @ h if h.shape[-1] <= h.shape[-2] else h @ h.mT
+
+
+def gram_eigenvalues(h: Tensor) -> Tensor:
+    """Eigenvalues of M(H) = H H^T / N (Dan+20 Eq. (2)), descending, zeros omitted past min(d, n).
+
+    Returns:
+        shape (..., min(d, n)); equals sigma_i(H)^2 / N, the lambda_i of Dan+20 Eq. (15).
+    """
+    n = h.shape[-1]
+    return torch.linalg.eigvalsh(_small_gram(h) / n).flip(-1)
+
+
+def numerical_rank(h: Tensor, rtol_per_dim: float = RANK_RTOL_PER_DIM) -> Tensor:
+    """Numerical rank: #{i : sigma_i(H) > sigma_max(H) * max(d, n) * 1e-7}, Dan+20 footnote 2.
+
+    The seed describes ``torch.matrix_rank``, whose rule is sigma_max * d * 1e-7; we fix the
+    1e-7 rather than use the dtype's epsilon so float32 and float64 runs count alike (spec
+    rank_collapse §1.6). For d = n this is exactly the footnote's rule.
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        integer-valued tensor of shape (...), in h's dtype, between 1 and min(d, n) for h != 0.
+    """
+    sigma = torch.linalg.svdvals(h)
+    tol = sigma[..., :1] * max(h.shape[-2:]) * rtol_per_dim
+    return (sigma > tol).sum(dim=-1).to(h.dtype)
+
+
+def soft_rank(h: Tensor, tau: float) -> Tensor:
+    """rank_tau(H) = sum_i 1(sigma_i^2 / N >= tau), Dan+20 Eq. (3) (= h_tau(lambda), Eq. (15)).
+
+    On BN states (Tr M = d) it counts eigenvalues of M at least tau times their mean, and
+    rank_tau(H) >= (1 - tau)^2 r(H) (Dan+20 Lemma 1).
+
+    Args:
+        h: shape (..., d, n).
+        tau: threshold in [0, 1]; with tau = 0 round-off negatives are clipped first.
+    """
+    if not 0.0 <= tau:
+        raise ValueError(f"tau must be >= 0, got {tau}")
+    lam = gram_eigenvalues(h).clamp_min(0.0)
+    count = (lam >= tau).sum(dim=-1)
+    if tau == 0.0:  # eigenvalues beyond min(d, n) are exactly zero and count as well
+        count = count + max(h.shape[-2] - h.shape[-1], 0)
+    return count.to(h.dtype)
+
+
+def rank_lower_bound(h: Tensor) -> Tensor:
+    """r(H) = Tr(M)^2 / ||M||_F^2 with M = H H^T / N, Dan+20 Eq. (4).
+
+    The participation ratio of the eigenvalues of M (not the usual stable rank):
+    1 <= r(H) <= rank(H) (Dan+20 Lemma 1); scale invariant; d^2 / ||M||_F^2 on BN states
+    (Eq. (41)).
+
+    Args:
+        h: shape (..., d, n).
+    """
+    gram = _small_gram(h)
+    trace = gram.diagonal(dim1=-2, dim2=-1).sum(-1)
+    return trace.square() / gram.square().sum(dim=(-2, -1))
+
+
+def orthogonality_gap(h: Tensor) -> Tensor:
+    """V(H) = || H^T H / ||H||_F^2 - I_n / n ||_F, DJB21 Eq. (2) (Thesis Eq. (2.2)).
+
+    Zero iff the n samples are orthogonal with equal norms; at most sqrt((n - 1) / n), attained
+    by rank-one H. Scale invariant.
+
+    Args:
+        h: shape (..., d, n); columns are the n samples.
+    Returns:
+        V(H), shape (...).
+    """
+    n = h.shape[-1]
+    gram = h.mT @ h
+    gram = gram / gram.diagonal(dim1=-2, dim2=-1).sum(-1)[..., None, None]
+    eye = torch.eye(n, dtype=h.dtype, device=h.device)
+    return torch.linalg.matrix_norm(gram - eye / n)
+
+
+def abs_cosine(h: Tensor, i: int = 0, j: int = 1) -> Tensor:
+    """|cos(h_i, h_j)| = |<h_i, h_j>| / (||h_i|| ||h_j||) of two samples (columns), DJB21 Fig. 1.
+
+    Args:
+        h: shape (..., d, n) with n > max(i, j).
+    Returns:
+        shape (...), in [0, 1].
+    """
+    a, b = h[..., :, i], h[..., :, j]
+    return (a * b).sum(-1).abs() / (a.norm(dim=-1) * b.norm(dim=-1))

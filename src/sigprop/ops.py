@@ -1,0 +1,134 @@
+"""Normalizations and activations, each exactly as its seed defines it.
+
+Layout everywhere: a representation ``h`` has shape (..., d, n): rows are the d neurons, columns
+the n samples of a mini-batch, leading dimensions index independent runs. Batch normalization
+therefore normalizes each row across the columns.
+
+Seed sections: Dan+20 Eq. (2) (``bn_rms``, ``second_moment``), DJB21 Eq. (1) = Thesis Eq. (2.1)
+(``bn_rms_scaled``), Dan+20 App. C (``bn_centered``), PyTorch BN of the training experiments
+(``batch_norm_torch``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import torch
+from torch import Tensor
+
+__all__ = [
+    "ACTIVATIONS",
+    "NORMALIZATIONS",
+    "activation",
+    "batch_norm_torch",
+    "bn_centered",
+    "bn_rms",
+    "bn_rms_scaled",
+    "normalization",
+    "second_moment",
+]
+
+
+def second_moment(h: Tensor) -> Tensor:
+    """Second-moment matrix M(H) = H H^T / N, Dan+20 Eq. (2) and Eq. (4).
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        M(H), shape (..., d, d). After ``bn_rms`` its diagonal is all ones (Dan+20 Eq. (8)).
+    """
+    return h @ h.mT / h.shape[-1]
+
+
+def bn_rms(h: Tensor) -> Tensor:
+    """BN_{0,1}(H) = diag(M(H))^{-1/2} H with M(H) = H H^T / N, Dan+20 Eq. (2).
+
+    Each row is divided by its root mean square over the batch, so every row of the result has
+    norm sqrt(N) and Tr M(BN(H)) = d. No mean centering, no epsilon, no affine parameters (the
+    seed's initialization alpha = 0, beta = 1). Invariant to positive scaling of each row.
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        shape (..., d, n), same dtype and device.
+    """
+    return h * torch.rsqrt(h.square().mean(dim=-1, keepdim=True))
+
+
+def bn_rms_scaled(h: Tensor) -> Tensor:
+    """BN(H) / sqrt(d) with BN(H) = diag(H H^T)^{-1/2} H, DJB21 Eq. (1) (Thesis Eq. (2.1)).
+
+    Each row is divided by its Euclidean norm over the batch and the result by sqrt(d), so that
+    ||BN(H)/sqrt(d)||_F = 1 (DJB21 Eq. (10), Thesis Eq. (A.4)). Equals ``bn_rms(h) / sqrt(n d)``.
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        shape (..., d, n), unit Frobenius norm per leading index.
+    """
+    d = h.shape[-2]
+    return h * torch.rsqrt(h.square().sum(dim=-1, keepdim=True) * d)
+
+
+def bn_centered(h: Tensor) -> Tensor:
+    """Centered BN: subtract each row's batch mean, then ``bn_rms``, Dan+20 App. C (Fig. 7).
+
+    Like PyTorch BN at initialization with epsilon = 0. A constant row has no direction and
+    yields NaN; PyTorch's epsilon avoids this, the seed's theory does not need it.
+
+    Args:
+        h: shape (..., d, n).
+    """
+    return bn_rms(h - h.mean(dim=-1, keepdim=True))
+
+
+def batch_norm_torch(h: Tensor, eps: float = 1e-5) -> Tensor:
+    """PyTorch ``BatchNorm1d`` in training mode at initialization (weight 1, bias 0).
+
+    (H - row mean) / sqrt(row biased variance + eps): the BN of the seeds' training experiments
+    (Dan+20 Figs. 1, 4-7; DJB21 Fig. 5), not of their theory. Tested equal to
+    ``torch.nn.BatchNorm1d`` on the transposed batch.
+
+    Args:
+        h: shape (..., d, n); the batch is the last axis, as everywhere in sigprop.
+        eps: PyTorch's default 1e-5.
+    """
+    var, mean = torch.var_mean(h, dim=-1, keepdim=True, correction=0)
+    return (h - mean) * torch.rsqrt(var + eps)
+
+
+def _identity(h: Tensor) -> Tensor:
+    return h
+
+
+NORMALIZATIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "bn_rms": bn_rms,
+    "bn_rms_scaled": bn_rms_scaled,
+    "bn_centered": bn_centered,
+    "batch_norm_torch": batch_norm_torch,
+}
+"""Normalizations by config name. ``"none"`` (vanilla networks) is handled by the chain engine."""
+
+ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "linear": _identity,
+    "relu": torch.relu,
+    "tanh": torch.tanh,
+    "sin": torch.sin,
+}
+"""Elementwise activations by config name; ``linear`` is the identity of the linear theory."""
+
+
+def normalization(name: str) -> Callable[[Tensor], Tensor]:
+    """Look up a normalization by name, raising a ValueError that lists the valid names."""
+    try:
+        return NORMALIZATIONS[name]
+    except KeyError:
+        raise ValueError(f"normalization must be one of {sorted(NORMALIZATIONS)}, got {name!r}")
+
+
+def activation(name: str) -> Callable[[Tensor], Tensor]:
+    """Look up an activation by name, raising a ValueError that lists the valid names."""
+    try:
+        return ACTIVATIONS[name]
+    except KeyError:
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {name!r}")

@@ -1,0 +1,82 @@
+"""Estimates with uncertainty over independent runs, shared by figures and claims.
+
+Runs are the unit of independence: confidence intervals and standard errors always treat the
+per-run values as the sample, never the layers of one chain (which are correlated).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from scipy import stats as st
+
+__all__ = ["Estimate", "bootstrap_slope", "mean_ci", "ols_slope"]
+
+BOOTSTRAP_SEED = 20201122
+"""Fixed seed of bootstrap resampling, so reruns give byte-identical claims."""
+
+
+class Estimate(tuple):
+    """(value, standard error) pair with names; behaves as a tuple."""
+
+    __slots__ = ()
+
+    def __new__(cls, value: float, se: float):
+        return super().__new__(cls, (float(value), float(se)))
+
+    @property
+    def value(self) -> float:
+        return self[0]
+
+    @property
+    def se(self) -> float:
+        return self[1]
+
+
+def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
+    """Mean and Student-t confidence interval of i.i.d. run values: (mean, low, high)."""
+    values = np.asarray(values, dtype=float)
+    mean = values.mean()
+    if values.size < 2:
+        return mean, np.nan, np.nan
+    half = st.t.ppf(0.5 + level / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
+    return mean, mean - half, mean + half
+
+
+def ols_slope(x: np.ndarray, y: np.ndarray) -> Estimate:
+    """Least-squares slope of y on x with its classical standard error."""
+    fit = st.linregress(np.asarray(x, float), np.asarray(y, float))
+    return Estimate(fit.slope, fit.stderr)
+
+
+def bootstrap_slope(
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    run: str = "run",
+    log_x: bool = True,
+    log_y: bool = True,
+    n_boot: int = 2000,
+) -> Estimate:
+    """Slope of (log) mean_run(y) against (log) x; standard error by resampling runs.
+
+    Each bootstrap replicate draws runs with replacement independently for every x, averages y
+    over the drawn runs, and refits. This measures the run-to-run spread of the fitted slope.
+
+    Args:
+        table: one row per (x, run) with the run's value y (e.g. a layer-averaged gap).
+    """
+    xs = np.sort(table[x].unique())
+    groups = [table.loc[table[x] == v, y].to_numpy(float) for v in xs]
+    fx = np.log(xs) if log_x else xs.astype(float)
+
+    def fit(means: np.ndarray) -> float:
+        fy = np.log(means) if log_y else means
+        return np.polyfit(fx, fy, 1)[0]
+
+    slope = fit(np.array([g.mean() for g in groups]))
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    reps = np.empty(n_boot)
+    for b in range(n_boot):
+        reps[b] = fit(np.array([rng.choice(g, g.size).mean() for g in groups]))
+    return Estimate(slope, reps.std(ddof=1))
