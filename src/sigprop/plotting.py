@@ -16,10 +16,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 import seaborn as sns  # noqa: E402
 
-from .stats import BOOTSTRAP_SEED  # noqa: E402
+from . import stats  # noqa: E402
 from .store import atomic_path  # noqa: E402
 
-__all__ = ["figure", "mean_ci", "save", "PALETTE"]
+__all__ = ["PALETTE", "figure", "mean_ci", "run_summary", "save"]
 
 PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e"}
 """Dan+20 Fig. 2 colours: blue for BN, orange for vanilla; reused across families."""
@@ -34,19 +34,34 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = 4.0, height: float = 3
     )
 
 
-def mean_ci(ax, table: pd.DataFrame, x: str, y: str, hue: str | None = None, **kwargs):
-    """Mean over runs with a 95% bootstrap CI band (fixed seed), seaborn ``lineplot``."""
-    return sns.lineplot(
-        data=table,
-        x=x,
-        y=y,
-        hue=hue,
-        errorbar=("ci", 95),
-        n_boot=1000,
-        seed=BOOTSTRAP_SEED,
-        ax=ax,
-        **kwargs,
-    )
+def run_summary(table: pd.DataFrame, x: str, y: str, by: list[str] | None = None) -> pd.DataFrame:
+    """Mean and Student-t 95% CI of y over runs at each x (and group): x, *by, mean, low, high."""
+    keys = [x, *(by or [])]
+    rows = [
+        (*(k if isinstance(k, tuple) else (k,)), *stats.mean_ci(g.to_numpy()))
+        for k, g in table.groupby(keys, sort=True)[y]
+    ]
+    return pd.DataFrame(rows, columns=[*keys, "mean", "low", "high"])
+
+
+def mean_ci(ax, table: pd.DataFrame, x: str, y: str, hue: str | None = None, palette=None, **kwargs):
+    """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
+
+    ``table`` holds one row per (x, hue, run); the band is the confidence interval of the mean
+    over the runs (spec README: mean and 95% CI over independent runs).
+    """
+    summary = run_summary(table, x, y, [hue] if hue else None)
+    levels = list(dict.fromkeys(summary[hue])) if hue else [None]
+    colors = sns.color_palette(None if isinstance(palette, dict) else palette, len(levels))
+    for i, level in enumerate(levels):
+        part = summary if level is None else summary[summary[hue] == level]
+        color = palette[level] if isinstance(palette, dict) else colors[i]
+        label = kwargs.pop("label", None) if level is None else str(level)
+        ax.plot(part[x], part["mean"], color=color, label=label, **kwargs)
+        ax.fill_between(part[x], part["low"], part["high"], color=color, alpha=0.25, lw=0)
+    if hue:
+        ax.legend(title=hue)
+    return ax
 
 
 def save(fig, pdf: str | os.PathLike, png: str | os.PathLike, dpi: int = 200) -> None:

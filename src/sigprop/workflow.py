@@ -22,3 +22,57 @@ def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.L
         force=True,
     )
     return logging.getLogger("sigprop")
+
+
+def import_object(spec: str):
+    """``"package.module:name"`` -> the object; a clear error if either part is wrong."""
+    import importlib
+
+    module_name, _, attr = spec.partition(":")
+    if not attr:
+        raise ValueError(f"expected 'module:name', got {spec!r}")
+    return getattr(importlib.import_module(module_name), attr)
+
+
+def run_simulation(
+    experiment: str, setup: dict, device: str, tensor_path: str, threads: int = 1
+) -> None:
+    """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
+
+    Args:
+        experiment: ``"sigprop.experiments.<family>:<function>"``.
+        setup: the rule's config slice, passed as keyword arguments and recorded in the sidecar.
+        device: ``auto``, ``cpu`` or ``cuda``.
+        tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
+        threads: CPU threads torch may use (the rule's ``threads``).
+    """
+    import time
+
+    import torch
+
+    from . import store
+    from .compute import resolve_device
+
+    torch.set_num_threads(max(1, threads))
+    log = logging.getLogger("sigprop")
+    resolved = resolve_device(device)
+    log.info("%s on %s with %s", experiment, resolved, setup)
+    start = time.perf_counter()
+    result = import_object(experiment)(**setup, device=str(resolved))
+    wall = time.perf_counter() - start
+    meta = store.provenance(dict(setup), result.seeds, resolved, wall, experiment=experiment)
+    store.save(tensor_path, result, meta)
+    log.info("wrote %s in %.2fs", tensor_path, wall)
+
+
+def run_check(
+    check: str, table_path: str, arguments: dict, claims_path: str, figure: str, scale: str
+) -> None:
+    """Evaluate ``check(table, **arguments)`` on a figure's CSV and write the claims file."""
+    import pandas as pd
+
+    from . import claims
+
+    verdicts = import_object(check)(pd.read_csv(table_path), **arguments)
+    claims.write(claims_path, verdicts, figure=figure, scale=scale)
+    logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))

@@ -13,19 +13,19 @@ from ..compute import resolve_device, resolve_dtype
 from ..inputs import near_collinear_pair, near_rank_one, orthogonal_pair
 from ..store import Labelled
 
-__all__ = ["PRODUCTS", "fig1_cosines", "gap_chain"]
+__all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 
 PRODUCTS = ("explicit", "gram")
 
 
-def fig1_cosines(
+def cosine_pair(
     width: int,
     depth: int,
     n_runs: int,
     epsilon: float,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.fig1",
+    experiment_id: str = "orthogonality.cosine_pair",
 ) -> Labelled:
     """|cos| of the two samples of H_l, l = 0..depth, DJB21 Fig. 1 (Thesis Fig. 2.1).
 

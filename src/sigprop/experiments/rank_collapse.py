@@ -12,13 +12,13 @@ from ..compute import resolve_device, resolve_dtype
 from ..inputs import gaussian_inputs
 from ..store import Labelled
 
-__all__ = ["FIG2_NETWORKS", "fig2_ranks"]
+__all__ = ["FIG2_NETWORKS", "depth_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
 
 
-def fig2_ranks(
+def depth_rank(
     width: int,
     batch_size: int,
     depth: int,
@@ -27,7 +27,7 @@ def fig2_ranks(
     weight_law: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "rank_collapse.fig2",
+    experiment_id: str = "rank_collapse.depth_rank",
 ) -> Labelled:
     """Numerical rank (Dan+20 footnote 2) of H_L for every total depth L = 1..depth, Fig. 2.
 

@@ -1,0 +1,31 @@
+"""sigprop: every figure, table and theorem check of the seeds, as one DAG.
+
+    snakemake --cores 8 all                                   # quick scale (config/config.yaml)
+    snakemake --cores 8 all --configfile config/paper.yaml    # the seeds' scale
+    snakemake --cores 8 figures/orthogonality/fig2b.pdf       # one figure
+    snakemake --list-rules                                    # what each rule reproduces
+"""
+
+from snakemake.utils import min_version
+
+min_version("9.19")
+
+
+configfile: "config/config.yaml"
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/rank_collapse.smk"
+include: "workflow/rules/orthogonality.smk"
+include: "workflow/rules/report.smk"
+
+
+rule all:
+    """Every figure and the claims ledger (results/claims.csv, results/claims.md)."""
+    default_target: True
+    input:
+        get_figures(),
+        rules.claims_ledger.output,

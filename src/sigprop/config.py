@@ -1,0 +1,54 @@
+"""Checks of the config that a JSON schema cannot express (relations between keys).
+
+The schema (workflow/schemas/config.schema.yaml) checks each key alone; ``check_consistency``
+checks that keys agree with each other, before any job runs, with messages naming the keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["ConfigError", "check_consistency"]
+
+
+class ConfigError(ValueError):
+    """A config value is inconsistent with another; the message names both keys."""
+
+
+def _window(cfg: Mapping, key: str, depth: int, depth_key: str) -> None:
+    first, last = cfg[key]
+    if first > last:
+        raise ConfigError(f"{key}: first layer {first} is after last layer {last}")
+    if last > depth:
+        raise ConfigError(f"{key}: last layer {last} exceeds {depth_key} = {depth}")
+
+
+def check_consistency(config: Mapping) -> None:
+    """Raise ``ConfigError`` naming the keys if related values disagree."""
+    orth = config["orthogonality"]
+    chain, fig2a, fig2b = orth["gap_chain"], orth["fig2a"], orth["fig2b"]
+    depth_key = "orthogonality.gap_chain.depth"
+    missing = sorted(set(fig2a["widths"]) - set(chain["widths"]))
+    if missing:
+        raise ConfigError(
+            f"orthogonality.fig2a.widths {missing} are not simulated: add them to "
+            f"orthogonality.gap_chain.widths {chain['widths']}"
+        )
+    if fig2a["layers"] > chain["depth"]:
+        raise ConfigError(
+            f"orthogonality.fig2a.layers = {fig2a['layers']} exceeds {depth_key} = {chain['depth']}"
+        )
+    _window(fig2a, "decay_window", fig2a["layers"], "orthogonality.fig2a.layers")
+    _window(fig2a, "plateau_window", fig2a["layers"], "orthogonality.fig2a.layers")
+    _window(fig2b, "window", chain["depth"], depth_key)
+    fitted = [w for w in chain["widths"] if w >= fig2b["fit_min_width"]]
+    if len(fitted) < 2:
+        raise ConfigError(
+            f"orthogonality.fig2b.fit_min_width = {fig2b['fit_min_width']} leaves {len(fitted)} of "
+            f"orthogonality.gap_chain.widths {chain['widths']}; the slope needs at least 2"
+        )
+    if chain["batch_size"] > min(chain["widths"]):
+        raise ConfigError(
+            f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest width "
+            f"{min(chain['widths'])}; DJB21 assumes d >= n"
+        )

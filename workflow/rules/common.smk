@@ -1,0 +1,37 @@
+"""Validation before any job, and the target lists of rule all."""
+
+from snakemake.utils import validate
+
+from sigprop.config import check_consistency
+
+
+validate(config, schema="../schemas/config.schema.yaml")
+check_consistency(config)
+
+# Simulations ask a cluster for a GPU only when the config says the device is CUDA.
+SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
+
+FIGURES = {
+    "rank_collapse": ["fig2"],
+    "orthogonality": ["fig1", "fig2a", "fig2b"],
+}
+"""Figures per family, named by the seed's own numbers."""
+
+
+def get_figures():
+    """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf."""
+    return [
+        f"figures/{family}/{fig}.{ext}"
+        for family, figs in FIGURES.items()
+        for fig in figs
+        for ext in ("pdf", "png")
+    ]
+
+
+def get_claims():
+    """Every claims file, one per checked figure: results/claims/<family>/<fig>.json."""
+    return [
+        f"results/claims/{family}/{fig}.json"
+        for family, figs in FIGURES.items()
+        for fig in figs
+    ]

@@ -1,0 +1,190 @@
+"""DJB21, "Batch normalization orthogonalizes representations" (seed 003; Thesis ch. 2)."""
+
+
+rule orthogonality_simulate_cosine_pair:
+    """|cos| of two samples per layer, BN and vanilla sharing weights (DJB21 Fig. 1, Thesis Fig. 2.1)."""
+    output:
+        tensor="results/orthogonality/cosine_pair.pt",
+        meta="results/orthogonality/cosine_pair.json",
+    log:
+        "logs/orthogonality/simulate_cosine_pair.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_cosine_pair.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=10,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality:cosine_pair",
+        setup=lookup(within=config, dpath="orthogonality/cosine_pair"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_fig1:
+    """|cos| of two samples vs layer, BN vs vanilla (DJB21 Fig. 1, Thesis Fig. 2.1)."""
+    input:
+        cosines=rules.orthogonality_simulate_cosine_pair.output.tensor,
+    output:
+        pdf="figures/orthogonality/fig1.pdf",
+        png=report(
+            "figures/orthogonality/fig1.png",
+            caption="../report/orthogonality/fig1.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/fig1.csv",
+    log:
+        "logs/orthogonality/fig1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=lookup(within=config, dpath="orthogonality/cosine_pair"),
+        scale=config["scale"],
+    script:
+        "../scripts/orthogonality/fig1.py"
+
+
+rule orthogonality_check_fig1:
+    """Claims of DJB21 Fig. 1: BN orthogonalizes, vanilla aligns."""
+    input:
+        table=rules.orthogonality_fig1.output.csv,
+    output:
+        claims="results/claims/orthogonality/fig1.json",
+    log:
+        "logs/orthogonality/check_fig1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality:fig1_claims",
+        arguments={
+            "width": lookup(within=config, dpath="orthogonality/cosine_pair/width"),
+            "vanilla_min_final_cosine": lookup(
+                within=config, dpath="orthogonality/fig1/vanilla_min_final_cosine"
+            ),
+        },
+        figure=rules.orthogonality_fig1.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule orthogonality_simulate_gap_chain:
+    """V(H_l) per layer and width of the BN chain DJB21 Eq. (1), for Fig. 2a and 2b (Thesis Fig. 2.2)."""
+    output:
+        tensor="results/orthogonality/gap_chain.pt",
+        meta="results/orthogonality/gap_chain.json",
+    log:
+        "logs/orthogonality/simulate_gap_chain.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_gap_chain.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality:gap_chain",
+        setup=lookup(within=config, dpath="orthogonality/gap_chain"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_fig2a:
+    """log V(H_l) vs layer l for two widths (DJB21 Fig. 2a, Thesis Fig. 2.2a)."""
+    input:
+        gaps=rules.orthogonality_simulate_gap_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/fig2a.pdf",
+        png=report(
+            "figures/orthogonality/fig2a.png",
+            caption="../report/orthogonality/fig2a.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/fig2a.csv",
+    log:
+        "logs/orthogonality/fig2a.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=lookup(within=config, dpath="orthogonality/fig2a"),
+        chain=lookup(within=config, dpath="orthogonality/gap_chain"),
+        scale=config["scale"],
+    script:
+        "../scripts/orthogonality/fig2a.py"
+
+
+rule orthogonality_check_fig2a:
+    """Claims of DJB21 Fig. 2a: log V decays linearly, then plateaus."""
+    input:
+        table=rules.orthogonality_fig2a.output.csv,
+    output:
+        claims="results/claims/orthogonality/fig2a.json",
+    log:
+        "logs/orthogonality/check_fig2a.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality:fig2a_claims",
+        arguments={
+            "decay_window": lookup(within=config, dpath="orthogonality/fig2a/decay_window"),
+            "plateau_window": lookup(within=config, dpath="orthogonality/fig2a/plateau_window"),
+            "plateau_z": lookup(within=config, dpath="orthogonality/fig2a/plateau_z"),
+        },
+        figure=rules.orthogonality_fig2a.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule orthogonality_fig2b:
+    """Layer-averaged V vs width d, log-log (DJB21 Fig. 2b, Thesis Fig. 2.2b)."""
+    input:
+        gaps=rules.orthogonality_simulate_gap_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/fig2b.pdf",
+        png=report(
+            "figures/orthogonality/fig2b.png",
+            caption="../report/orthogonality/fig2b.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/fig2b.csv",
+    log:
+        "logs/orthogonality/fig2b.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=lookup(within=config, dpath="orthogonality/fig2b"),
+        chain=lookup(within=config, dpath="orthogonality/gap_chain"),
+        scale=config["scale"],
+    script:
+        "../scripts/orthogonality/fig2b.py"
+
+
+rule orthogonality_check_fig2b:
+    """Claim of DJB21 Fig. 2b: the layer-averaged gap scales as d^{-1/2}."""
+    input:
+        table=rules.orthogonality_fig2b.output.csv,
+    output:
+        claims="results/claims/orthogonality/fig2b.json",
+    log:
+        "logs/orthogonality/check_fig2b.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality:fig2b_claims",
+        arguments={
+            "window": lookup(within=config, dpath="orthogonality/fig2b/window"),
+            "fit_min_width": lookup(within=config, dpath="orthogonality/fig2b/fit_min_width"),
+            "slope_z": lookup(within=config, dpath="orthogonality/fig2b/slope_z"),
+        },
+        figure=rules.orthogonality_fig2b.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

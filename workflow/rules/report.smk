@@ -1,0 +1,20 @@
+"""The claims ledger: every verdict in one table, for readers and for the report."""
+
+
+rule claims_ledger:
+    """Collect all claims into results/claims.csv and a readable results/claims.md."""
+    input:
+        get_claims(),
+    output:
+        csv=report(
+            "results/claims.csv",
+            caption="../report/claims.rst",
+            category="claims",
+        ),
+        md="results/claims.md",
+    log:
+        "logs/claims_ledger.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    script:
+        "../scripts/report/claims_ledger.py"

@@ -1,0 +1,26 @@
+"""Dan+20 Fig. 2: log rank of the last hidden layer vs total depth, BN vs vanilla, d = 32."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+setup = snakemake.params.setup
+table = store.load_frame(snakemake.input.ranks)  # network, activation, run, depth, rank
+table["log_rank"] = np.log(table["rank"])
+table.to_csv(snakemake.output.csv, index=False)  # exactly the plotted numbers
+
+fig, axes = plotting.figure(ncols=len(setup["activations"]), sharey=True, squeeze=False)
+for ax, act in zip(axes[0], setup["activations"]):
+    panel = table.query("activation == @act")
+    plotting.mean_ci(ax, panel, x="depth", y="log_rank", hue="network", palette=plotting.PALETTE)
+    ax.axhline(np.log(np.sqrt(setup["width"])), ls="--", c="grey", label=r"$\log\sqrt{d}$")
+    ax.set(
+        xscale="log",
+        title=f"{act}, d = {setup['width']}",
+        xlabel=r"total number of layers $L$",
+        ylabel=r"$\log \mathrm{rank}(H_L)$",
+    )
+    ax.legend()
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
