@@ -171,7 +171,8 @@ class Step:
     Attributes:
         normalization: a name in ``ops.NORMALIZATIONS`` or ``"none"`` (vanilla: rescale each run
             by a positive scalar to unit mean square, which leaves every scale-invariant metric
-            unchanged; allowed only with positively homogeneous activations).
+            unchanged; allowed only with positively homogeneous activations; an all-zero
+            state, a dead ReLU net, stays zero).
         activation: a name in ``ops.ACTIVATIONS``.
         gamma: residual strength, Dan+20 Eq. (1); ``math.inf`` for no skip connection.
     """
@@ -199,7 +200,9 @@ class Step:
         if self._norm is not None:
             return ops.activation(self.activation)(self._norm(pre))
         out = ops.activation(self.activation)(pre)
-        return out * torch.rsqrt(out.square().mean(dim=(-2, -1), keepdim=True))
+        mean_square = out.square().mean(dim=(-2, -1), keepdim=True)
+        # a dead ReLU net (all zeros) stays zero: rank 0, not NaN
+        return out * torch.where(mean_square > 0, mean_square.rsqrt(), 1.0)
 
 
 def record_layers(

@@ -43,7 +43,6 @@ rule orthogonality_fig1:
         "../../envs/sigprop.yaml"
     params:
         setup=lookup(within=config, dpath="orthogonality/cosine_pair"),
-        scale=config["scale"],
     script:
         "../scripts/orthogonality/fig1.py"
 
@@ -113,9 +112,9 @@ rule orthogonality_fig2a:
     conda:
         "../../envs/sigprop.yaml"
     params:
-        setup=lookup(within=config, dpath="orthogonality/fig2a"),
+        widths=lookup(within=config, dpath="orthogonality/fig2a/widths"),
+        layers=lookup(within=config, dpath="orthogonality/fig2a/layers"),
         chain=lookup(within=config, dpath="orthogonality/gap_chain"),
-        scale=config["scale"],
     script:
         "../scripts/orthogonality/fig2a.py"
 
@@ -160,9 +159,8 @@ rule orthogonality_fig2b:
     conda:
         "../../envs/sigprop.yaml"
     params:
-        setup=lookup(within=config, dpath="orthogonality/fig2b"),
+        window=lookup(within=config, dpath="orthogonality/fig2b/window"),
         chain=lookup(within=config, dpath="orthogonality/gap_chain"),
-        scale=config["scale"],
     script:
         "../scripts/orthogonality/fig2b.py"
 

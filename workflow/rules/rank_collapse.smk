@@ -43,7 +43,6 @@ rule rank_collapse_fig2:
         "../../envs/sigprop.yaml"
     params:
         setup=lookup(within=config, dpath="rank_collapse/depth_rank"),
-        scale=config["scale"],
     script:
         "../scripts/rank_collapse/fig2.py"
 

@@ -6,7 +6,7 @@ from sigprop import plotting, store
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
-widths, layers = snakemake.params.setup["widths"], snakemake.params.setup["layers"]
+widths, layers = snakemake.params.widths, snakemake.params.layers
 gaps = store.load_frame(snakemake.input.gaps)  # width, run, layer, gap
 table = gaps.query("width in @widths and layer <= @layers").copy()
 table["log_gap"] = np.log(table["gap"])

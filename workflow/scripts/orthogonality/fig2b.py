@@ -6,7 +6,7 @@ from sigprop import plotting, store
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
-first, last = snakemake.params.setup["window"]
+first, last = snakemake.params.window
 gaps = store.load_frame(snakemake.input.gaps)  # width, run, layer, gap
 table = (
     gaps.query("@first <= layer <= @last")

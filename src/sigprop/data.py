@@ -1,0 +1,277 @@
+"""Datasets through torchvision's dataset classes, local sources first.
+
+Which seed uses which dataset (spec/README.md, "Decisions that hold for every family"):
+
+    seed                                 paper scale
+    000-002 Dan+20 (rank_collapse)       Fashion-MNIST: Figs. 1, 6, 12
+                                         CIFAR-10: Figs. 4, 5, 7, 10, 11, 13
+    003 DJB21 (orthogonality),           CIFAR-10: Figs. 3, 4, 5, 7, A.1 (Thesis Figs. 2.4, 2.5)
+        Thesis ch. 2 and app. A
+    004 Thesis ch. 3-5 (mean_field,      none (synthetic inputs only)
+        isometry)
+    004 Thesis ch. 6, app. C             CIFAR-10: Figs. 6.2-6.6, C.1-C.4, C.8-C.10
+        (gradients)                      MNIST: Fig. C.5; Fashion-MNIST: Fig. C.6;
+                                         CIFAR-100: Fig. C.7; all four: Table C.1
+
+Quick scale: Fashion-MNIST is the dataset of every real-data experiment (a spec decision; a
+figure that substitutes it for the seed's dataset says so in its caption). Paper scale: the
+dataset each seed names, downloaded by torchvision into the configured data directory.
+
+``load(name, root)`` looks, in order:
+
+1. under ``root``, for the files torchvision reads (prepared earlier);
+2. in local source folders: those in ``SIGPROP_DATA_SOURCES`` (``os.pathsep``-separated), then
+   ``LOCAL_SOURCES[name]``. The files found there (gzipped or not) are decompressed or copied
+   into ``root`` where torchvision expects them, each written to a temporary name and renamed;
+3. on the internet, through torchvision's download, only if ``download=True``;
+
+and raises ``DatasetNotFoundError`` naming every place it looked and how to get the data.
+
+A folder in ``SIGPROP_DATA_SOURCES`` is either a dataset folder named after the dataset
+(``fashion-mnist`` or ``fashion_mnist``) or a parent of such folders, as ``/usr/share/datasets``
+is. Files are never taken from a folder that does not name its dataset, because MNIST and
+Fashion-MNIST use the same file names.
+
+Adding a dataset is one ``DATASETS`` entry (and a ``LOCAL_SOURCES`` entry if it ships
+somewhere locally), e.g.::
+
+    "mnist": DatasetSpec("MNIST", datasets.MNIST, _idx_files("MNIST")),
+    "cifar10": DatasetSpec("CIFAR-10", datasets.CIFAR10, tuple(
+        f"cifar-10-batches-py/{f}" for f in
+        ("batches.meta", *(f"data_batch_{i}" for i in range(1, 6)), "test_batch"))),
+"""
+
+from __future__ import annotations
+
+import gzip
+import logging
+import os
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import torch
+from torchvision import datasets
+from torchvision.datasets.vision import VisionDataset
+
+from sigprop.store import atomic_path
+
+__all__ = [
+    "DATASETS",
+    "ENV_SOURCES",
+    "LOCAL_SOURCES",
+    "DatasetNotFoundError",
+    "DatasetSpec",
+    "as_tensors",
+    "load",
+]
+
+log = logging.getLogger(__name__)
+
+ENV_SOURCES = "SIGPROP_DATA_SOURCES"
+"""Environment variable: extra local source folders, searched before ``LOCAL_SOURCES``."""
+
+
+@dataclass(frozen=True)
+class DatasetSpec:
+    """How to obtain one dataset through torchvision.
+
+    Attributes:
+        title: the dataset's usual name, for messages ("Fashion-MNIST").
+        cls: the torchvision dataset class; called as ``cls(root, train=, transform=, download=)``.
+        files: paths relative to ``root`` that ``cls`` reads, both splits (torchvision checks all
+            of them whichever split is asked for). A local source holds each under its base
+            name, optionally with ``.gz`` appended.
+        apt_package: the Debian/Ubuntu package installing a local source, if there is one.
+    """
+
+    title: str
+    cls: type[VisionDataset]
+    files: tuple[str, ...]
+    apt_package: str | None = None
+
+
+def _idx_files(folder: str) -> tuple[str, ...]:
+    """The four decompressed IDX files that torchvision's MNIST-like classes read."""
+    names = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
+    names += ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
+    return tuple(f"{folder}/raw/{n}" for n in names)
+
+
+DATASETS: dict[str, DatasetSpec] = {
+    "fashion_mnist": DatasetSpec(
+        "Fashion-MNIST", datasets.FashionMNIST, _idx_files("FashionMNIST"), "dataset-fashion-mnist"
+    ),
+}
+"""Dataset name -> how to obtain it."""
+
+LOCAL_SOURCES: dict[str, list[str]] = {
+    "fashion_mnist": ["/usr/share/datasets/fashion-mnist"],
+}
+"""Dataset name -> local folders searched (after ``SIGPROP_DATA_SOURCES``) before downloading."""
+
+
+class DatasetNotFoundError(FileNotFoundError):
+    """A dataset is neither prepared, nor in a local source, nor downloadable.
+
+    The message names the dataset, every place searched and how to get the data.
+
+    Attributes:
+        dataset: the dataset name, as passed to ``load``.
+        searched: every folder looked in, in order.
+    """
+
+    def __init__(self, message: str, dataset: str = "", searched: tuple[Path, ...] = ()) -> None:
+        super().__init__(message)
+        self.dataset = dataset
+        self.searched = searched
+
+
+def _spec(name: str) -> tuple[str, DatasetSpec]:
+    key = name.lower().replace("-", "_")
+    if key not in DATASETS:
+        raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(sorted(DATASETS))}")
+    return key, DATASETS[key]
+
+
+def _source_folders(key: str) -> list[tuple[Path, str]]:
+    """Local source folders for dataset ``key``, in search order, each with where it came from."""
+    spellings = tuple(dict.fromkeys((key.replace("_", "-"), key)))
+    folders: list[tuple[Path, str]] = []
+    for entry in os.environ.get(ENV_SOURCES, "").split(os.pathsep):
+        if not entry:
+            continue
+        base = Path(entry).expanduser()
+        named = [base] if base.name in spellings else [base / s for s in spellings]
+        folders += [(f, ENV_SOURCES) for f in named]
+    folders += [(Path(f).expanduser(), "LOCAL_SOURCES") for f in LOCAL_SOURCES.get(key, ())]
+    return list(dict.fromkeys(folders))
+
+
+def _find(folder: Path, rel: str) -> Path | None:
+    """The file in a source folder for ``rel``: its base name, gzipped or not."""
+    base = Path(rel).name
+    for candidate in (folder / f"{base}.gz", folder / base):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def _copy_in(source: Path, dest: Path) -> None:
+    """Decompress (``.gz``) or copy ``source`` to ``dest``, atomically."""
+    with atomic_path(dest) as tmp:
+        try:
+            if source.suffix == ".gz":
+                with gzip.open(source, "rb") as fin, open(tmp, "wb") as fout:
+                    shutil.copyfileobj(fin, fout, 1 << 20)
+            else:
+                shutil.copyfile(source, tmp)
+        except (OSError, EOFError) as exc:
+            raise OSError(f"cannot read local source file {source}: {exc}") from exc
+        os.chmod(tmp, 0o644)  # mkstemp creates 0600
+
+
+def _message(spec: DatasetSpec, key: str, root: Path, searched, download_error) -> str:
+    lines = [f"{spec.title} (dataset {key!r}) not found. Looked in:"]
+    lines += [f"  {path}  ({why})" for path, why in searched]
+    if download_error is None:
+        lines.append("Downloading was not allowed (download=False).")
+    else:
+        lines.append(f"Downloading into {root} failed: {str(download_error).strip()}")
+    names = ", ".join(dict.fromkeys(Path(f).name + "[.gz]" for f in spec.files))
+    lines.append("To get the data:")
+    if spec.apt_package:
+        lines.append(f"  - on Debian/Ubuntu: sudo apt-get install {spec.apt_package}")
+    lines.append(
+        f"  - or put {names} in a folder named {key.replace('_', '-')} under a folder listed "
+        f"in {ENV_SOURCES}"
+    )
+    lines.append(
+        f"  - elsewhere: allow downloading (download=True) on a machine with internet, and "
+        f"torchvision downloads it into {root}"
+    )
+    return "\n".join(lines)
+
+
+def load(
+    name: str,
+    root: str | os.PathLike,
+    train: bool = True,
+    download: bool = False,
+    transform: Callable[[Any], Any] | None = None,
+) -> VisionDataset:
+    """The torchvision dataset ``name`` (train or test split), prepared under ``root``.
+
+    Order: files already under ``root``; a local source (``SIGPROP_DATA_SOURCES``, then
+    ``LOCAL_SOURCES[name]``), copied in; torchvision's download if ``download``; else raise.
+    The network is never touched when ``download`` is False.
+
+    Args:
+        name: a key of ``DATASETS`` ("fashion_mnist"; "fashion-mnist" is accepted too).
+        root: the data directory; torchvision's layout lives below it.
+        train: the training split if True, else the test split.
+        download: allow torchvision to download into ``root`` if no local copy exists.
+        transform: passed to the torchvision class (applies to ``dataset[i]``, not to
+            ``as_tensors``).
+    Returns:
+        The torchvision dataset object, e.g. ``datasets.FashionMNIST``.
+    Raises:
+        ValueError: ``name`` is not a known dataset.
+        DatasetNotFoundError: no prepared files, no local source and no (successful) download.
+    """
+    key, spec = _spec(name)
+    root = Path(root).expanduser()
+    missing = [rel for rel in spec.files if not (root / rel).is_file()]
+    searched = [(root / Path(spec.files[0]).parent, "prepared files under root")]
+
+    if missing:
+        for folder, why in _source_folders(key):
+            searched.append((folder, why))
+            found = {rel: _find(folder, rel) for rel in missing}
+            if all(found.values()):
+                log.info("preparing %s in %s from %s", spec.title, root, folder)
+                for rel, source in found.items():
+                    _copy_in(source, root / rel)
+                missing = []
+                break
+
+    if missing and download:
+        log.info("downloading %s into %s", spec.title, root)
+        try:
+            return spec.cls(root, train=train, transform=transform, download=True)
+        except (RuntimeError, OSError) as exc:
+            message = _message(spec, key, root, searched, exc)
+            raise DatasetNotFoundError(message, key, tuple(p for p, _ in searched)) from exc
+    if missing:
+        message = _message(spec, key, root, searched, None)
+        raise DatasetNotFoundError(message, key, tuple(p for p, _ in searched))
+    return spec.cls(root, train=train, transform=transform, download=False)
+
+
+def as_tensors(dataset: VisionDataset) -> tuple[torch.Tensor, torch.Tensor]:
+    """All images and labels of a torchvision dataset, read from ``.data``/``.targets`` at once.
+
+    Images are scaled to [0, 1] (``ToTensor``'s convention) and laid out channels first; the
+    dataset's ``transform`` is not applied.
+
+    Args:
+        dataset: a dataset from ``load`` with uint8 ``.data`` of shape (N, H, W) (MNIST-like)
+            or (N, H, W, C) (CIFAR-like), and ``.targets`` of length N.
+    Returns:
+        images: float32 in [0, 1], shape (N, C, H, W): (N, 1, 28, 28) for MNIST-like sets.
+        labels: int64, shape (N,).
+    """
+    images = torch.as_tensor(dataset.data)
+    if images.dtype != torch.uint8:
+        raise ValueError(f"dataset.data must be uint8 pixels, got {images.dtype}")
+    if images.ndim == 3:
+        images = images.unsqueeze(1)
+    elif images.ndim == 4:
+        images = images.permute(0, 3, 1, 2)
+    else:
+        raise ValueError(f"dataset.data must have 3 or 4 dims, got shape {tuple(images.shape)}")
+    images = images.to(torch.float32, memory_format=torch.contiguous_format).div_(255)
+    labels = torch.as_tensor(dataset.targets, dtype=torch.int64)
+    return images, labels

@@ -1,0 +1,96 @@
+"""Each claim check on data that satisfies it and on a counterexample that must fail it."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sigprop.checks import orthogonality, rank_collapse
+
+RNG = np.random.default_rng(0)
+
+
+def rank_table(bn_rank, vanilla_final, width=32, depth=50, runs=5):
+    rows = []
+    for net in ("BN", "vanilla"):
+        for act in ("linear", "relu"):
+            for run in range(runs):
+                for layer in range(1, depth + 1):
+                    if net == "BN":
+                        rank = bn_rank
+                    else:
+                        rank = width + (vanilla_final - width) * layer / depth
+                    rows.append((net, act, run, layer, float(rank)))
+    return pd.DataFrame(rows, columns=["network", "activation", "run", "depth", "rank"])
+
+
+def verdicts(claims):
+    return {c.id.rsplit(".", 1)[1]: c.passed for c in claims}
+
+
+def test_fig2_claims_pass_on_the_papers_picture():
+    out = verdicts(rank_collapse.fig2_claims(rank_table(10, 1), 32, 1.0))
+    assert all(out.values()) and len(out) == 4
+
+
+def test_fig2_claims_fail_when_bn_dips_below_sqrt_d_and_vanilla_keeps_rank():
+    out = verdicts(rank_collapse.fig2_claims(rank_table(5, 12), 32, 1.0))
+    assert not any(out.values())
+
+
+def cosine_table(bn_level, vanilla_final, depth=50, runs=10):
+    rows = []
+    for run in range(runs):
+        for layer in range(depth + 1):
+            noise = RNG.normal(0, 0.01)
+            rows.append(("BN", run, layer, abs(bn_level + noise)))
+            rows.append(("vanilla", run, layer, vanilla_final * layer / depth + noise))
+    return pd.DataFrame(rows, columns=["network", "run", "layer", "abs_cos"])
+
+
+def test_fig1_claims_pass_and_fail():
+    assert all(c.passed for c in orthogonality.fig1_claims(cosine_table(0.1, 0.8), 32, 0.5))
+    failed = orthogonality.fig1_claims(cosine_table(0.9, 0.2), 32, 0.5)
+    assert not any(c.passed for c in failed)
+
+
+def gap_curve(slope_decay, slope_plateau, runs=20, depth=50):
+    rows = []
+    for run in range(runs):
+        for layer in range(depth + 1):
+            y = slope_decay * min(layer, 20) + slope_plateau * max(layer - 20, 0)
+            rows.append((32, run, layer, y + RNG.normal(0, 0.05)))
+    return pd.DataFrame(rows, columns=["width", "run", "layer", "log_gap"])
+
+
+def test_fig2a_claims_pass_on_decay_then_plateau():
+    out = verdicts(orthogonality.fig2a_claims(gap_curve(-0.1, 0.0), (5, 20), (30, 50), 3.0))
+    assert out == {"decay_d32": True, "plateau_d32": True}
+
+
+def test_fig2a_claims_fail_on_growth_and_on_a_still_decaying_chain():
+    out = verdicts(orthogonality.fig2a_claims(gap_curve(0.1, -0.05), (5, 20), (30, 50), 3.0))
+    assert out == {"decay_d32": False, "plateau_d32": False}
+
+
+def power_law_table(exponent, widths=(16, 32, 64, 128, 256), runs=20, noise=0.01):
+    rows = [
+        (w, r, 0.55 * 2 * w**exponent * math.exp(RNG.normal(0, noise)))
+        for w in widths
+        for r in range(runs)
+    ]
+    return pd.DataFrame(rows, columns=["width", "run", "mean_gap"])
+
+
+def test_fig2b_slope_claim_passes_on_inverse_sqrt_and_fails_otherwise():
+    (ok,) = orthogonality.fig2b_claims(power_law_table(-0.5), (100, 600), 32, 3.0)
+    assert ok.passed and ok.measured == pytest.approx(-0.5, abs=0.01)
+    (bad,) = orthogonality.fig2b_claims(power_law_table(-0.46), (100, 600), 32, 3.0)
+    assert not bad.passed
+    assert "local_slopes" in bad.details
+
+
+def test_fig2b_needs_two_fitted_widths():
+    with pytest.raises(ValueError, match="fit_min_width"):
+        orthogonality.fig2b_claims(power_law_table(-0.5), (100, 600), 256, 3.0)

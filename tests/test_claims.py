@@ -1,0 +1,52 @@
+"""Tests of sigprop.claims: verdicts computed, never set; the ledger."""
+
+import math
+
+import pytest
+
+from sigprop import claims
+
+
+@pytest.mark.parametrize(
+    "measured, relation, bound, tol, passed",
+    [
+        (0.9, "<=", 1.0, 0.0, True),
+        (1.05, "<=", 1.0, 0.0, False),
+        (1.05, "<=", 1.0, 0.1, True),
+        (6.0, ">=", 5.66, 0.0, True),
+        (5.0, ">=", 5.66, 0.0, False),
+        (-0.503, "within", -0.5, 0.005, True),
+        (-0.51, "within", -0.5, 0.005, False),
+        (math.nan, ">=", 0.0, 1.0, False),
+    ],
+)
+def test_verdict_follows_the_numbers(measured, relation, bound, tol, passed):
+    c = claims.evaluate("f.x.y", "s", "src", measured, relation, bound, tol)
+    assert c.passed is passed
+
+
+def test_bad_relation_and_tolerance_are_rejected():
+    with pytest.raises(ValueError, match="relation"):
+        claims.evaluate("f.x.y", "s", "src", 1.0, "<", 2.0)
+    with pytest.raises(ValueError, match="tolerance must be >= 0"):
+        claims.evaluate("f.x.y", "s", "src", 1.0, "<=", 2.0, -1.0)
+
+
+def test_ledger_roundtrip_and_markdown(tmp_path):
+    a = claims.evaluate("fam.fig.a", "A holds", "Seed Fig. 1", 1.0, "<=", 2.0)
+    b = claims.evaluate("fam.fig.b", "B holds", "Seed Fig. 1", 3.0, "<=", 2.0, measured_se=0.1)
+    claims.write(tmp_path / "x.json", [a, b], figure="figures/fam/fig.pdf", scale="quick")
+    table = claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
+    assert table["id"].tolist() == ["fam.fig.a", "fam.fig.b"]
+    assert table["passed"].tolist() == [True, False]
+    assert set(table["figure"]) == {"figures/fam/fig.pdf"}
+    text = (tmp_path / "c.md").read_text()
+    assert "1 of 2 claims hold" in text and "**FAIL**" in text
+
+
+def test_ledger_rejects_duplicate_ids(tmp_path):
+    a = claims.evaluate("fam.fig.a", "A", "src", 1.0, "<=", 2.0)
+    claims.write(tmp_path / "1.json", [a])
+    claims.write(tmp_path / "2.json", [a])
+    with pytest.raises(ValueError, match="duplicate claim ids"):
+        claims.ledger([tmp_path / "1.json", tmp_path / "2.json"])

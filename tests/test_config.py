@@ -1,0 +1,84 @@
+"""Config validation: the schema and the cross-key checks reject bad input before any job."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from sigprop.config import ConfigError, check_consistency
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def quick_config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def merged(base, override):
+    out = copy.deepcopy(base)
+    for key, value in override.items():
+        out[key] = merged(out[key], value) if isinstance(value, dict) else value
+    return out
+
+
+def test_quick_and_paper_configs_are_valid():
+    for config in (quick_config(), merged(quick_config(), yaml.safe_load(
+            (ROOT / "config" / "paper.yaml").read_text()))):
+        validate(config, SCHEMA)
+        check_consistency(config)
+
+
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        (["rank_collapse", "depth_rank", "depth"], -3, "-3 is less than the minimum of 1"),
+        (["orthogonality", "gap_chain", "widths"], [16, -8], "-8 is less than the minimum"),
+        (["orthogonality", "cosine_pair", "n_runs"], 0, "0 is less than the minimum of 2"),
+        (["orthogonality", "gap_chain", "n_runs"], "20", "'20' is not of type 'integer'"),
+        (["rank_collapse", "depth_rank", "activations"], [], "should be non-empty"),
+        (["device"], "tpu", "'tpu' is not one of"),
+    ],
+)
+def test_schema_rejects_bad_values_naming_the_key(path, value, message):
+    config = quick_config()
+    node = config
+    for key in path[:-1]:
+        node = node[key]
+    node[path[-1]] = value
+    with pytest.raises(Exception) as err:
+        validate(config, SCHEMA)
+    text = str(err.value)
+    assert message in text
+    assert "".join(f"['{k}']" for k in path) in text
+
+
+def test_schema_rejects_unknown_keys_at_every_level():
+    for path in ([], ["orthogonality"], ["orthogonality", "gap_chain"]):
+        config = quick_config()
+        node = config
+        for key in path:
+            node = node[key]
+        node["widthz"] = 1
+        with pytest.raises(Exception, match="'widthz' was unexpected"):
+            validate(config, SCHEMA)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"orthogonality": {"fig2a": {"widths": [32, 1024]}}}, r"fig2a.widths \[1024\]"),
+        ({"orthogonality": {"fig2a": {"layers": 700}}}, "fig2a.layers = 700 exceeds"),
+        ({"orthogonality": {"fig2b": {"window": [100, 900]}}}, "window: last layer 900"),
+        ({"orthogonality": {"fig2a": {"decay_window": [20, 5]}}}, "first layer 20 is after"),
+        ({"orthogonality": {"fig2b": {"fit_min_width": 512}}}, "fit_min_width = 512 leaves 1"),
+        ({"orthogonality": {"gap_chain": {"batch_size": 32}}}, "batch_size = 32 exceeds"),
+    ],
+)
+def test_consistency_errors_name_both_keys(override, message):
+    config = merged(quick_config(), override)
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_consistency(config)

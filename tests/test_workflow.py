@@ -1,0 +1,119 @@
+"""The DAG end to end on a tiny config, in a temporary copy of the workflow."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+TINY = {
+    "rank_collapse": {"depth_rank": {"width": 16, "batch_size": 16, "depth": 400, "n_runs": 3}},
+    "orthogonality": {
+        "cosine_pair": {"width": 16, "depth": 20, "n_runs": 4},
+        "gap_chain": {"widths": [8, 16, 32], "depth": 120, "n_runs": 4},
+        "fig2a": {"widths": [8, 32], "layers": 40, "plateau_window": [25, 40]},
+        "fig2b": {"window": [40, 120], "fit_min_width": 16},
+    },
+}
+
+
+def snakemake(workdir, *args, check=True):
+    return subprocess.run(
+        [*SNAKEMAKE, "--cores", "2", *args], cwd=workdir, capture_output=True, text=True,
+        check=check, timeout=600,
+    )
+
+
+@pytest.fixture(scope="module")
+def workdir(tmp_path_factory):
+    """A copy of the workflow with a tiny config, run once for all tests of this module."""
+    work = tmp_path_factory.mktemp("dag")
+    shutil.copy(ROOT / "Snakefile", work)
+    shutil.copytree(ROOT / "workflow", work / "workflow")
+    shutil.copytree(ROOT / "config", work / "config")
+    shutil.copytree(ROOT / "envs", work / "envs")
+    (work / "tiny.yaml").write_text(yaml.safe_dump(TINY))
+    run = snakemake(work, "all", "--configfile", "tiny.yaml", check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    return work
+
+
+@pytest.mark.workflow
+def test_all_produces_figures_and_the_claims_ledger(workdir):
+    for family, figs in {"rank_collapse": ["fig2"], "orthogonality": ["fig1", "fig2a", "fig2b"]}.items():
+        for fig in figs:
+            for ext in ("pdf", "png"):
+                assert (workdir / "figures" / family / f"{fig}.{ext}").stat().st_size > 0
+            assert (workdir / "results" / family / f"{fig}.csv").exists()
+    ledger = pd.read_csv(workdir / "results" / "claims.csv")
+    assert {"orthogonality.fig2b.gap_slope", "rank_collapse.fig2.bn_relu_above_sqrt_d",
+            "orthogonality.fig1.bn_orthogonalizes"} <= set(ledger["id"])
+    assert ledger["measured"].notna().all()
+    assert set(ledger["scale"]) == {"quick"}
+
+
+@pytest.mark.workflow
+def test_claims_of_the_tiny_run_hold(workdir):
+    """The seeds' claims hold even at the tiny scale (except where the tiny sizes cannot show them)."""
+    ledger = pd.read_csv(workdir / "results" / "claims.csv").set_index("id")
+    for claim in ("rank_collapse.fig2.bn_linear_above_sqrt_d", "rank_collapse.fig2.bn_relu_above_sqrt_d",
+                  "rank_collapse.fig2.vanilla_relu_collapse", "orthogonality.fig1.bn_orthogonalizes",
+                  "orthogonality.fig2a.decay_d8", "orthogonality.fig2a.decay_d32"):
+        assert ledger.loc[claim, "passed"], ledger.loc[claim].to_dict()
+
+
+@pytest.mark.workflow
+def test_simulations_carry_provenance(workdir):
+    meta = yaml.safe_load((workdir / "results" / "orthogonality" / "gap_chain.json").read_text())
+    assert meta["config"]["widths"] == [8, 16, 32]
+    assert meta["seeds"]["experiment_ids"][0] == "orthogonality.gap_chain.d8"
+    assert meta["device"] == "cpu" and meta["versions"]["torch"]
+
+
+@pytest.mark.workflow
+def test_second_run_has_nothing_to_do(workdir):
+    out = snakemake(workdir, "all", "--configfile", "tiny.yaml", "-n")
+    assert "Nothing to be done" in out.stdout + out.stderr
+
+
+@pytest.mark.workflow
+def test_one_figure_reruns_without_its_simulation(workdir):
+    # the target goes before --forcerun, which would swallow it (spec snakemake_ecosystem §1)
+    out = snakemake(workdir, "figures/orthogonality/fig2b.pdf", "--configfile", "tiny.yaml", "-n",
+                    "--forcerun", "orthogonality_fig2b")
+    text = out.stdout + out.stderr
+    assert "orthogonality_fig2b" in text
+    assert "simulate" not in text
+
+
+@pytest.mark.workflow
+def test_changing_a_tolerance_reruns_only_the_check(workdir):
+    (workdir / "tol.yaml").write_text(yaml.safe_dump(
+        {**TINY, "orthogonality": {**TINY["orthogonality"], "fig2b": {
+            **TINY["orthogonality"]["fig2b"], "slope_z": 4.0}}}))
+    out = snakemake(workdir, "all", "--configfile", "tol.yaml", "-n")
+    jobs = out.stdout.split("Job stats:")[1].split("Reasons:")[0]
+    assert "orthogonality_check_fig2b" in jobs
+    assert "simulate" not in jobs and "orthogonality_fig2b " not in jobs
+
+
+@pytest.mark.workflow
+def test_bad_config_fails_before_any_job(workdir, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(yaml.safe_dump({"rank_collapse": {"depth_rank": {"depth": -3}}}))
+    out = snakemake(workdir, "all", "--configfile", str(bad), "--forceall", check=False)
+    assert out.returncode != 0
+    assert "['rank_collapse']['depth_rank']['depth']" in out.stderr
+    assert "-3 is less than the minimum of 1" in out.stderr
+    assert "localrule" not in out.stdout + out.stderr
+
+
+def test_lint_is_clean():
+    out = subprocess.run([*SNAKEMAKE, "--lint"], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
