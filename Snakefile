@@ -1,9 +1,9 @@
 """sigprop: every figure, table and theorem check of the seeds, as one DAG.
 
-    snakemake --cores 8 all                                   # quick scale (config/config.yaml)
-    snakemake --cores 8 all --configfile config/paper.yaml    # the seeds' scale
-    snakemake --cores 8 figures/orthogonality/fig2b.pdf       # one figure
-    snakemake --list-rules                                    # what each rule reproduces
+snakemake --cores 8 all                                   # quick scale (config/config.yaml)
+snakemake --cores 8 all --configfile config/paper.yaml    # the seeds' scale
+snakemake --cores 8 figures/orthogonality/fig2b.pdf       # one figure
+snakemake --list-rules                                    # what each rule reproduces
 """
 
 from snakemake.utils import min_version

@@ -6,8 +6,12 @@ import torch
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
 """Relative tolerance for identities that hold exactly in exact arithmetic."""
 
-DEVICES = ["cpu", pytest.param("cuda", marks=pytest.mark.skipif(
-    not torch.cuda.is_available(), reason="CUDA not available"))]
+DEVICES = [
+    "cpu",
+    pytest.param(
+        "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+    ),
+]
 
 
 @pytest.fixture(params=[torch.float32, torch.float64], ids=["float32", "float64"])

@@ -11,15 +11,15 @@ from sigprop import chains, inputs, metrics, ops, seeding
 def naive_bn_chain(h0, experiment_id, run, depth, gamma=math.inf, variance=1.0):
     """Dan+20 Eq. (1) for one run, written plainly: one layer at a time, no batching.
 
-    Draws W_l by the stream contract of ``chains``: Gaussian blocks of ``block_layers(d*d)``
-    layers from the run's "weights" generator.
+    Draws W_l by the stream contract of ``chains``: float32 Gaussian blocks of
+    ``block_layers(d*d)`` layers from the run's "weights" generator, cast to the chain's dtype.
     """
     d = h0.shape[0]
     g = seeding.generator(experiment_id, run, "weights")
     block = chains.block_layers(d * d)
     draws = torch.cat(
-        [torch.randn(block, d, d, generator=g, dtype=h0.dtype) for _ in range(-(-depth // block))]
-    ) * math.sqrt(variance)
+        [torch.randn(block, d, d, generator=g) for _ in range(-(-depth // block))]
+    ).to(h0.dtype) * math.sqrt(variance)
     h, gaps = h0.clone(), []
     for layer in range(depth):
         w = draws[layer]
@@ -35,8 +35,14 @@ def test_batched_engine_equals_naive_loop(gamma):
     d, n, depth, runs = 12, 5, 150, [0, 1, 2, 3]
     h0 = inputs.gaussian_inputs("test.naive", runs, d, n)
     product = chains.ExplicitProduct("test.naive", runs, d, "gaussian", 1.0)
-    trace = chains.simulate(h0, chains.Step("bn_rms", gamma=gamma), product, depth,
-                            {"gap": metrics.orthogonality_gap}, runs=runs)
+    trace = chains.simulate(
+        h0,
+        chains.Step("bn_rms", gamma=gamma),
+        product,
+        depth,
+        {"gap": metrics.orthogonality_gap},
+        runs=runs,
+    )
     for i, r in enumerate(runs):
         expected = naive_bn_chain(h0[i], "test.naive", r, depth, gamma)
         torch.testing.assert_close(trace.values["gap"][i], expected, rtol=1e-9, atol=1e-12)
@@ -46,13 +52,16 @@ def test_a_run_alone_equals_the_run_in_a_batch():
     """Randomness has an address: run 3 is the same whether simulated with others or alone."""
     d, n, depth = 8, 4, 100
     batch = [0, 1, 2, 3, 4]
-    kwargs = dict(step=chains.Step("bn_rms_scaled"), depth=depth,
-                  observers={"gap": metrics.orthogonality_gap})
+    kwargs = dict(
+        step=chains.Step("bn_rms_scaled"), depth=depth, observers={"gap": metrics.orthogonality_gap}
+    )
     h0 = inputs.near_rank_one(d, n)
-    full = chains.simulate(h0, product=chains.GaussianGramProduct("t", batch, d, n), runs=batch,
-                           **kwargs)
-    alone = chains.simulate(h0, product=chains.GaussianGramProduct("t", [3], d, n), runs=[3],
-                            **kwargs)
+    full = chains.simulate(
+        h0, product=chains.GaussianGramProduct("t", batch, d, n), runs=batch, **kwargs
+    )
+    alone = chains.simulate(
+        h0, product=chains.GaussianGramProduct("t", [3], d, n), runs=[3], **kwargs
+    )
     torch.testing.assert_close(alone.values["gap"][0], full.values["gap"][3])
 
 
@@ -70,11 +79,19 @@ def test_gram_fast_path_agrees_in_law_with_explicit_weights():
     d, n, depth, runs = 48, 4, 300, list(range(40))
     h0 = inputs.near_rank_one(d, n)
     means = []
-    for product in (chains.ExplicitProduct("t.law", runs, d, "gaussian", 1 / d),
-                    chains.GaussianGramProduct("t.law", runs, d, n, 1 / d)):
-        trace = chains.simulate(h0, chains.Step("bn_rms_scaled"), product, depth,
-                                {"gap": metrics.orthogonality_gap},
-                                layers=range(100, depth + 1), runs=runs)
+    for product in (
+        chains.ExplicitProduct("t.law", runs, d, "gaussian", 1 / d),
+        chains.GaussianGramProduct("t.law", runs, d, n, 1 / d),
+    ):
+        trace = chains.simulate(
+            h0,
+            chains.Step("bn_rms_scaled"),
+            product,
+            depth,
+            {"gap": metrics.orthogonality_gap},
+            layers=range(100, depth + 1),
+            runs=runs,
+        )
         means.append(trace.values["gap"].mean(dim=1))
     se = math.sqrt(sum(m.var().item() / len(runs) for m in means))
     assert abs(means[0].mean().item() - means[1].mean().item()) < 4 * se
@@ -87,8 +104,9 @@ def test_gamma_infinity_is_the_limit_of_large_gamma():
     out = {}
     for gamma in (math.inf, 1e9):
         product = chains.ExplicitProduct("t.gamma", [0, 1], d)
-        trace = chains.simulate(h0, chains.Step("bn_rms", gamma=gamma), product, 5,
-                                {"r": metrics.rank_lower_bound})
+        trace = chains.simulate(
+            h0, chains.Step("bn_rms", gamma=gamma), product, 5, {"r": metrics.rank_lower_bound}
+        )
         out[gamma] = trace.values["r"]
     torch.testing.assert_close(out[1e9], out[math.inf], rtol=1e-6, atol=1e-6)
 
@@ -97,8 +115,13 @@ def test_vanilla_rescaling_leaves_scale_invariant_metrics_unchanged():
     """The per-layer scalar rescale of vanilla nets changes no scale-invariant metric."""
     d, n, depth = 8, 8, 20
     h0 = inputs.gaussian_inputs("t.van", [0], d, n)
-    trace = chains.simulate(h0, chains.Step("none", "relu"), chains.ExplicitProduct("t.van", [0], d),
-                            depth, {"r": metrics.rank_lower_bound})
+    trace = chains.simulate(
+        h0,
+        chains.Step("none", "relu"),
+        chains.ExplicitProduct("t.van", [0], d),
+        depth,
+        {"r": metrics.rank_lower_bound},
+    )
     product, h = chains.ExplicitProduct("t.van", [0], d), h0.clone()
     for _ in range(depth):
         h = torch.relu(product.next_weights() @ h)  # no rescaling; float64 survives 20 layers
@@ -111,6 +134,13 @@ def test_dead_relu_network_stays_zero():
     h = step(torch.ones(1, 4, 3, dtype=torch.float64), lambda h: -h)
     assert torch.equal(h, torch.zeros_like(h))
     assert metrics.numerical_rank(h).item() == 0
+
+
+def test_float32_and_float64_chains_share_their_weights():
+    w32 = chains.ExplicitProduct("t.p", [0, 1], 8, dtype=torch.float32).next_weights()
+    w64 = chains.ExplicitProduct("t.p", [0, 1], 8, dtype=torch.float64).next_weights()
+    assert w64.dtype == torch.float64
+    torch.testing.assert_close(w64.float(), w32, rtol=0, atol=0)
 
 
 def test_uniform_law_has_the_requested_variance():
@@ -154,10 +184,15 @@ def test_step_rejects_bad_settings():
 def test_simulate_keeps_only_recorded_layers():
     """Memory does not grow with depth: only the recorded layers are stored."""
     product = chains.GaussianGramProduct("t.mem", [0, 1], 16, 4)
-    trace = chains.simulate(inputs.near_rank_one(16, 4), chains.Step("bn_rms_scaled"), product,
-                            2000, {"gap": metrics.orthogonality_gap},
-                            layers=chains.record_layers(2000, burn_in=1000, stride=500),
-                            runs=[0, 1])
+    trace = chains.simulate(
+        inputs.near_rank_one(16, 4),
+        chains.Step("bn_rms_scaled"),
+        product,
+        2000,
+        {"gap": metrics.orthogonality_gap},
+        layers=chains.record_layers(2000, burn_in=1000, stride=500),
+        runs=[0, 1],
+    )
     assert trace.layers.tolist() == [1000, 1500, 2000]
     assert trace.values["gap"].shape == (2, 3)
 
@@ -166,8 +201,14 @@ def test_simulate_runs_on_each_device(device):
     """The engine runs unchanged on CPU and CUDA (values agree in law, not draw for draw)."""
     product = chains.GaussianGramProduct("t.dev", [0, 1, 2], 32, 4, device=device)
     h0 = inputs.near_rank_one(32, 4, device=device)
-    trace = chains.simulate(h0, chains.Step("bn_rms_scaled"), product, 200,
-                            {"gap": metrics.orthogonality_gap}, layers=range(100, 201),
-                            runs=[0, 1, 2])
+    trace = chains.simulate(
+        h0,
+        chains.Step("bn_rms_scaled"),
+        product,
+        200,
+        {"gap": metrics.orthogonality_gap},
+        layers=range(100, 201),
+        runs=[0, 1, 2],
+    )
     assert 0.1 < trace.values["gap"].mean().item() < 0.3  # stationary V ~ 0.2 at d=32, n=4
     assert ops.bn_rms_scaled(h0).device.type == device.type

@@ -25,8 +25,10 @@ def merged(base, override):
 
 
 def test_quick_and_paper_configs_are_valid():
-    for config in (quick_config(), merged(quick_config(), yaml.safe_load(
-            (ROOT / "config" / "paper.yaml").read_text()))):
+    for config in (
+        quick_config(),
+        merged(quick_config(), yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())),
+    ):
         validate(config, SCHEMA)
         check_consistency(config)
 

@@ -27,8 +27,12 @@ def test_gap_of_orthogonal_columns_is_zero(dtype, rtol, gen):
 def test_gap_of_rank_one_is_maximal(dtype, rtol, gen):
     """V(H) = sqrt((n - 1) / n) for rank-one H (DJB21 §1.5, Lemma A.8's limit)."""
     n = 5
-    h = torch.randn(8, 1, generator=gen, dtype=dtype) @ torch.randn(1, n, generator=gen, dtype=dtype)
-    assert metrics.orthogonality_gap(h).item() == pytest.approx(math.sqrt((n - 1) / n), rel=10 * rtol)
+    h = torch.randn(8, 1, generator=gen, dtype=dtype) @ torch.randn(
+        1, n, generator=gen, dtype=dtype
+    )
+    assert metrics.orthogonality_gap(h).item() == pytest.approx(
+        math.sqrt((n - 1) / n), rel=10 * rtol
+    )
 
 
 def test_gap_matches_spectral_form(gen):
@@ -54,9 +58,11 @@ def test_rank_lower_bound_at_most_rank(kind, gen):
     d, n = {"wide": (6, 20), "tall": (20, 6)}.get(kind, (16, 16))
     h = torch.randn(200, d, n, generator=gen, dtype=torch.float64)
     if kind == "low_rank_plus_noise":
-        h = torch.randn(200, d, 3, generator=gen, dtype=torch.float64) @ torch.randn(
-            200, 3, n, generator=gen, dtype=torch.float64
-        ) + 1e-3 * h
+        h = (
+            torch.randn(200, d, 3, generator=gen, dtype=torch.float64)
+            @ torch.randn(200, 3, n, generator=gen, dtype=torch.float64)
+            + 1e-3 * h
+        )
     if kind == "near_collinear":
         h = h[..., :1] + 1e-2 * h
     r = metrics.rank_lower_bound(h)
@@ -124,7 +130,12 @@ def test_abs_cosine_of_known_pairs(dtype, rtol):
 
 def test_metrics_keep_dtype_and_device(dtype, device, gen):
     h = torch.randn(2, 3, 8, 4, generator=gen).to(device, dtype)
-    for fn in (metrics.orthogonality_gap, metrics.rank_lower_bound, metrics.numerical_rank,
-               metrics.abs_cosine, lambda x: metrics.soft_rank(x, 0.5)):
+    for fn in (
+        metrics.orthogonality_gap,
+        metrics.rank_lower_bound,
+        metrics.numerical_rank,
+        metrics.abs_cosine,
+        lambda x: metrics.soft_rank(x, 0.5),
+    ):
         out = fn(h)
         assert out.shape == (2, 3) and out.dtype == dtype and out.device.type == device.type

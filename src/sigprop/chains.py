@@ -66,7 +66,13 @@ def block_layers(elements_per_layer: int) -> int:
 
 
 class _BlockStream:
-    """Per-run draws of shape ``shape`` per layer, refilled ``block_layers`` layers at a time."""
+    """Per-run draws of shape ``shape`` per layer, refilled ``block_layers`` layers at a time.
+
+    Stream contract: each run's generator fills blocks of ``block_layers`` layers with float32
+    draws (``torch.randn`` or ``torch.rand``), cast to the chain's dtype and scaled. float32
+    draws are about 4x faster than float64 on CPU, and float32 and float64 chains of the same
+    address see identical weights, so precision can be compared draw for draw.
+    """
 
     def __init__(self, experiment_id, runs, shape, law, variance, dtype, device, stream):
         if law not in WEIGHT_LAWS:
@@ -82,20 +88,26 @@ class _BlockStream:
         self._buffer: Tensor | None = None
         self._next = self.block
 
-    def _draw(self, g: torch.Generator) -> Tensor:
+    def _draw(self, g: torch.Generator, out: Tensor) -> None:
         size = (self.block, *self.shape)
         if self.law == "gaussian":
-            x = torch.randn(size, generator=g, device=self.device, dtype=self.dtype)
-            return x * self.std
-        u = torch.rand(size, generator=g, device=self.device, dtype=self.dtype)
-        return (2.0 * u - 1.0) * (math.sqrt(3.0) * self.std)
+            x = torch.randn(size, generator=g, device=self.device, dtype=torch.float32)
+            out.copy_(x).mul_(self.std)
+        else:
+            u = torch.rand(size, generator=g, device=self.device, dtype=torch.float32)
+            out.copy_(u).mul_(2.0).sub_(1.0).mul_(math.sqrt(3.0) * self.std)
 
     def next(self) -> Tensor:
         """The next layer's draws for all runs, shape (runs, *shape)."""
         if self._next == self.block:
-            self._buffer = torch.stack([self._draw(g) for g in self._gens], dim=1)
+            if self._buffer is None:
+                self._buffer = torch.empty(
+                    len(self.runs), self.block, *self.shape, dtype=self.dtype, device=self.device
+                )
+            for i, g in enumerate(self._gens):
+                self._draw(g, self._buffer[i])
             self._next = 0
-        out = self._buffer[self._next]
+        out = self._buffer[:, self._next]
         self._next += 1
         return out
 
@@ -256,7 +268,9 @@ def progress(total: int, desc: str, every_s: float = 30.0) -> Iterator[int]:
         if (i + 1) % tenth == 0 or now - last >= every_s:
             last = now
             eta = (now - start) / (i + 1) * (total - i - 1)
-            log.info("%s: %d/%d layers, %.1fs elapsed, eta %.1fs", desc, i + 1, total, now - start, eta)
+            log.info(
+                "%s: %d/%d layers, %.1fs elapsed, eta %.1fs", desc, i + 1, total, now - start, eta
+            )
 
 
 @torch.no_grad()
@@ -298,8 +312,7 @@ def simulate(
     if len(runs) != h0.shape[0]:
         raise ValueError(f"h0 has {h0.shape[0]} runs but {len(runs)} run indices were given")
     values = {
-        k: torch.empty(len(runs), len(layers), dtype=h0.dtype, device=h0.device)
-        for k in observers
+        k: torch.empty(len(runs), len(layers), dtype=h0.dtype, device=h0.device) for k in observers
     }
     slot = {layer: i for i, layer in enumerate(layers)}
 

@@ -142,7 +142,9 @@ def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     rows = [record for p in paths for record in read(p)]
     table = pd.DataFrame(rows, columns=COLUMNS + ["details"])[COLUMNS]
     if table["id"].duplicated().any():
-        raise ValueError(f"duplicate claim ids: {sorted(table.loc[table['id'].duplicated(), 'id'])}")
+        raise ValueError(
+            f"duplicate claim ids: {sorted(table.loc[table['id'].duplicated(), 'id'])}"
+        )
     return table.sort_values("id", ignore_index=True)
 
 

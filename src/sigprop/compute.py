@@ -29,4 +29,4 @@ def resolve_dtype(name: str) -> torch.dtype:
     try:
         return DTYPES[name]
     except KeyError:
-        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {name!r}")
+        raise ValueError(f"dtype must be one of {sorted(DTYPES)}, got {name!r}") from None

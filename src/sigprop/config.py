@@ -49,6 +49,6 @@ def check_consistency(config: Mapping) -> None:
         )
     if chain["batch_size"] > min(chain["widths"]):
         raise ConfigError(
-            f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest width "
-            f"{min(chain['widths'])}; DJB21 assumes d >= n"
+            f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
+            f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )

@@ -123,7 +123,9 @@ def normalization(name: str) -> Callable[[Tensor], Tensor]:
     try:
         return NORMALIZATIONS[name]
     except KeyError:
-        raise ValueError(f"normalization must be one of {sorted(NORMALIZATIONS)}, got {name!r}")
+        raise ValueError(
+            f"normalization must be one of {sorted(NORMALIZATIONS)}, got {name!r}"
+        ) from None
 
 
 def activation(name: str) -> Callable[[Tensor], Tensor]:
@@ -131,4 +133,4 @@ def activation(name: str) -> Callable[[Tensor], Tensor]:
     try:
         return ACTIVATIONS[name]
     except KeyError:
-        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {name!r}")
+        raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {name!r}") from None

@@ -44,7 +44,9 @@ def run_summary(table: pd.DataFrame, x: str, y: str, by: list[str] | None = None
     return pd.DataFrame(rows, columns=[*keys, "mean", "low", "high"])
 
 
-def mean_ci(ax, table: pd.DataFrame, x: str, y: str, hue: str | None = None, palette=None, **kwargs):
+def mean_ci(
+    ax, table: pd.DataFrame, x: str, y: str, hue: str | None = None, palette=None, **kwargs
+):
     """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
 
     ``table`` holds one row per (x, hue, run); the band is the confidence interval of the mean

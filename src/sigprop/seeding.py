@@ -40,7 +40,10 @@ def generator(
 
 
 def generators(
-    experiment_id: str, runs: list[int] | range, stream: str = "", device: str | torch.device = "cpu"
+    experiment_id: str,
+    runs: list[int] | range,
+    stream: str = "",
+    device: str | torch.device = "cpu",
 ) -> list[torch.Generator]:
     """One generator per run index, see ``generator``."""
     return [generator(experiment_id, r, stream, device) for r in runs]

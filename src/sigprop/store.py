@@ -52,7 +52,8 @@ class Labelled:
 
     Attributes:
         dims: dimension names, e.g. ``["width", "run", "layer"]``.
-        coords: dim -> coordinate values; ``values[k].shape == tuple(len(coords[d]) for d in dims)``.
+        coords: dim -> coordinate values, so that
+            ``values[k].shape == tuple(len(coords[d]) for d in dims)``.
         values: metric name -> tensor.
         seeds: the address of the random streams used (experiment ids, runs, stream names).
     """
@@ -171,7 +172,9 @@ def provenance(
         "config": dict(config),
         "seeds": dict(seeds),
         "device": str(device),
-        "device_name": torch.cuda.get_device_name(device) if device.type == "cuda" else platform.processor() or platform.machine(),
+        "device_name": torch.cuda.get_device_name(device)
+        if device.type == "cuda"
+        else platform.processor() or platform.machine(),
         "torch_threads": torch.get_num_threads(),
         "versions": _versions(),
         "git_revision": git_revision(),

@@ -18,7 +18,9 @@ def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.L
     stream = open(path, "w", buffering=1)  # noqa: SIM115 - lives as long as the script
     sys.stderr = stream
     logging.basicConfig(
-        stream=stream, level=level, format="%(asctime)s %(name)s %(levelname)s %(message)s",
+        stream=stream,
+        level=level,
+        format="%(asctime)s %(name)s %(levelname)s %(message)s",
         force=True,
     )
     return logging.getLogger("sigprop")

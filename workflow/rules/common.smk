@@ -4,7 +4,6 @@ from snakemake.utils import validate
 
 from sigprop.config import check_consistency
 
-
 validate(config, schema="../schemas/config.schema.yaml")
 check_consistency(config)
 
@@ -31,7 +30,5 @@ def get_figures():
 def get_claims():
     """Every claims file, one per checked figure: results/claims/<family>/<fig>.json."""
     return [
-        f"results/claims/{family}/{fig}.json"
-        for family, figs in FIGURES.items()
-        for fig in figs
+        f"results/claims/{family}/{fig}.json" for family, figs in FIGURES.items() for fig in figs
     ]

@@ -37,9 +37,9 @@ def fig1_claims(table: pd.DataFrame, width: int, vanilla_min_final_cosine: float
         evaluate(
             id="orthogonality.fig1.bn_orthogonalizes",
             statement=(
-                f"BN chain, d={width}: samples with |cos| ~ 1 at the input reach |cos| <= 1/sqrt(d) "
-                f"= {1 / math.sqrt(width):.3f}; measured is the mean |cos| over layers "
-                f"{math.ceil(depth / 2)}..{depth}"
+                f"BN chain, d={width}: samples with |cos| ~ 1 at the input reach "
+                f"|cos| <= 1/sqrt(d) = {1 / math.sqrt(width):.3f}; measured is the mean |cos| "
+                f"over layers {math.ceil(depth / 2)}..{depth}"
             ),
             source=source,
             measured=bn.mean(),
@@ -87,8 +87,8 @@ def fig2a_claims(
             evaluate(
                 id=f"orthogonality.fig2a.decay_d{d}",
                 statement=(
-                    f"d={d}: log V(H_l) decreases over layers {decay_window[0]}..{decay_window[1]}; "
-                    "measured is the mean per-run slope"
+                    f"d={d}: log V(H_l) decreases over layers "
+                    f"{decay_window[0]}..{decay_window[1]}; measured is the mean per-run slope"
                 ),
                 source=source,
                 measured=decay.mean(),
@@ -99,8 +99,9 @@ def fig2a_claims(
             evaluate(
                 id=f"orthogonality.fig2a.plateau_d{d}",
                 statement=(
-                    f"d={d}: log V(H_l) is flat over layers {plateau_window[0]}..{plateau_window[1]}: "
-                    f"mean per-run slope within {plateau_z} standard errors of 0"
+                    f"d={d}: log V(H_l) is flat over layers "
+                    f"{plateau_window[0]}..{plateau_window[1]}: mean per-run slope within "
+                    f"{plateau_z} standard errors of 0"
                 ),
                 source=source,
                 measured=flat.mean(),

@@ -40,12 +40,17 @@ def cosine_pair(
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
     setups = {
-        "BN": (chains.Step("bn_rms_scaled"), near_collinear_pair(width, epsilon, torch_dtype, device)),
+        "BN": (
+            chains.Step("bn_rms_scaled"),
+            near_collinear_pair(width, epsilon, torch_dtype, device),
+        ),
         "vanilla": (chains.Step("none"), orthogonal_pair(width, torch_dtype, device)),
     }
     cosines = []
     for name, (step, h0) in setups.items():
-        product = chains.ExplicitProduct(experiment_id, runs, width, "gaussian", 1.0, torch_dtype, device)
+        product = chains.ExplicitProduct(
+            experiment_id, runs, width, "gaussian", 1.0, torch_dtype, device
+        )
         trace = chains.simulate(
             h0,
             step,
@@ -93,9 +98,13 @@ def gap_chain(
     for d in widths:
         stream_id = f"{experiment_id}.d{d}"
         if product == "gram":
-            sampler = chains.GaussianGramProduct(stream_id, runs, d, batch_size, 1.0 / d, torch_dtype, device)
+            sampler = chains.GaussianGramProduct(
+                stream_id, runs, d, batch_size, 1.0 / d, torch_dtype, device
+            )
         else:
-            sampler = chains.ExplicitProduct(stream_id, runs, d, "gaussian", 1.0 / d, torch_dtype, device)
+            sampler = chains.ExplicitProduct(
+                stream_id, runs, d, "gaussian", 1.0 / d, torch_dtype, device
+            )
         trace = chains.simulate(
             near_rank_one(d, batch_size, dtype=torch_dtype, device=device),
             chains.Step("bn_rms_scaled"),

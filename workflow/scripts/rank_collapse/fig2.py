@@ -12,7 +12,7 @@ table["log_rank"] = np.log(table["rank"])
 table.to_csv(snakemake.output.csv, index=False)  # exactly the plotted numbers
 
 fig, axes = plotting.figure(ncols=len(setup["activations"]), sharey=True, squeeze=False)
-for ax, act in zip(axes[0], setup["activations"]):
+for ax, act in zip(axes[0], setup["activations"], strict=True):
     panel = table.query("activation == @act")
     plotting.mean_ci(ax, panel, x="depth", y="log_rank", hue="network", palette=plotting.PALETTE)
     ax.axhline(np.log(np.sqrt(setup["width"])), ls="--", c="grey", label=r"$\log\sqrt{d}$")

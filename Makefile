@@ -1,0 +1,37 @@
+# Two entry points for a fresh machine (Python >= 3.11 on PATH as python3):
+#   make all    install into .venv, then run the whole DAG at quick scale
+#   make test   install into .venv (with test tools), then run the test suite
+# Everything else is plain Snakemake: see README.md.
+
+VENV ?= .venv
+PYTHON ?= python3
+BIN := $(VENV)/bin
+CORES ?= 8
+
+.PHONY: all test lint bench clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/activate
+	$(BIN)/python -m pip install -e '.[dev]'
+	touch $@
+
+all: $(VENV)/.installed
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) all
+
+test: $(VENV)/.installed
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check src tests bench workflow/scripts
+	$(BIN)/ruff format --check src tests bench workflow/scripts
+	$(BIN)/snakefmt --check Snakefile workflow/rules
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint
+
+bench: $(VENV)/.installed
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/chain_throughput.py
+
+clean:
+	rm -rf results figures logs benchmarks .snakemake report.html
