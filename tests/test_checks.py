@@ -74,23 +74,30 @@ def test_fig2a_claims_fail_on_growth_and_on_a_still_decaying_chain():
     assert out == {"decay_d32": False, "plateau_d32": False}
 
 
-def power_law_table(exponent, widths=(16, 32, 64, 128, 256), runs=20, noise=0.01):
+def power_law_table(exponent, correction=0.0, runs=20, noise=0.01):
+    """Layer-averaged gaps C d^exponent exp(correction / d), with lognormal run noise."""
+    widths = (16, 32, 64, 128, 256, 512)
     rows = [
-        (w, r, 0.55 * 2 * w**exponent * math.exp(RNG.normal(0, noise)))
+        (w, r, 1.1 * w**exponent * math.exp(correction / w + RNG.normal(0, noise)))
         for w in widths
         for r in range(runs)
     ]
     return pd.DataFrame(rows, columns=["width", "run", "mean_gap"])
 
 
-def test_fig2b_slope_claim_passes_on_inverse_sqrt_and_fails_otherwise():
-    (ok,) = orthogonality.fig2b_claims(power_law_table(-0.5), (100, 600), 32, 3.0)
+def test_fig2b_exponent_claim_passes_on_inverse_sqrt_with_finite_width_curvature():
+    (ok,) = orthogonality.fig2b_claims(power_law_table(-0.5, correction=0.8), (100, 600), 3.0)
     assert ok.passed and ok.measured == pytest.approx(-0.5, abs=0.01)
-    (bad,) = orthogonality.fig2b_claims(power_law_table(-0.46), (100, 600), 32, 3.0)
+    assert ok.details["plain_slope"] < -0.505  # the curvature a plain fit would see
+
+
+def test_fig2b_exponent_claim_fails_on_another_exponent():
+    (bad,) = orthogonality.fig2b_claims(power_law_table(-0.46), (100, 600), 3.0)
     assert not bad.passed
-    assert "local_slopes" in bad.details
+    assert len(bad.details["local_slopes"]) == 5
 
 
-def test_fig2b_needs_two_fitted_widths():
-    with pytest.raises(ValueError, match="fit_min_width"):
-        orthogonality.fig2b_claims(power_law_table(-0.5), (100, 600), 256, 3.0)
+def test_fig2b_needs_four_widths():
+    table = power_law_table(-0.5).query("width <= 64")
+    with pytest.raises(ValueError, match="at least 4 widths"):
+        orthogonality.fig2b_claims(table, (100, 600), 3.0)

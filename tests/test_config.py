@@ -75,7 +75,10 @@ def test_schema_rejects_unknown_keys_at_every_level():
         ({"orthogonality": {"fig2a": {"layers": 700}}}, "fig2a.layers = 700 exceeds"),
         ({"orthogonality": {"fig2b": {"window": [100, 900]}}}, "window: last layer 900"),
         ({"orthogonality": {"fig2a": {"decay_window": [20, 5]}}}, "first layer 20 is after"),
-        ({"orthogonality": {"fig2b": {"fit_min_width": 512}}}, "fit_min_width = 512 leaves 1"),
+        (
+            {"orthogonality": {"gap_chain": {"widths": [16, 32, 64]}, "fig2a": {"widths": [32]}}},
+            "needs at least 4 widths",
+        ),
         ({"orthogonality": {"gap_chain": {"batch_size": 32}}}, "batch_size = 32 exceeds"),
     ],
 )

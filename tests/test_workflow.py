@@ -16,9 +16,9 @@ TINY = {
     "rank_collapse": {"depth_rank": {"width": 16, "batch_size": 16, "depth": 400, "n_runs": 3}},
     "orthogonality": {
         "cosine_pair": {"width": 16, "depth": 20, "n_runs": 4},
-        "gap_chain": {"widths": [8, 16, 32], "depth": 120, "n_runs": 4},
+        "gap_chain": {"widths": [8, 16, 32, 64], "depth": 120, "n_runs": 4},
         "fig2a": {"widths": [8, 32], "layers": 40, "plateau_window": [25, 40]},
-        "fig2b": {"window": [40, 120], "fit_min_width": 16},
+        "fig2b": {"window": [40, 120]},
     },
 }
 
@@ -86,7 +86,7 @@ def test_claims_of_the_tiny_run_hold(workdir):
 @pytest.mark.workflow
 def test_simulations_carry_provenance(workdir):
     meta = yaml.safe_load((workdir / "results" / "orthogonality" / "gap_chain.json").read_text())
-    assert meta["config"]["widths"] == [8, 16, 32]
+    assert meta["config"]["widths"] == [8, 16, 32, 64]
     assert meta["seeds"]["experiment_ids"][0] == "orthogonality.gap_chain.d8"
     assert meta["device"] == "cpu" and meta["versions"]["torch"]
 

@@ -46,6 +46,7 @@ __all__ = [
     "progress",
     "record_layers",
     "simulate",
+    "trajectory",
 ]
 
 log = logging.getLogger(__name__)
@@ -71,7 +72,8 @@ class _BlockStream:
     Stream contract: each run's generator fills blocks of ``block_layers`` layers with float32
     draws (``torch.randn`` or ``torch.rand``), cast to the chain's dtype and scaled. float32
     draws are about 4x faster than float64 on CPU, and float32 and float64 chains of the same
-    address see identical weights, so precision can be compared draw for draw.
+    address see the same draws (equal up to the dtype's rounding of the scaling), so precision
+    can be compared draw for draw.
     """
 
     def __init__(self, experiment_id, runs, shape, law, variance, dtype, device, stream):
@@ -98,7 +100,10 @@ class _BlockStream:
             out.copy_(u).mul_(2.0).sub_(1.0).mul_(math.sqrt(3.0) * self.std)
 
     def next(self) -> Tensor:
-        """The next layer's draws for all runs, shape (runs, *shape)."""
+        """The next layer's draws for all runs, shape (runs, *shape).
+
+        A view into the block buffer: valid until the next call, which may refill it in place.
+        """
         if self._next == self.block:
             if self._buffer is None:
                 self._buffer = torch.empty(
@@ -135,7 +140,7 @@ class ExplicitProduct:
         )
 
     def next_weights(self) -> Tensor:
-        """Draw the next layer's W_l for all runs, shape (runs, d, d)."""
+        """Draw the next layer's W_l for all runs, shape (runs, d, d); valid until the next draw."""
         return self._stream.next()
 
     def __call__(self, h: Tensor) -> Tensor:
@@ -327,3 +332,22 @@ def simulate(
         h = step(h, product)
         observe(h, i + 1)
     return Trace(torch.tensor(layers), runs, {k: v.cpu() for k, v in values.items()})
+
+
+def trajectory(
+    h0: Tensor,
+    step: Step,
+    product: Callable[[Tensor], Tensor],
+    depth: int,
+    metric: Callable[[Tensor], Tensor],
+    runs: Sequence[int],
+    include_input: bool = True,
+    desc: str = "chain",
+) -> Tensor:
+    """One metric at every layer (0..depth with the input, else 1..depth): shape (R, layers).
+
+    A shorthand for ``simulate`` with a single observer and no thinning, for short chains.
+    """
+    layers = range(0 if include_input else 1, depth + 1)
+    trace = simulate(h0, step, product, depth, {"m": metric}, layers, runs, desc)
+    return trace.values["m"]

@@ -41,11 +41,10 @@ def check_consistency(config: Mapping) -> None:
     _window(fig2a, "decay_window", fig2a["layers"], "orthogonality.fig2a.layers")
     _window(fig2a, "plateau_window", fig2a["layers"], "orthogonality.fig2a.layers")
     _window(fig2b, "window", chain["depth"], depth_key)
-    fitted = [w for w in chain["widths"] if w >= fig2b["fit_min_width"]]
-    if len(fitted) < 2:
+    if len(chain["widths"]) < 4:
         raise ConfigError(
-            f"orthogonality.fig2b.fit_min_width = {fig2b['fit_min_width']} leaves {len(fitted)} of "
-            f"orthogonality.gap_chain.widths {chain['widths']}; the slope needs at least 2"
+            f"orthogonality.gap_chain.widths {chain['widths']}: the Fig. 2b exponent fit "
+            "(log V = a + beta log d + c/d) needs at least 4 widths"
         )
     if chain["batch_size"] > min(chain["widths"]):
         raise ConfigError(

@@ -56,10 +56,13 @@ def bootstrap_slope(
     run: str = "run",
     log_x: bool = True,
     log_y: bool = True,
+    inverse_correction: bool = False,
     n_boot: int = 2000,
 ) -> Estimate:
     """Slope of (log) mean_run(y) against (log) x; standard error by resampling runs.
 
+    With ``inverse_correction`` the fit is (log) y = a + slope (log) x + c / x, so that the
+    slope is the leading power of x with the first finite-size correction absorbed by c.
     Each bootstrap replicate draws runs with replacement independently for every x, averages y
     over the drawn runs, and refits. This measures the run-to-run spread of the fitted slope.
 
@@ -68,11 +71,16 @@ def bootstrap_slope(
     """
     xs = np.sort(table[x].unique())
     groups = [table.loc[table[x] == v, y].to_numpy(float) for v in xs]
-    fx = np.log(xs) if log_x else xs.astype(float)
+    columns = [np.ones(xs.size), np.log(xs) if log_x else xs.astype(float)]
+    if inverse_correction:
+        columns.append(1.0 / xs)
+    design = np.stack(columns, axis=1)
+    if design.shape[0] <= design.shape[1] - 1:
+        raise ValueError(f"need more than {design.shape[1] - 1} values of {x}, got {xs.size}")
 
     def fit(means: np.ndarray) -> float:
         fy = np.log(means) if log_y else means
-        return np.polyfit(fx, fy, 1)[0]
+        return np.linalg.lstsq(design, fy, rcond=None)[0][1]
 
     slope = fit(np.array([g.mean() for g in groups]))
     rng = np.random.default_rng(BOOTSTRAP_SEED)

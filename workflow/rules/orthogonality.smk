@@ -179,7 +179,6 @@ rule orthogonality_check_fig2b:
         check="sigprop.checks.orthogonality:fig2b_claims",
         arguments={
             "window": lookup(within=config, dpath="orthogonality/fig2b/window"),
-            "fit_min_width": lookup(within=config, dpath="orthogonality/fig2b/fit_min_width"),
             "slope_z": lookup(within=config, dpath="orthogonality/fig2b/slope_z"),
         },
         figure=rules.orthogonality_fig2b.output.pdf,

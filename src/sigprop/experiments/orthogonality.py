@@ -51,17 +51,11 @@ def cosine_pair(
         product = chains.ExplicitProduct(
             experiment_id, runs, width, "gaussian", 1.0, torch_dtype, device
         )
-        trace = chains.simulate(
-            h0,
-            step,
-            product,
-            depth,
-            {"abs_cos": metrics.abs_cosine},
-            layers=range(depth + 1),
-            runs=runs,
-            desc=f"fig1 {name}",
+        cosines.append(
+            chains.trajectory(
+                h0, step, product, depth, metrics.abs_cosine, runs, desc=f"cosine pair {name}"
+            )
         )
-        cosines.append(trace.values["abs_cos"])
     return Labelled(
         dims=["network", "run", "layer"],
         coords={"network": list(setups), "run": runs, "layer": list(range(depth + 1))},
@@ -105,17 +99,18 @@ def gap_chain(
             sampler = chains.ExplicitProduct(
                 stream_id, runs, d, "gaussian", 1.0 / d, torch_dtype, device
             )
-        trace = chains.simulate(
-            near_rank_one(d, batch_size, dtype=torch_dtype, device=device),
-            chains.Step("bn_rms_scaled"),
-            sampler,
-            depth,
-            {"gap": metrics.orthogonality_gap},
-            layers=range(depth + 1),
-            runs=runs,
-            desc=f"gap chain d={d}",
+        h0 = near_rank_one(d, batch_size, dtype=torch_dtype, device=device)
+        gaps.append(
+            chains.trajectory(
+                h0,
+                chains.Step("bn_rms_scaled"),
+                sampler,
+                depth,
+                metrics.orthogonality_gap,
+                runs,
+                desc=f"gap chain d={d}",
+            )
         )
-        gaps.append(trace.values["gap"])
     return Labelled(
         dims=["width", "run", "layer"],
         coords={"width": list(widths), "run": runs, "layer": list(range(depth + 1))},

@@ -50,16 +50,16 @@ def depth_rank(
             product = chains.ExplicitProduct(
                 experiment_id, runs, width, weight_law, 1.0, torch_dtype, device
             )
-            trace = chains.simulate(
+            rank[i, j] = chains.trajectory(
                 h0,
                 chains.Step(normalization, act),
                 product,
                 depth,
-                {"rank": metrics.numerical_rank},
-                runs=runs,
-                desc=f"fig2 {normalization} {act}",
+                metrics.numerical_rank,
+                runs,
+                include_input=False,
+                desc=f"depth rank {normalization} {act}",
             )
-            rank[i, j] = trace.values["rank"]
     return Labelled(
         dims=["network", "activation", "run", "depth"],
         coords={
