@@ -34,18 +34,54 @@ def snakemake(workdir, *args, check=True):
     )
 
 
+def copy_workflow(work: Path) -> Path:
+    shutil.copy(ROOT / "Snakefile", work)
+    for folder in ("workflow", "config", "envs"):
+        shutil.copytree(ROOT / folder, work / folder)
+    return work
+
+
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     """A copy of the workflow with a tiny config, run once for all tests of this module."""
-    work = tmp_path_factory.mktemp("dag")
-    shutil.copy(ROOT / "Snakefile", work)
-    shutil.copytree(ROOT / "workflow", work / "workflow")
-    shutil.copytree(ROOT / "config", work / "config")
-    shutil.copytree(ROOT / "envs", work / "envs")
+    work = copy_workflow(tmp_path_factory.mktemp("dag"))
     (work / "tiny.yaml").write_text(yaml.safe_dump(TINY))
     run = snakemake(work, "all", "--configfile", "tiny.yaml", check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     return work
+
+
+QUICK_VERDICTS = {
+    "orthogonality.fig1.bn_orthogonalizes": True,
+    "orthogonality.fig1.vanilla_aligns": True,
+    "orthogonality.fig2a.decay_d32": True,
+    "orthogonality.fig2a.decay_d512": True,
+    "orthogonality.fig2a.plateau_d32": True,
+    "orthogonality.fig2a.plateau_d512": True,
+    "orthogonality.fig2b.gap_slope": True,
+    "rank_collapse.fig2.bn_linear_above_sqrt_d": True,
+    "rank_collapse.fig2.bn_relu_above_sqrt_d": True,
+    "rank_collapse.fig2.vanilla_linear_collapse": True,
+    "rank_collapse.fig2.vanilla_relu_collapse": True,
+}
+"""The verdicts of the quick scale (config/config.yaml), as published in the closing notes."""
+
+
+@pytest.mark.workflow
+def test_quick_scale_reproduces_its_verdicts(tmp_path):
+    """The default config end to end: every claim and its verdict, exactly as recorded."""
+    work = copy_workflow(tmp_path)
+    run = snakemake(work, "all", check=False)
+    assert run.returncode == 0, run.stderr[-3000:]
+    ledger = pd.read_csv(work / "results" / "claims.csv")
+    assert dict(zip(ledger["id"], ledger["passed"], strict=True)) == QUICK_VERDICTS
+    assert set(ledger["scale"]) == {"quick"}
+
+
+@pytest.mark.workflow
+def test_report_bundles_figures_and_claims(workdir):
+    snakemake(workdir, "--configfile", "tiny.yaml", "--report", "report.zip")
+    assert (workdir / "report.zip").stat().st_size > 10_000
 
 
 @pytest.mark.workflow

@@ -23,7 +23,16 @@ import pandas as pd
 
 from .store import atomic_path, write_json
 
-__all__ = ["RELATIONS", "Claim", "evaluate", "ledger", "read", "write", "write_ledger"]
+__all__ = [
+    "RELATIONS",
+    "Claim",
+    "evaluate",
+    "ledger",
+    "read",
+    "summarize",
+    "write",
+    "write_ledger",
+]
 
 RELATIONS = ("<=", ">=", "within")
 

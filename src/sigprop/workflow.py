@@ -1,4 +1,4 @@
-"""Glue for Snakemake scripts: logging to the rule's log file, and config access.
+"""Glue for Snakemake scripts: logging to the rule's log, and the generic simulate and check steps.
 
 Scripts stay thin: ``log_to_file(snakemake.log[0])`` first, then read ``snakemake.input`` and
 ``snakemake.params``, call the library, write ``snakemake.output``.
@@ -6,11 +6,19 @@ Scripts stay thin: ``log_to_file(snakemake.log[0])`` first, then read ``snakemak
 
 from __future__ import annotations
 
+import importlib
 import logging
 import os
 import sys
+import time
 
-__all__ = ["log_to_file"]
+import pandas as pd
+import torch
+
+from . import claims, store
+from .compute import resolve_device
+
+__all__ = ["import_object", "log_to_file", "run_check", "run_simulation"]
 
 
 def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.Logger:
@@ -28,8 +36,6 @@ def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.L
 
 def import_object(spec: str):
     """``"package.module:name"`` -> the object; a clear error if either part is wrong."""
-    import importlib
-
     module_name, _, attr = spec.partition(":")
     if not attr:
         raise ValueError(f"expected 'module:name', got {spec!r}")
@@ -48,13 +54,6 @@ def run_simulation(
         tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
     """
-    import time
-
-    import torch
-
-    from . import store
-    from .compute import resolve_device
-
     torch.set_num_threads(max(1, threads))
     log = logging.getLogger("sigprop")
     resolved = resolve_device(device)
@@ -71,10 +70,6 @@ def run_check(
     check: str, table_path: str, arguments: dict, claims_path: str, figure: str, scale: str
 ) -> None:
     """Evaluate ``check(table, **arguments)`` on a figure's CSV and write the claims file."""
-    import pandas as pd
-
-    from . import claims
-
     verdicts = import_object(check)(pd.read_csv(table_path), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
     logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
