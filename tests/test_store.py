@@ -1,6 +1,8 @@
 """Tests of sigprop.store: round trip, sidecar, atomic writes."""
 
 import json
+import os
+import stat
 
 import pytest
 import torch
@@ -46,6 +48,16 @@ def test_atomic_path_leaves_nothing_behind_on_failure(tmp_path):
             raise RuntimeError("interrupted")
     assert target.read_text() == "old"
     assert list(tmp_path.iterdir()) == [target]
+
+
+def test_atomic_files_get_ordinary_permissions(tmp_path):
+    """Not mkstemp's 0600: 0666 less the umask, like any new file."""
+    mask = os.umask(0o022)
+    try:
+        store.write_json(tmp_path / "a.json", {})
+    finally:
+        os.umask(mask)
+    assert stat.S_IMODE((tmp_path / "a.json").stat().st_mode) == 0o644
 
 
 def test_write_json_is_sorted_and_complete(tmp_path):

@@ -170,7 +170,6 @@ def _copy_in(source: Path, dest: Path) -> None:
                 shutil.copyfile(source, tmp)
         except (OSError, EOFError) as exc:
             raise OSError(f"cannot read local source file {source}: {exc}") from exc
-        os.chmod(tmp, 0o644)  # mkstemp creates 0600
 
 
 def _message(spec: DatasetSpec, key: str, root: Path, searched, download_error) -> str:

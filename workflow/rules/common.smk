@@ -1,6 +1,18 @@
 """Validation before any job, and the target lists of rule all."""
 
+import os
+import sys
+from pathlib import Path
+
 from snakemake.utils import validate
+
+# Jobs import sigprop from this checkout's src/, also inside a conda env built from envs/.
+# (A write, so the --lint rule for reading undeclared environment variables does not apply.)
+SIGPROP_SRC = str(Path(workflow.basedir) / "src")
+sys.path.insert(0, SIGPROP_SRC)
+os.environ.update(
+    PYTHONPATH=os.pathsep.join(p for p in (SIGPROP_SRC, os.getenv("PYTHONPATH")) if p)
+)
 
 from sigprop.config import check_consistency
 
