@@ -5,8 +5,9 @@ leading index, in h's dtype and on h's device. Spectral quantities use the small
 Gram matrices (n x n when n < d): the nonzero eigenvalues of H H^T and H^T H coincide.
 
 Seed sections: Dan+20 footnote 2 (``numerical_rank``), Eq. (3) (``soft_rank``), Eq. (4)
-(``rank_lower_bound``); DJB21 Eq. (2) = Thesis Eq. (2.2) (``orthogonality_gap``), DJB21 Fig. 1
-(``abs_cosine``).
+(``rank_lower_bound``), Eq. (43) (``frobenius_drift``), Eq. (46)/(77) (``trace_m_cubed``,
+``trace_diag_m2_squared``); DJB21 Eq. (2) = Thesis Eq. (2.2) (``orthogonality_gap``), DJB21
+Fig. 1 (``abs_cosine``).
 """
 
 from __future__ import annotations
@@ -14,14 +15,20 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
+from .ops import second_moment
+
 __all__ = [
     "RANK_RTOL_PER_DIM",
     "abs_cosine",
+    "frobenius_drift",
+    "frobenius_m_squared",
     "gram_eigenvalues",
     "numerical_rank",
     "orthogonality_gap",
     "rank_lower_bound",
     "soft_rank",
+    "trace_diag_m2_squared",
+    "trace_m_cubed",
 ]
 
 RANK_RTOL_PER_DIM = 1e-7
@@ -122,3 +129,37 @@ def abs_cosine(h: Tensor, i: int = 0, j: int = 1) -> Tensor:
     """
     a, b = h[..., :, i], h[..., :, j]
     return (a * b).sum(-1).abs() / (a.norm(dim=-1) * b.norm(dim=-1))
+
+
+def frobenius_m_squared(h: Tensor) -> Tensor:
+    """||M(H)||_F^2 with M = H H^T / N, Dan+20 Lemma 13 and Fig. 9 (= d^2 / r(H) on BN states)."""
+    return _small_gram(h).square().sum(dim=(-2, -1)) / h.shape[-1] ** 2
+
+
+def trace_m_cubed(h: Tensor) -> Tensor:
+    """Tr(M(H)^3) = ||lambda||_3^3, the g_1 of Dan+20 App. E (denominator of alpha, Eq. (46))."""
+    gram = _small_gram(h) / h.shape[-1]
+    return (gram @ gram * gram).sum(dim=(-2, -1))
+
+
+def trace_diag_m2_squared(h: Tensor) -> Tensor:
+    """Tr(diag(M^2)^2) = sum_i (sum_k M_ik^2)^2, Dan+20 Eq. (77); the g_2 of App. E (Eq. (46)).
+
+    Needs the d x d matrix M (squared row norms of M), no eigendecomposition.
+    """
+    return second_moment(h).square().sum(dim=-1).square().sum(dim=-1)
+
+
+def frobenius_drift(h: Tensor) -> Tensor:
+    """delta_F(M) = 2 d^2 - 2 ||M||_F^2 - 8 Tr(M^3) + 8 Tr(diag(M^2)^2), Dan+20 Eq. (43).
+
+    The leading term of (E_W ||M_+||_F^2 - ||M||_F^2) / gamma^2 for one BN layer (Lemma 7);
+    its average under the invariant law is O(gamma) (Eq. (52)).
+    """
+    d = h.shape[-2]
+    return (
+        2 * d**2
+        - 2 * frobenius_m_squared(h)
+        - 8 * trace_m_cubed(h)
+        + 8 * trace_diag_m2_squared(h)
+    )

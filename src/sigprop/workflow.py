@@ -18,7 +18,7 @@ import torch
 from . import claims, store
 from .compute import resolve_device
 
-__all__ = ["import_object", "log_to_file", "run_check", "run_simulation"]
+__all__ = ["import_object", "log_to_file", "run_check", "run_simulation", "run_theorem"]
 
 
 def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.Logger:
@@ -73,3 +73,30 @@ def run_check(
     verdicts = import_object(check)(pd.read_csv(table_path), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
     logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
+
+
+def run_theorem(
+    check: str,
+    arguments: dict,
+    device: str,
+    table_path: str,
+    claims_path: str,
+    scale: str,
+    threads: int = 1,
+) -> None:
+    """Run a ``sigprop.theorems`` check; write its measured table (CSV) and its claims.
+
+    Args:
+        check: ``"sigprop.theorems.<family>:<function>"`` returning a ``TheoremCheck``.
+        arguments: the rule's config item, passed as keyword arguments.
+    """
+    torch.set_num_threads(max(1, threads))
+    log = logging.getLogger("sigprop")
+    resolved = resolve_device(device)
+    log.info("%s on %s with %s", check, resolved, arguments)
+    start = time.perf_counter()
+    result = import_object(check)(**arguments, device=str(resolved))
+    with store.atomic_path(table_path) as tmp:
+        result.table.to_csv(tmp, index=False)
+    claims.write(claims_path, result.claims, figure=table_path, scale=scale)
+    log.info("%.2fs\n%s", time.perf_counter() - start, claims.summarize(claims.read(claims_path)))
