@@ -139,3 +139,33 @@ def test_metrics_keep_dtype_and_device(dtype, device, gen):
     ):
         out = fn(h)
         assert out.shape == (2, 3) and out.dtype == dtype and out.device.type == device.type
+
+
+def test_moment_metrics_match_the_spectrum(gen):
+    """Dan+20 Prop. 8 ingredients: Tr M^3 = ||lambda||_3^3, ||M||_F^2 = ||lambda||_2^2."""
+    h = torch.randn(4, 9, 6, generator=gen, dtype=torch.float64)
+    lam = torch.linalg.eigvalsh(ops.second_moment(h))
+    torch.testing.assert_close(metrics.trace_m_cubed(h), lam.pow(3).sum(-1))
+    torch.testing.assert_close(metrics.frobenius_m_squared(h), lam.pow(2).sum(-1))
+    m = ops.second_moment(h)
+    expected = torch.diagonal(m @ m, dim1=-2, dim2=-1).square().sum(-1)
+    torch.testing.assert_close(metrics.trace_diag_m2_squared(h), expected)
+
+
+def test_frobenius_drift_vanishes_on_the_identity():
+    """delta_F(I) = 2d^2 - 2d - 8d + 8d = 2d(d - 1) for M = I (orthogonal rows), Eq. (43)."""
+    d = 6
+    h = math.sqrt(d) * torch.eye(d, dtype=torch.float64)  # M = H H^T / N = I
+    assert metrics.frobenius_drift(h).item() == pytest.approx(2 * d * (d - 1))
+
+
+def test_spectral_statistics_agree_with_the_single_metrics(gen):
+    h = ops.bn_rms(torch.randn(3, 12, 12, generator=gen, dtype=torch.float64))
+    out = metrics.spectral_statistics(h, [0.25, 0.5], top=4)
+    for tau in (0.25, 0.5):
+        torch.testing.assert_close(out[f"soft_rank_{tau:g}"], metrics.soft_rank(h, tau))
+    torch.testing.assert_close(out["rank_lower_bound"], metrics.rank_lower_bound(h))
+    torch.testing.assert_close(out["trace_diag_m2_squared"], metrics.trace_diag_m2_squared(h))
+    sigma = torch.linalg.svdvals(h) / math.sqrt(12)
+    torch.testing.assert_close(out["sigma_1"], sigma[..., 0])
+    torch.testing.assert_close(out["sigma_4"], sigma[..., 3])

@@ -13,7 +13,17 @@ ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
 
 TINY = {
-    "rank_collapse": {"depth_rank": {"width": 16, "batch_size": 16, "depth": 400, "n_runs": 3}},
+    "rank_collapse": {
+        "depth_rank": {"width": 16, "batch_size": 16, "depth": 400, "n_runs": 3},
+        "bn_chain": {
+            "widths": [8, 16, 32],
+            "gammas": [1.0, float("inf")],
+            "depth": 300,
+            "burn_in": 100,
+            "n_runs": 2,
+        },
+        "collinear_chain": {"width": 16, "depth": 60, "n_runs": 3},
+    },
     "orthogonality": {
         "cosine_pair": {"width": 16, "depth": 20, "n_runs": 4},
         "gap_chain": {"widths": [8, 16, 32, 64], "depth": 120, "n_runs": 4},
@@ -51,20 +61,51 @@ def workdir(tmp_path_factory):
     return work
 
 
-QUICK_VERDICTS = {
-    "orthogonality.fig1.bn_orthogonalizes": True,
-    "orthogonality.fig1.vanilla_aligns": True,
-    "orthogonality.fig2a.decay_d32": True,
-    "orthogonality.fig2a.decay_d512": True,
-    "orthogonality.fig2a.plateau_d32": True,
-    "orthogonality.fig2a.plateau_d512": True,
-    "orthogonality.fig2b.gap_slope": True,
-    "rank_collapse.fig2.bn_linear_above_sqrt_d": True,
-    "rank_collapse.fig2.bn_relu_above_sqrt_d": True,
-    "rank_collapse.fig2.vanilla_linear_collapse": True,
-    "rank_collapse.fig2.vanilla_relu_collapse": True,
-}
-"""The verdicts of the quick scale (config/config.yaml), as published in the closing notes."""
+QUICK_CLAIMS = [
+    "orthogonality.fig1.bn_orthogonalizes",
+    "orthogonality.fig1.vanilla_aligns",
+    "orthogonality.fig2a.decay_d32",
+    "orthogonality.fig2a.decay_d512",
+    "orthogonality.fig2a.plateau_d32",
+    "orthogonality.fig2a.plateau_d512",
+    "orthogonality.fig2b.gap_slope",
+    "rank_collapse.fig2.bn_linear_above_sqrt_d",
+    "rank_collapse.fig2.bn_relu_above_sqrt_d",
+    "rank_collapse.fig2.vanilla_linear_collapse",
+    "rank_collapse.fig2.vanilla_relu_collapse",
+    "rank_collapse.fig3a.above_sqrt_d_gamma_0.1",
+    "rank_collapse.fig3a.above_sqrt_d_gamma_1",
+    "rank_collapse.fig3a.above_sqrt_d_gamma_inf",
+    "rank_collapse.fig3a.slope_gamma_0.1",
+    "rank_collapse.fig3a.slope_gamma_1",
+    "rank_collapse.fig3a.slope_gamma_inf",
+    "rank_collapse.fig3a.theorem14_gamma_0.1",
+    "rank_collapse.fig3a.theorem14_gamma_1",
+    "rank_collapse.fig3a.theorem14_gamma_inf",
+    "rank_collapse.fig3b.largest_shrinks_gamma_0.1",
+    "rank_collapse.fig3b.largest_shrinks_gamma_1",
+    "rank_collapse.fig3b.small_grow_gamma_0.1",
+    "rank_collapse.fig3b.small_grow_gamma_1",
+    "rank_collapse.fig8.alpha_below_one_gamma_0.1",
+    "rank_collapse.fig8.alpha_below_one_gamma_1",
+    "rank_collapse.fig8.alpha_below_one_gamma_inf",
+    "rank_collapse.fig8.alpha_decreasing_gamma_0.1",
+    "rank_collapse.fig8.alpha_decreasing_gamma_1",
+    "rank_collapse.fig8.alpha_decreasing_gamma_inf",
+    "rank_collapse.fig8.alpha_wide_gamma_0.1",
+    "rank_collapse.fig8.alpha_wide_gamma_1",
+    "rank_collapse.fig8.alpha_wide_gamma_inf",
+    "rank_collapse.fig9.lemma13_gamma_0.1",
+    "rank_collapse.fig9.lemma13_gamma_1",
+    "rank_collapse.fig9.lemma13_gamma_inf",
+    "rank_collapse.fig9.slope_gamma_0.1",
+    "rank_collapse.fig9.slope_gamma_1",
+    "rank_collapse.fig9.slope_gamma_inf",
+]
+"""Every claim of the quick scale (config/config.yaml)."""
+
+QUICK_FAILURES: set[str] = set()
+"""Claims that fail at quick scale, as reported in the closing notes (none so far)."""
 
 
 @pytest.mark.workflow
@@ -74,7 +115,8 @@ def test_quick_scale_reproduces_its_verdicts(tmp_path):
     run = snakemake(work, "all", check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     ledger = pd.read_csv(work / "results" / "claims.csv")
-    assert dict(zip(ledger["id"], ledger["passed"], strict=True)) == QUICK_VERDICTS
+    assert sorted(ledger["id"]) == sorted(QUICK_CLAIMS)
+    assert set(ledger.loc[~ledger["passed"], "id"]) == QUICK_FAILURES
     assert set(ledger["scale"]) == {"quick"}
 
 

@@ -297,7 +297,9 @@ def simulate(
         product: draws W_l and returns W_l H (``ExplicitProduct`` or ``GaussianGramProduct``)
             for the same runs.
         depth: number of layers, >= 1.
-        observers: name -> f(h) with h of shape (R, d, n), returning shape (R,).
+        observers: name -> f(h) with h of shape (R, d, n), returning shape (R,), or a mapping
+            of names to shape-(R,) tensors (several metrics from one decomposition); the
+            mapping's names are used as they are.
         layers: layer indices to record (default: every layer 1..depth); 0 records the input.
         runs: run indices (default ``range(R)``), stored in the trace.
         desc: label for progress lines.
@@ -316,15 +318,23 @@ def simulate(
     runs = list(range(h0.shape[0])) if runs is None else list(runs)
     if len(runs) != h0.shape[0]:
         raise ValueError(f"h0 has {h0.shape[0]} runs but {len(runs)} run indices were given")
-    values = {
-        k: torch.empty(len(runs), len(layers), dtype=h0.dtype, device=h0.device) for k in observers
-    }
+    values: dict[str, Tensor] = {}
     slot = {layer: i for i, layer in enumerate(layers)}
+
+    def store_value(name: str, value: Tensor, layer: int) -> None:
+        if name not in values:
+            values[name] = torch.empty(len(runs), len(layers), dtype=h0.dtype, device=h0.device)
+        values[name][:, slot[layer]] = value
 
     def observe(h: Tensor, layer: int) -> None:
         if layer in slot:
             for name, fn in observers.items():
-                values[name][:, slot[layer]] = fn(h)
+                out = fn(h)
+                if isinstance(out, Mapping):
+                    for key, value in out.items():
+                        store_value(key, value, layer)
+                else:
+                    store_value(name, out, layer)
 
     h = h0.clone()
     observe(h, 0)

@@ -27,6 +27,7 @@ __all__ = [
     "orthogonality_gap",
     "rank_lower_bound",
     "soft_rank",
+    "spectral_statistics",
     "trace_diag_m2_squared",
     "trace_m_cubed",
 ]
@@ -158,8 +159,31 @@ def frobenius_drift(h: Tensor) -> Tensor:
     """
     d = h.shape[-2]
     return (
-        2 * d**2
-        - 2 * frobenius_m_squared(h)
-        - 8 * trace_m_cubed(h)
-        + 8 * trace_diag_m2_squared(h)
+        2 * d**2 - 2 * frobenius_m_squared(h) - 8 * trace_m_cubed(h) + 8 * trace_diag_m2_squared(h)
     )
+
+
+def spectral_statistics(h: Tensor, taus: list[float], top: int = 0) -> dict[str, Tensor]:
+    """The rank and moment statistics of M(H) that Dan+20 Figs. 3, 8 and 9 average over layers.
+
+    One eigendecomposition serves every tau: ``soft_rank_<tau>`` (Eq. (3)) for each tau,
+    ``rank_lower_bound`` r(H) (Eq. (4)), ``trace_m_cubed`` and ``trace_diag_m2_squared`` (the g_1
+    and g_2 of the regularity constant, Eq. (46)), ``frobenius_m_squared`` (Lemma 13), and with
+    ``top`` > 0 the largest singular values of H / sqrt(N), ``sigma_1`` .. ``sigma_<top>``
+    (Fig. 3b), i.e. sqrt(lambda_k(M)).
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        name -> tensor of shape (...).
+    """
+    lam = gram_eigenvalues(h).clamp_min(0.0)
+    out = {f"soft_rank_{tau:g}": (lam >= tau).sum(-1).to(h.dtype) for tau in taus}
+    frobenius = lam.square().sum(-1)
+    out["rank_lower_bound"] = lam.sum(-1).square() / frobenius
+    out["frobenius_m_squared"] = frobenius
+    out["trace_m_cubed"] = lam.pow(3).sum(-1)
+    out["trace_diag_m2_squared"] = trace_diag_m2_squared(h)
+    for k in range(min(top, lam.shape[-1])):
+        out[f"sigma_{k + 1}"] = lam[..., k].sqrt()
+    return out

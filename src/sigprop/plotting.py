@@ -34,25 +34,47 @@ def figure(ncols: int = 1, nrows: int = 1, width: float = 4.0, height: float = 3
     )
 
 
-def run_summary(table: pd.DataFrame, x: str, y: str, by: list[str] | None = None) -> pd.DataFrame:
-    """Mean and Student-t 95% CI of y over runs at each x (and group): x, *by, mean, low, high."""
+def _mean_sd(values) -> tuple[float, float, float]:
+    mean, sd = values.mean(), values.std(ddof=1)
+    return mean, mean - sd, mean + sd
+
+
+def run_summary(
+    table: pd.DataFrame, x: str, y: str, by: list[str] | None = None, band: str = "ci"
+) -> pd.DataFrame:
+    """Mean of y over runs at each x (and group) with a band: x, *by, mean, low, high.
+
+    ``band="ci"``: Student-t 95% confidence interval of the mean; ``"sd"``: mean +- one
+    standard deviation over runs (Dan+20 Fig. 3: "mean and standard deviation").
+    """
+    if band not in ("ci", "sd"):
+        raise ValueError(f"band must be 'ci' or 'sd', got {band!r}")
+    summarize = stats.mean_ci if band == "ci" else _mean_sd
     keys = [x, *(by or [])]
     rows = [
-        (*(k if isinstance(k, tuple) else (k,)), *stats.mean_ci(g.to_numpy()))
+        (*(k if isinstance(k, tuple) else (k,)), *summarize(g.to_numpy()))
         for k, g in table.groupby(keys, sort=True)[y]
     ]
     return pd.DataFrame(rows, columns=[*keys, "mean", "low", "high"])
 
 
 def mean_ci(
-    ax, table: pd.DataFrame, x: str, y: str, hue: str | None = None, palette=None, **kwargs
+    ax,
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    hue: str | None = None,
+    palette=None,
+    band: str = "ci",
+    **kwargs,
 ):
     """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
 
     ``table`` holds one row per (x, hue, run); the band is the confidence interval of the mean
-    over the runs (spec README: mean and 95% CI over independent runs).
+    over the runs (spec README: mean and 95% CI over independent runs), or with ``band="sd"``
+    one standard deviation.
     """
-    summary = run_summary(table, x, y, [hue] if hue else None)
+    summary = run_summary(table, x, y, [hue] if hue else None, band)
     levels = list(dict.fromkeys(summary[hue])) if hue else [None]
     colors = sns.color_palette(None if isinstance(palette, dict) else palette, len(levels))
     for i, level in enumerate(levels):

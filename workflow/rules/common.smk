@@ -23,7 +23,7 @@ check_consistency(config)
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
-    "rank_collapse": ["fig2"],
+    "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
     "orthogonality": ["fig1", "fig2a", "fig2b"],
 }
 """Figures per family, named by the seed's own numbers."""

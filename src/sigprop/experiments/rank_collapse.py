@@ -1,18 +1,24 @@
 """Simulations of Dan+20 ("BN provably avoids rank collapse"), seeds 000-002.
 
 Fig. 2: numerical rank of the last hidden layer vs total depth, BN vs vanilla MLPs.
+BN chain (Figs. 3a, 8, 9): the linear BN chain of Eq. (1) for several gamma and widths, with the
+layer statistics whose ergodic averages (Eq. (49)) the figures plot.
+Collinear chain (Fig. 3b): the top singular values from nearly collinear inputs.
 """
 
 from __future__ import annotations
 
+import math
+from functools import partial
+
 import torch
 
-from .. import chains, metrics
+from .. import chains, metrics, ops
 from ..compute import resolve_device, resolve_dtype
 from ..inputs import gaussian_inputs
 from ..store import Labelled
 
-__all__ = ["FIG2_NETWORKS", "depth_rank"]
+__all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
@@ -69,5 +75,120 @@ def depth_rank(
             "depth": list(range(1, depth + 1)),
         },
         values={"rank": rank},
+        seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["input", "weights"]},
+    )
+
+
+def _gamma_id(gamma: float) -> str:
+    return "inf" if math.isinf(gamma) else f"{gamma:g}"
+
+
+def bn_chain(
+    widths: list[int],
+    gammas: list[float],
+    depth: int,
+    burn_in: int,
+    stride: int,
+    n_runs: int,
+    taus: list[float],
+    weight_law: str,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "rank_collapse.bn_chain",
+) -> Labelled:
+    """Layer statistics of the linear BN chain H_{l+1} = BN(H_l + gamma W_l H_l), Dan+20 Eq. (1).
+
+    From Gaussian X with d = N (Sec. 3.1), for every gamma (inf: no skip) and width d, record
+    at layers burn_in, burn_in + stride, ... <= depth the statistics of
+    ``metrics.spectral_statistics``: rank_tau for each tau, r(H), Tr M^3, Tr diag(M^2)^2 and
+    ||M||_F^2. Their averages over the recorded layers estimate the ergodic limits of Eq. (49)
+    (Fig. 3a: rank_{1/2}; Fig. 8: alpha = E g_2 / E g_1; Fig. 9: E ||M||_F^2).
+
+    Returns:
+        one value per statistic over dims (gamma, width, run, layer).
+    """
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    runs = list(range(n_runs))
+    layers = chains.record_layers(depth, burn_in, stride)
+    observer = partial(metrics.spectral_statistics, taus=taus)
+    stats: dict[str, torch.Tensor] = {}
+    for i, gamma in enumerate(gammas):
+        for j, d in enumerate(widths):
+            stream = f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}"
+            trace = chains.simulate(
+                gaussian_inputs(stream, runs, d, d, torch_dtype, device),
+                chains.Step("bn_rms", gamma=gamma),
+                chains.ExplicitProduct(stream, runs, d, weight_law, 1.0, torch_dtype, device),
+                depth,
+                {"statistics": observer},
+                layers,
+                runs,
+                desc=f"bn chain gamma={_gamma_id(gamma)} d={d}",
+            )
+            for name, value in trace.values.items():
+                if name not in stats:
+                    shape = (len(gammas), len(widths), n_runs, len(layers))
+                    stats[name] = torch.empty(shape, dtype=torch_dtype)
+                stats[name][i, j] = value
+    return Labelled(
+        dims=["gamma", "width", "run", "layer"],
+        coords={"gamma": list(gammas), "width": list(widths), "run": runs, "layer": layers},
+        values=stats,
+        seeds={
+            "experiment_ids": [
+                f"{experiment_id}.gamma{_gamma_id(g)}.d{d}" for g in gammas for d in widths
+            ],
+            "runs": runs,
+            "streams": ["input", "weights"],
+        },
+    )
+
+
+def collinear_chain(
+    width: int,
+    gammas: list[float],
+    depth: int,
+    n_runs: int,
+    epsilon: float,
+    top: int,
+    weight_law: str,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "rank_collapse.collinear_chain",
+) -> Labelled:
+    """Top singular values of H_l / sqrt(N) along the BN chain from nearly collinear X, Fig. 3b.
+
+    X = x_0 1_N^T + epsilon G with x_0 and G standard Gaussian (N = d), so M(X) has one large
+    eigenvalue and tiny others (App. E). Layer 0 records BN(X), the input on the BN scale.
+
+    Returns:
+        ``sigma_1`` .. ``sigma_<top>`` over dims (gamma, run, layer).
+    """
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    runs = list(range(n_runs))
+    base = gaussian_inputs(experiment_id, runs, width, 1, torch_dtype, device)
+    noise = gaussian_inputs(f"{experiment_id}.noise", runs, width, width, torch_dtype, device)
+    h0 = ops.bn_rms(base + epsilon * noise)
+    observer = partial(metrics.spectral_statistics, taus=[], top=top)
+    names = [f"sigma_{k + 1}" for k in range(top)]
+    sigmas = {k: torch.empty(len(gammas), n_runs, depth + 1, dtype=torch_dtype) for k in names}
+    for i, gamma in enumerate(gammas):
+        stream = f"{experiment_id}.gamma{_gamma_id(gamma)}"
+        trace = chains.simulate(
+            h0,
+            chains.Step("bn_rms", gamma=gamma),
+            chains.ExplicitProduct(stream, runs, width, weight_law, 1.0, torch_dtype, device),
+            depth,
+            {"statistics": observer},
+            range(depth + 1),
+            runs,
+            desc=f"collinear chain gamma={_gamma_id(gamma)}",
+        )
+        for name in names:
+            sigmas[name][i] = trace.values[name]
+    return Labelled(
+        dims=["gamma", "run", "layer"],
+        coords={"gamma": list(gammas), "run": runs, "layer": list(range(depth + 1))},
+        values=sigmas,
         seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["input", "weights"]},
     )

@@ -1,0 +1,27 @@
+"""Dan+20 Fig. 3a: layer-averaged rank_1/2 vs width d, one curve per gamma (inf: no skip)."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.checks.rank_collapse import ergodic_averages
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = ergodic_averages(store.load_frame(snakemake.input.chain))  # per (gamma, width, run)
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, ax = plotting.figure()
+table["gamma"] = table["gamma"].map(lambda g: "∞" if np.isinf(g) else f"{g:g}")
+plotting.mean_ci(ax, table, x="width", y="soft_rank_0.5", hue="gamma", band="sd", marker="o")
+widths = np.sort(table["width"].unique()).astype(float)
+ax.plot(widths, np.sqrt(widths), "k--", lw=1, label=r"$\sqrt{d}$")
+ax.set_xscale("log", base=2)
+ax.set_yscale("log", base=2)
+ax.set(
+    xticks=widths,
+    xticklabels=[f"{w:.0f}" for w in widths],
+    xlabel=r"width $d$ ($= N$)",
+    ylabel=r"$\frac{1}{L}\sum_\ell \mathrm{rank}_{1/2}(H_\ell)$",
+)
+ax.legend(title=r"$\gamma$")
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

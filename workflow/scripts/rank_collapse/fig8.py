@@ -1,0 +1,37 @@
+"""Dan+20 Fig. 8: the regularity constant alpha_hat vs width d, one panel per gamma."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.checks.rank_collapse import ergodic_averages
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+averages = ergodic_averages(store.load_frame(snakemake.input.chain))
+table = averages[["gamma", "width", "run", "alpha_hat"]]
+table.to_csv(snakemake.output.csv, index=False)
+
+gammas = sorted(table["gamma"].unique())
+fig, axes = plotting.figure(ncols=len(gammas), sharey=True, squeeze=False)
+for ax, gamma in zip(axes[0], gammas, strict=True):
+    plotting.mean_ci(
+        ax,
+        table[table["gamma"] == gamma],
+        x="width",
+        y="alpha_hat",
+        band="sd",
+        marker="o",
+        label=r"$\hat\alpha$",
+    )
+    ax.axhline(0.9, ls="--", c="grey", lw=1, label="0.9")
+    widths = np.sort(table["width"].unique()).astype(float)
+    ax.set_xscale("log", base=2)
+    ax.set(
+        xticks=widths,
+        xticklabels=[f"{w:.0f}" for w in widths],
+        xlabel=r"width $d$",
+        ylabel=r"regularity constant $\hat\alpha$",
+        title=r"$\gamma = \infty$" if np.isinf(gamma) else rf"$\gamma = {gamma:g}$",
+    )
+    ax.legend()
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -1,0 +1,31 @@
+"""Dan+20 Fig. 9: log2 of the layer-averaged ||M(H_l)||_F^2 vs log2 d, one panel per gamma."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.checks.rank_collapse import ergodic_averages
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+averages = ergodic_averages(store.load_frame(snakemake.input.chain))
+table = averages[["gamma", "width", "run", "frobenius_m_squared", "alpha_hat"]].copy()
+table["log2_width"] = np.log2(table["width"])
+table["log2_frobenius"] = np.log2(table["frobenius_m_squared"])
+table.to_csv(snakemake.output.csv, index=False)
+
+gammas = sorted(table["gamma"].unique())
+fig, axes = plotting.figure(ncols=len(gammas), sharey=True, squeeze=False)
+for ax, gamma in zip(axes[0], gammas, strict=True):
+    part = table[table["gamma"] == gamma]
+    plotting.mean_ci(
+        ax, part, x="log2_width", y="log2_frobenius", band="sd", marker="o", label="simulation"
+    )
+    x = np.sort(part["log2_width"].unique())
+    ax.plot(x, 1.5 * x, "g--", lw=1, label=r"$\log_2 d^{1.5}$")
+    ax.set(
+        xlabel=r"$\log_2 d$",
+        ylabel=r"$\log_2 \frac{1}{L}\sum_\ell \|M(H_\ell)\|_F^2$",
+        title=r"$\gamma = \infty$" if np.isinf(gamma) else rf"$\gamma = {gamma:g}$",
+    )
+    ax.legend()
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
