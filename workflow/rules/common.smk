@@ -29,6 +29,17 @@ FIGURES = {
 """Figures per family, named by the seed's own numbers."""
 
 
+THEOREMS = {
+    "rank_collapse": {
+        "lemma3": "sigprop.theorems.rank_collapse_b:lemma3",
+        "prop8": "sigprop.theorems.rank_collapse_b:proposition8",
+        "example9": "sigprop.theorems.rank_collapse_b:example9",
+        "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
+    },
+}
+"""Theorem checks without a figure: family -> config item -> check function."""
+
+
 def get_figures():
     """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf."""
     return [
@@ -40,7 +51,9 @@ def get_figures():
 
 
 def get_claims():
-    """Every claims file, one per checked figure: results/claims/<family>/<fig>.json."""
+    """Every claims file, one per checked figure or theorem item: results/claims/<family>/<item>.json."""
     return [
-        f"results/claims/{family}/{fig}.json" for family, figs in FIGURES.items() for fig in figs
+        f"results/claims/{family}/{item}.json"
+        for family, items in (*FIGURES.items(), *THEOREMS.items())
+        for item in items
     ]
