@@ -31,7 +31,11 @@ FIGURES = {
 
 THEOREMS = {
     "rank_collapse": {
+        "lemma1": "sigprop.theorems.rank_collapse_a:lemma1",
         "lemma3": "sigprop.theorems.rank_collapse_b:lemma3",
+        "lemma4": "sigprop.theorems.rank_collapse_a:lemma4_centering",
+        "lemma5_6": "sigprop.theorems.rank_collapse_a:lemma5_6",
+        "lemma7": "sigprop.theorems.rank_collapse_a:lemma7",
         "prop8": "sigprop.theorems.rank_collapse_b:proposition8",
         "example9": "sigprop.theorems.rank_collapse_b:example9",
         "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",

@@ -1,0 +1,301 @@
+"""Theorem checks of Dan+20 Lemmas 1, 4, 5, 6, 7 at small sizes: claims pass, and can fail.
+
+Each check is run once at small arguments (module-scoped fixtures) and asserted to pass; each
+also gets a counterexample (a violated condition of the lemma, a wrong formula, a broken
+symmetry) under which the matching claims must fail.
+"""
+
+import math
+
+import pytest
+import torch
+
+from sigprop import chains, inputs, metrics, ops
+from sigprop.theorems import TheoremCheck
+from sigprop.theorems import rank_collapse_a as rc
+
+SMALL = {
+    "lemma1": dict(
+        widths=(4, 8), batch_ratios=(1, 2), n_matrices=50, gammas=(1.0, math.inf), depth=20,
+        n_runs=2,
+    ),
+    "lemma4": dict(width=8, batch_size=8, depth=400, burn_in=50, n_runs=6, gammas=(1.0,)),
+    "lemma5_6": dict(widths=(4, 8), depth=150, n_runs=3),
+    "lemma7": dict(widths=(4,), n_pairs=20_000),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    """The rules run theorem checks single-threaded; small matrices are faster that way."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def by_what(check: TheoremCheck) -> dict:
+    """Claims keyed by the last part of their id."""
+    return {c.id.split(".", 2)[2]: c for c in check.claims}
+
+
+def assert_well_formed(check: TheoremCheck, item: str, columns: set[str]) -> None:
+    assert isinstance(check, TheoremCheck)
+    assert columns <= set(check.table.columns)
+    assert len(check.table) > 0
+    ids = [c.id for c in check.claims]
+    assert len(ids) == len(set(ids))
+    assert all(i.startswith(f"rank_collapse.{item}.") for i in ids)
+    assert all(c.source.startswith("Dan+20") for c in check.claims)
+
+
+@pytest.fixture(scope="module")
+def lemma1_check():
+    return rc.lemma1(**SMALL["lemma1"], device="cpu")
+
+
+@pytest.fixture(scope="module")
+def lemma4_check():
+    return rc.lemma4_centering(**SMALL["lemma4"], device="cpu")
+
+
+@pytest.fixture(scope="module")
+def lemma56_check():
+    return rc.lemma5_6(**SMALL["lemma5_6"], device="cpu")
+
+
+@pytest.fixture(scope="module")
+def lemma7_check():
+    return rc.lemma7(**SMALL["lemma7"], device="cpu")
+
+
+# --- Lemma 1 ------------------------------------------------------------------------------------
+
+
+def test_lemma1_claims_pass(lemma1_check):
+    assert_well_formed(
+        lemma1_check,
+        "lemma1",
+        {"part", "kind", "d", "n", "gamma", "count", "min_margin", "violation_fraction"},
+    )
+    claims = by_what(lemma1_check)
+    assert set(claims) == {"rank_ge_r", "soft_rank_ge_bound", "control_violations"}
+    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    # every kind and shape of part (a), every gamma of part (b)
+    table = lemma1_check.table
+    assert set(table["kind"]) == {*rc.MATRIX_KINDS, "bn_chain"}
+    assert (table.query("part == 'soft_rank_control'")["violation_fraction"] > 0).all()
+
+
+def test_lemma1_random_matrices_include_equality_cases(lemma1_check):
+    """Rank-one samples attain rank = r = 1, so the minimum margin sits at round-off level."""
+    exact = lemma1_check.table.query("part == 'rank_vs_r'")
+    assert exact["min_margin"].min() == pytest.approx(0.0, abs=rc.FLOAT_TOLERANCE)
+
+
+def test_lemma1_control_fails_when_states_keep_trace_d():
+    """control_scale = 1 leaves BN states (Tr M = d): no violation, the control claim fails."""
+    check = rc.lemma1(**{**SMALL["lemma1"], "control_scale": 1.0}, device="cpu")
+    claims = by_what(check)
+    assert not claims["control_violations"].passed
+    assert claims["control_violations"].measured == 0.0
+    assert claims["soft_rank_ge_bound"].passed
+
+
+def test_lemma1_margin_detects_a_violating_matrix():
+    """A matrix with Tr M = d / 100 violates rank_tau >= (1 - tau)^2 r: negative margin."""
+    h = ops.bn_rms(inputs.gaussian_inputs("t.l1", [0], 8, 8)) * 0.1
+    assert rc._soft_rank_margin(h, rc.TAU_GRID).item() < -0.5
+
+
+# --- Lemma 4 ------------------------------------------------------------------------------------
+
+
+def test_lemma4_claims_pass(lemma4_check):
+    assert_well_formed(
+        lemma4_check,
+        "lemma4",
+        {
+            "gamma", "offdiag_ergodic_mean", "offdiag_cross_run", "n_row_mean_sq",
+            "rms_row_mean_times_sqrt_n", "r_uncentered", "r_centered", "rank_half_uncentered",
+            "rank_half_centered", "centering_identity_max_rel",
+        },
+    )  # fmt: skip
+    claims = by_what(lemma4_check)
+    assert {
+        "offdiag_mean_g1", "offdiag_cross_run_g1", "row_mean_g1", "centering_r_g1",
+        "centering_rank_half_g1", "centering_identity",
+    } == set(claims)  # fmt: skip
+    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+
+
+def test_lemma4_offdiag_claims_fail_with_positive_weights(monkeypatch):
+    """|W| (all weights positive) breaks the sign symmetry of Lemma 4: M_ij drifts to +1."""
+    original = chains.ExplicitProduct.next_weights
+    monkeypatch.setattr(chains.ExplicitProduct, "next_weights", lambda self: original(self).abs())
+    claims = by_what(rc.lemma4_centering(**SMALL["lemma4"], device="cpu"))
+    assert not claims["offdiag_mean_g1"].passed
+    assert claims["offdiag_mean_g1"].measured > 0.5
+    assert not claims["offdiag_cross_run_g1"].passed
+
+
+def test_lemma4_row_mean_fails_with_offset_input():
+    """A common offset of X breaks the column sign symmetry: row means are far above 1/sqrt N."""
+    kwargs = {**SMALL["lemma4"], "batch_size": 32, "input_offset": 3.0}
+    claims = by_what(rc.lemma4_centering(**kwargs, device="cpu"))
+    assert not claims["row_mean_g1"].passed
+    assert claims["row_mean_g1"].measured > 3.0
+    assert claims["offdiag_mean_g1"].passed  # the row sign symmetry of Lemma 4 still holds
+
+
+def test_lemma4_centering_fails_for_two_samples():
+    """With N = 2, centering leaves one direction (r = 1): the centered chain differs."""
+    kwargs = {**SMALL["lemma4"], "batch_size": 2}
+    claims = by_what(rc.lemma4_centering(**kwargs, device="cpu"))
+    assert not claims["centering_r_g1"].passed
+    assert claims["centering_identity"].passed
+
+
+# --- Lemmas 5 and 6 -----------------------------------------------------------------------------
+
+
+def test_lemma5_6_claims_pass(lemma56_check):
+    assert_well_formed(
+        lemma56_check,
+        "lemma5_6",
+        {
+            "lemma", "case", "d", "gamma", "max_dev_from_start", "max_dev_from_unit",
+            "sign_change_fraction", "max_abs_delta_m", "min_numerical_rank", "min_r",
+        },
+    )  # fmt: skip
+    claims = by_what(lemma56_check)
+    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    control = lemma56_check.table.query("case == 'control'")
+    assert (control["sign_change_fraction"] > 0).all()
+
+
+def test_lemma6_gamma_one_changes_m_and_small_gamma_does_not():
+    """Lemma 6's condition matters: gamma = 1 flips signs, gamma = 0.01 < 1/(B d) never does."""
+    check = rc.lemma5_6(**{**SMALL["lemma5_6"], "control_gammas": (0.01,)}, device="cpu")
+    claims = by_what(check)
+    assert not claims["control_changes"].passed
+    assert claims["control_changes"].measured < 1e-9
+
+
+def test_lemma6_absorbing_claim_fails_from_a_full_rank_start(monkeypatch):
+    """A generic BN state (not rank one) is never rank one: no state to check, NaN fails."""
+
+    def full_rank_start(eid, runs, d, n, device):
+        return ops.bn_rms(inputs.gaussian_inputs(eid, runs, d, n, torch.float64, device))
+
+    monkeypatch.setattr(rc, "_rank_one_start", full_rank_start)
+    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    assert not claims["rank_one_absorbing"].passed
+    assert math.isnan(claims["rank_one_absorbing"].measured)
+    assert not claims["unit_entries"].passed
+
+
+def test_lemma6_absorbing_claim_fails_when_m_changes(monkeypatch):
+    """A rank-one start whose rows are not normalized (not a BN state) changes M at layer 1."""
+    original = rc._rank_one_start
+
+    def unnormalized_start(eid, runs, d, n, device):
+        h = original(eid, runs, d, n, device)
+        return h * torch.linspace(0.5, 2.0, d, dtype=h.dtype)[:, None]
+
+    monkeypatch.setattr(rc, "_rank_one_start", unnormalized_start)
+    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    assert not claims["rank_one_absorbing"].passed
+    assert claims["rank_one_absorbing"].measured > 0.1
+    assert claims["unit_entries"].passed  # the BN states after layer 0 are +-1 again
+
+
+def test_lemma6_float64_escape_is_reported(lemma56_check):
+    """At the proof's gamma the quick chains stay rank one; gamma = 1 escapes by round-off."""
+    rows = lemma56_check.table.query("lemma == 'lemma6'").set_index(["case", "d"])
+    assert (rows.loc["proof", "rank_one_fraction"] == 1.0).all()
+    assert (rows.loc["control", "escape_layer"] < SMALL["lemma5_6"]["depth"]).all()
+
+
+def test_lemma5_claims_fail_from_a_rank_one_input(monkeypatch):
+    """Lemma 5 needs a full-rank X: from a rank-one X the rank claims fail."""
+
+    original = inputs.gaussian_inputs
+
+    def rank_one(eid, runs, d, n, dtype=torch.float64, device="cpu"):
+        x = original(eid, runs, d, n, dtype, device)
+        return x[..., :, :1] * x[..., :1, :]  # outer product of a column and a row: rank one
+
+    monkeypatch.setattr(inputs, "gaussian_inputs", rank_one)
+    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    assert not claims["rank_at_least_two"].passed
+    assert not claims["r_above_one"].passed
+
+
+def test_lemma6_printed_delta_bound_is_exceeded(lemma56_check):
+    """Erratum: |Delta M_ij| exceeds the printed 4 gamma B but not 2 gamma B d + (gamma B d)^2."""
+    rows = lemma56_check.table.query("lemma == 'lemma6' and case != 'control'")
+    assert (rows["max_abs_delta_m"] <= rows["correct_bound"]).all()
+    assert (rows["max_abs_delta_m"] > rows["printed_bound_4_gamma_b"]).any()
+
+
+# --- Lemma 7 ------------------------------------------------------------------------------------
+
+
+def test_lemma7_claims_pass(lemma7_check):
+    assert_well_formed(
+        lemma7_check,
+        "lemma7",
+        {"d", "law", "gamma", "delta_f", "mc_estimate", "mc_se", "gap", "remainder_order"},
+    )
+    claims = by_what(lemma7_check)
+    assert set(claims) == {
+        "delta_f_d4_gaussian",
+        "remainder_order_d4_gaussian",
+        "delta_f_d4_uniform",
+        "remainder_order_d4_uniform",
+    }
+    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    # the gap shrinks as gamma decreases (the O(gamma) remainder)
+    for _, rows in lemma7_check.table.groupby("law"):
+        gaps = rows.sort_values("gamma")["gap"].abs().to_numpy()
+        assert gaps[-1] > gaps[0]
+
+
+def test_lemma7_fails_with_a_wrong_delta_f(monkeypatch):
+    """A delta_F off by 1 (about 1 x |delta_F| at d = 4) is detected."""
+    original = metrics.frobenius_drift
+    monkeypatch.setattr(metrics, "frobenius_drift", lambda h: original(h) + 1.0)
+    claims = by_what(rc.lemma7(**SMALL["lemma7"], device="cpu"))
+    assert not claims["delta_f_d4_gaussian"].passed
+    assert not claims["delta_f_d4_uniform"].passed
+    assert claims["remainder_order_d4_gaussian"].passed  # independent of delta_F
+
+
+def test_lemma7_order_claim_can_fail():
+    """The fitted remainder order is ~2 (symmetric laws), so demanding order 3 fails."""
+    claims = by_what(rc.lemma7(**SMALL["lemma7"], min_order=3.0, device="cpu"))
+    order = claims["remainder_order_d4_gaussian"]
+    assert not order.passed
+    assert 1.5 < order.measured < 2.2
+
+
+def test_order_solver_recovers_known_orders():
+    gammas = (0.1, 0.03, 0.01)
+    for p in (1.0, 2.0, 0.5):
+        ratio = rc._order_ratio(p, gammas)
+        assert rc._solve_order(ratio, gammas) == pytest.approx(p, abs=1e-9)
+    assert math.isnan(rc._solve_order(-1.0, gammas))
+
+
+@pytest.mark.parametrize(
+    "check, kwargs",
+    [
+        (rc.lemma1, dict(taus=(0.5, 1.5))),
+        (rc.lemma7, dict(gammas=(0.1, 0.01))),
+        (rc.lemma7, dict(laws=("cauchy",), n_pairs=10)),
+    ],
+)
+def test_checks_reject_bad_arguments(check, kwargs):
+    with pytest.raises(ValueError):
+        check(**kwargs, device="cpu")
