@@ -50,3 +50,15 @@ def test_ledger_rejects_duplicate_ids(tmp_path):
     claims.write(tmp_path / "2.json", [a])
     with pytest.raises(ValueError, match="duplicate claim ids"):
         claims.ledger([tmp_path / "1.json", tmp_path / "2.json"])
+
+
+def test_verdict_caption_lists_every_claim_after_the_description(tmp_path):
+    a = claims.evaluate("fam.fig.a", "A holds", "Seed Fig. 1", 1.0, "<=", 2.0, measured_se=0.1)
+    b = claims.evaluate("fam.fig.b", "B holds", "Seed Fig. 1", 3.0, "<=", 2.0)
+    claims.write(tmp_path / "x.json", [a, b], scale="quick")
+    text = claims.verdict_caption(
+        "Fig. 1 of {{ snakemake.params.x }}.", claims.read(tmp_path / "x.json")
+    )
+    assert text.startswith("Fig. 1 of {{ snakemake.params.x }}.")
+    assert "- PASS ``fam.fig.a``: measured 1 +- 0.1 <= 2." in text
+    assert "- **FAIL** ``fam.fig.b``" in text and "quick scale" in text

@@ -210,6 +210,8 @@ def test_quick_scale_reproduces_its_verdicts(tmp_path):
 def test_report_bundles_figures_and_claims(workdir):
     snakemake(workdir, "--configfile", "tiny.yaml", "--report", "report.zip")
     assert (workdir / "report.zip").stat().st_size > 10_000
+    caption = (workdir / "results" / "captions" / "orthogonality" / "fig2b.rst").read_text()
+    assert "DJB21 Fig. 2b" in caption and "``orthogonality.fig2b.gap_slope``" in caption
 
 
 @pytest.mark.workflow

@@ -30,6 +30,7 @@ __all__ = [
     "ledger",
     "read",
     "summarize",
+    "verdict_caption",
     "write",
     "write_ledger",
 ]
@@ -195,3 +196,21 @@ def summarize(records: Iterable[Mapping]) -> str:
         f"{r['bound']:.4g} (tol {r['tolerance']:.3g})"
         for r in records
     )
+
+
+def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
+    """A report caption: the figure's description, then one line per verdict (reStructuredText).
+
+    The description may hold Jinja placeholders (``{{ snakemake.params.* }}``); Snakemake
+    renders them when it builds the report.
+    """
+    lines = [description.rstrip(), "", "**Verdicts:**", ""]
+    for r in records:
+        se = f" +- {r['measured_se']:.2g}" if math.isfinite(r["measured_se"]) else ""
+        tol = f", tolerance {r['tolerance']:.3g}" if r["tolerance"] else ""
+        lines.append(
+            f"- {'PASS' if r['passed'] else '**FAIL**'} ``{r['id']}``: measured "
+            f"{r['measured']:.4g}{se} {r['relation']} {r['bound']:.4g}{tol}. {r['statement']}"
+            f" ({r['source']}, {r['scale']} scale)"
+        )
+    return "\n".join(lines) + "\n"

@@ -18,7 +18,14 @@ import torch
 from . import claims, store
 from .compute import resolve_device
 
-__all__ = ["import_object", "log_to_file", "run_check", "run_simulation", "run_theorem"]
+__all__ = [
+    "import_object",
+    "log_to_file",
+    "run_check",
+    "run_simulation",
+    "run_theorem",
+    "write_caption",
+]
 
 
 def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.Logger:
@@ -66,12 +73,33 @@ def run_simulation(
     log.info("wrote %s in %.2fs", tensor_path, wall)
 
 
+def write_caption(description_path: str, claims_path: str, caption_path: str) -> None:
+    """Write the report caption: the static description followed by the verdicts."""
+    with open(description_path) as f:
+        description = f.read()
+    with store.atomic_path(caption_path) as tmp:
+        tmp.write_text(claims.verdict_caption(description, claims.read(claims_path)))
+
+
 def run_check(
-    check: str, table_path: str, arguments: dict, claims_path: str, figure: str, scale: str
+    check: str,
+    table_path: str,
+    arguments: dict,
+    claims_path: str,
+    figure: str,
+    scale: str,
+    description_path: str | None = None,
+    caption_path: str | None = None,
 ) -> None:
-    """Evaluate ``check(table, **arguments)`` on a figure's CSV and write the claims file."""
+    """Evaluate ``check(table, **arguments)`` on a figure's CSV and write the claims file.
+
+    With ``description_path`` and ``caption_path``, also write the figure's report caption with
+    its verdicts.
+    """
     verdicts = import_object(check)(pd.read_csv(table_path), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
+    if description_path and caption_path:
+        write_caption(description_path, claims_path, caption_path)
     logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
 
 
@@ -83,6 +111,8 @@ def run_theorem(
     claims_path: str,
     scale: str,
     threads: int = 1,
+    description_path: str | None = None,
+    caption_path: str | None = None,
 ) -> None:
     """Run a ``sigprop.theorems`` check; write its measured table (CSV) and its claims.
 
@@ -99,4 +129,6 @@ def run_theorem(
     with store.atomic_path(table_path) as tmp:
         result.table.to_csv(tmp, index=False)
     claims.write(claims_path, result.claims, figure=table_path, scale=scale)
+    if description_path and caption_path:
+        write_caption(description_path, claims_path, caption_path)
     log.info("%.2fs\n%s", time.perf_counter() - start, claims.summarize(claims.read(claims_path)))

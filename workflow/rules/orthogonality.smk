@@ -33,7 +33,7 @@ rule orthogonality_fig1:
         pdf="figures/orthogonality/fig1.pdf",
         png=report(
             "figures/orthogonality/fig1.png",
-            caption="../report/orthogonality/fig1.rst",
+            caption="../../results/captions/orthogonality/fig1.rst",
             category="orthogonality",
         ),
         csv="results/orthogonality/fig1.csv",
@@ -51,8 +51,10 @@ rule orthogonality_check_fig1:
     """Claims of DJB21 Fig. 1: BN orthogonalizes, vanilla aligns."""
     input:
         table=rules.orthogonality_fig1.output.csv,
+        description="workflow/report/orthogonality/fig1.rst",
     output:
         claims="results/claims/orthogonality/fig1.json",
+        caption="results/captions/orthogonality/fig1.rst",
     log:
         "logs/orthogonality/check_fig1.log",
     conda:
@@ -103,7 +105,7 @@ rule orthogonality_fig2a:
         pdf="figures/orthogonality/fig2a.pdf",
         png=report(
             "figures/orthogonality/fig2a.png",
-            caption="../report/orthogonality/fig2a.rst",
+            caption="../../results/captions/orthogonality/fig2a.rst",
             category="orthogonality",
         ),
         csv="results/orthogonality/fig2a.csv",
@@ -123,8 +125,10 @@ rule orthogonality_check_fig2a:
     """Claims of DJB21 Fig. 2a: log V decays linearly, then plateaus."""
     input:
         table=rules.orthogonality_fig2a.output.csv,
+        description="workflow/report/orthogonality/fig2a.rst",
     output:
         claims="results/claims/orthogonality/fig2a.json",
+        caption="results/captions/orthogonality/fig2a.rst",
     log:
         "logs/orthogonality/check_fig2a.log",
     conda:
@@ -150,7 +154,7 @@ rule orthogonality_fig2b:
         pdf="figures/orthogonality/fig2b.pdf",
         png=report(
             "figures/orthogonality/fig2b.png",
-            caption="../report/orthogonality/fig2b.rst",
+            caption="../../results/captions/orthogonality/fig2b.rst",
             category="orthogonality",
         ),
         csv="results/orthogonality/fig2b.csv",
@@ -169,8 +173,10 @@ rule orthogonality_check_fig2b:
     """Claim of DJB21 Fig. 2b: the layer-averaged gap scales as d^{-1/2}."""
     input:
         table=rules.orthogonality_fig2b.output.csv,
+        description="workflow/report/orthogonality/fig2b.rst",
     output:
         claims="results/claims/orthogonality/fig2b.json",
+        caption="results/captions/orthogonality/fig2b.rst",
     log:
         "logs/orthogonality/check_fig2b.log",
     conda:

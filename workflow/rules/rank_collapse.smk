@@ -33,7 +33,7 @@ rule rank_collapse_fig2:
         pdf="figures/rank_collapse/fig2.pdf",
         png=report(
             "figures/rank_collapse/fig2.png",
-            caption="../report/rank_collapse/fig2.rst",
+            caption="../../results/captions/rank_collapse/fig2.rst",
             category="rank_collapse",
         ),
         csv="results/rank_collapse/fig2.csv",
@@ -51,8 +51,10 @@ rule rank_collapse_check_fig2:
     """Claims of Dan+20 Fig. 2: BN rank >= sqrt(d) at every depth; vanilla rank -> 1."""
     input:
         table=rules.rank_collapse_fig2.output.csv,
+        description="workflow/report/rank_collapse/fig2.rst",
     output:
         claims="results/claims/rank_collapse/fig2.json",
+        caption="results/captions/rank_collapse/fig2.rst",
     log:
         "logs/rank_collapse/check_fig2.log",
     conda:
@@ -103,7 +105,7 @@ rule rank_collapse_fig3a:
         pdf="figures/rank_collapse/fig3a.pdf",
         png=report(
             "figures/rank_collapse/fig3a.png",
-            caption="../report/rank_collapse/fig3a.rst",
+            caption="../../results/captions/rank_collapse/fig3a.rst",
             category="rank_collapse",
         ),
         csv="results/rank_collapse/fig3a.csv",
@@ -121,8 +123,10 @@ rule rank_collapse_check_fig3a:
     """Claims of Dan+20 Fig. 3a and Thm. 14: Omega(sqrt d) soft rank, Eq. (62)."""
     input:
         table=rules.rank_collapse_fig3a.output.csv,
+        description="workflow/report/rank_collapse/fig3a.rst",
     output:
         claims="results/claims/rank_collapse/fig3a.json",
+        caption="results/captions/rank_collapse/fig3a.rst",
     log:
         "logs/rank_collapse/check_fig3a.log",
     conda:
@@ -147,7 +151,7 @@ rule rank_collapse_fig8:
         pdf="figures/rank_collapse/fig8.pdf",
         png=report(
             "figures/rank_collapse/fig8.png",
-            caption="../report/rank_collapse/fig8.rst",
+            caption="../../results/captions/rank_collapse/fig8.rst",
             category="rank_collapse",
         ),
         csv="results/rank_collapse/fig8.csv",
@@ -165,8 +169,10 @@ rule rank_collapse_check_fig8:
     """Claims of Dan+20 Fig. 8: alpha < 1, alpha < 0.9 for d > 10, alpha decreasing in d."""
     input:
         table=rules.rank_collapse_fig8.output.csv,
+        description="workflow/report/rank_collapse/fig8.rst",
     output:
         claims="results/claims/rank_collapse/fig8.json",
+        caption="results/captions/rank_collapse/fig8.rst",
     log:
         "logs/rank_collapse/check_fig8.log",
     conda:
@@ -191,7 +197,7 @@ rule rank_collapse_fig9:
         pdf="figures/rank_collapse/fig9.pdf",
         png=report(
             "figures/rank_collapse/fig9.png",
-            caption="../report/rank_collapse/fig9.rst",
+            caption="../../results/captions/rank_collapse/fig9.rst",
             category="rank_collapse",
         ),
         csv="results/rank_collapse/fig9.csv",
@@ -209,8 +215,10 @@ rule rank_collapse_check_fig9:
     """Claims of Dan+20 Fig. 9: slope 1.5 and the Lemma 13 bound."""
     input:
         table=rules.rank_collapse_fig9.output.csv,
+        description="workflow/report/rank_collapse/fig9.rst",
     output:
         claims="results/claims/rank_collapse/fig9.json",
+        caption="results/captions/rank_collapse/fig9.rst",
     log:
         "logs/rank_collapse/check_fig9.log",
     conda:
@@ -258,7 +266,7 @@ rule rank_collapse_fig3b:
         pdf="figures/rank_collapse/fig3b.pdf",
         png=report(
             "figures/rank_collapse/fig3b.png",
-            caption="../report/rank_collapse/fig3b.rst",
+            caption="../../results/captions/rank_collapse/fig3b.rst",
             category="rank_collapse",
         ),
         csv="results/rank_collapse/fig3b.csv",
@@ -276,8 +284,10 @@ rule rank_collapse_check_fig3b:
     """Claims of Dan+20 Fig. 3b and Example 9: the largest singular value shrinks, small ones grow."""
     input:
         table=rules.rank_collapse_fig3b.output.csv,
+        description="workflow/report/rank_collapse/fig3b.rst",
     output:
         claims="results/claims/rank_collapse/fig3b.json",
+        caption="results/captions/rank_collapse/fig3b.rst",
     log:
         "logs/rank_collapse/check_fig3b.log",
     conda:
@@ -297,7 +307,12 @@ rule rank_collapse_check_theorem:
     """Theorem checks of Dan+20 without a figure, one job per item of THEOREMS["rank_collapse"]
     (Lemmas 1, 3, 4, 5-6, 7, Prop. 8, Examples 9, 11, 12): measured table and claims."""
     output:
-        table="results/rank_collapse/{item}.csv",
+        table=report(
+            "results/rank_collapse/{item}.csv",
+            caption="../report/rank_collapse/theorem.rst",
+            category="rank_collapse",
+            subcategory="theorem checks",
+        ),
         claims="results/claims/rank_collapse/{item}.json",
     log:
         "logs/rank_collapse/check_{item}.log",

@@ -10,4 +10,6 @@ run_check(
     snakemake.output.claims,
     figure=snakemake.params.figure,
     scale=snakemake.params.scale,
+    description_path=snakemake.input.description,
+    caption_path=snakemake.output.caption,
 )
