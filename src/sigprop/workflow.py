@@ -49,6 +49,16 @@ def import_object(spec: str):
     return getattr(importlib.import_module(module_name), attr)
 
 
+def _timed_call(spec: str, arguments: dict, device: str, threads: int):
+    """Call ``spec(**arguments, device=...)`` on ``threads`` CPU threads; log and time it."""
+    torch.set_num_threads(max(1, threads))
+    resolved = resolve_device(device)
+    logging.getLogger("sigprop").info("%s on %s with %s", spec, resolved, arguments)
+    start = time.perf_counter()
+    result = import_object(spec)(**arguments, device=str(resolved))
+    return result, resolved, time.perf_counter() - start
+
+
 def run_simulation(
     experiment: str, setup: dict, device: str, tensor_path: str, threads: int = 1
 ) -> None:
@@ -61,16 +71,10 @@ def run_simulation(
         tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
     """
-    torch.set_num_threads(max(1, threads))
-    log = logging.getLogger("sigprop")
-    resolved = resolve_device(device)
-    log.info("%s on %s with %s", experiment, resolved, setup)
-    start = time.perf_counter()
-    result = import_object(experiment)(**setup, device=str(resolved))
-    wall = time.perf_counter() - start
+    result, resolved, wall = _timed_call(experiment, setup, device, threads)
     meta = store.provenance(dict(setup), result.seeds, resolved, wall, experiment=experiment)
     store.save(tensor_path, result, meta)
-    log.info("wrote %s in %.2fs", tensor_path, wall)
+    logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
 
 
 def write_caption(description_path: str, claims_path: str, caption_path: str) -> None:
@@ -120,15 +124,10 @@ def run_theorem(
         check: ``"sigprop.theorems.<family>:<function>"`` returning a ``TheoremCheck``.
         arguments: the rule's config item, passed as keyword arguments.
     """
-    torch.set_num_threads(max(1, threads))
-    log = logging.getLogger("sigprop")
-    resolved = resolve_device(device)
-    log.info("%s on %s with %s", check, resolved, arguments)
-    start = time.perf_counter()
-    result = import_object(check)(**arguments, device=str(resolved))
+    result, _, wall = _timed_call(check, arguments, device, threads)
     with store.atomic_path(table_path) as tmp:
         result.table.to_csv(tmp, index=False)
     claims.write(claims_path, result.claims, figure=table_path, scale=scale)
     if description_path and caption_path:
         write_caption(description_path, claims_path, caption_path)
-    log.info("%.2fs\n%s", time.perf_counter() - start, claims.summarize(claims.read(claims_path)))
+    logging.getLogger("sigprop").info("%.2fs\n%s", wall, claims.summarize(claims.read(claims_path)))
