@@ -212,3 +212,13 @@ def test_simulate_runs_on_each_device(device):
     )
     assert 0.1 < trace.values["gap"].mean().item() < 0.3  # stationary V ~ 0.2 at d=32, n=4
     assert ops.bn_rms_scaled(h0).device.type == device.type
+
+
+def test_unit_variance_draws_have_unit_variance_and_bounded_uniform():
+    """Dan+20 Def. 1 laws in one place: N(0, 1) and U[-sqrt3, sqrt3], both variance 1."""
+    for law in chains.WEIGHT_LAWS:
+        w = chains.unit_variance_draws(seeding.generator("t.w", 0), (200_000,), law, torch.float64)
+        assert w.var().item() == pytest.approx(1.0, rel=0.02)
+    assert w.abs().max().item() <= math.sqrt(3.0)
+    with pytest.raises(ValueError, match="weight law"):
+        chains.unit_variance_draws(seeding.generator("t.w", 0), (2,), "cauchy", torch.float64)

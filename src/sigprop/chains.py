@@ -47,6 +47,7 @@ __all__ = [
     "record_layers",
     "simulate",
     "trajectory",
+    "unit_variance_draws",
 ]
 
 log = logging.getLogger(__name__)
@@ -55,6 +56,27 @@ WEIGHT_LAWS = ("gaussian", "uniform")
 """Dan+20 Def. 1 laws with the requested variance: N(0, v) and U[-sqrt(3v), sqrt(3v)]."""
 
 _BLOCK_ELEMENTS = 2**20
+
+
+def unit_variance_draws(
+    g: torch.Generator,
+    size: tuple[int, ...],
+    law: str,
+    dtype: torch.dtype,
+    device: str | torch.device = "cpu",
+    draw_dtype: torch.dtype = torch.float32,
+) -> Tensor:
+    """I.i.d. unit-variance entries: N(0, 1) or U[-sqrt(3), sqrt(3)] (Dan+20 Def. 1, App. A).
+
+    The raw draws (``torch.randn`` / ``torch.rand`` from ``g``) are made in ``draw_dtype`` and cast
+    to ``dtype`` before the affine map of the uniform law.
+    """
+    if law == "gaussian":
+        return torch.randn(size, generator=g, device=device, dtype=draw_dtype).to(dtype)
+    if law == "uniform":
+        u = torch.rand(size, generator=g, device=device, dtype=draw_dtype).to(dtype)
+        return (u * 2.0 - 1.0) * math.sqrt(3.0)
+    raise ValueError(f"weight law must be one of {WEIGHT_LAWS}, got {law!r}")
 
 
 def block_layers(elements_per_layer: int) -> int:
@@ -92,12 +114,7 @@ class _BlockStream:
 
     def _draw(self, g: torch.Generator, out: Tensor) -> None:
         size = (self.block, *self.shape)
-        if self.law == "gaussian":
-            x = torch.randn(size, generator=g, device=self.device, dtype=torch.float32)
-            out.copy_(x).mul_(self.std)
-        else:
-            u = torch.rand(size, generator=g, device=self.device, dtype=torch.float32)
-            out.copy_(u).mul_(2.0).sub_(1.0).mul_(math.sqrt(3.0) * self.std)
+        out.copy_(unit_variance_draws(g, size, self.law, self.dtype, self.device)).mul_(self.std)
 
     def next(self) -> Tensor:
         """The next layer's draws for all runs, shape (runs, *shape).

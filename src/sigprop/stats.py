@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-__all__ = ["Estimate", "bootstrap_slope", "mean_ci", "ols_slope"]
+__all__ = ["Estimate", "bootstrap_slope", "mean_ci", "mean_se", "ols_slope"]
 
 BOOTSTRAP_SEED = 20201122
 """Fixed seed of bootstrap resampling, so reruns give byte-identical claims."""
@@ -41,6 +41,13 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
         return mean, np.nan, np.nan
     half = st.t.ppf(0.5 + level / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
     return mean, mean - half, mean + half
+
+
+def mean_se(values) -> tuple[float, float]:
+    """Mean and standard error of i.i.d. per-run values (NaN SE for a single value)."""
+    v = np.asarray(values.cpu() if hasattr(values, "cpu") else values, dtype=float).ravel()
+    se = v.std(ddof=1) / np.sqrt(v.size) if v.size > 1 else np.nan
+    return float(v.mean()), float(se)
 
 
 def ols_slope(x: np.ndarray, y: np.ndarray) -> Estimate:

@@ -31,6 +31,7 @@ from torch import Tensor
 from .. import chains, inputs, metrics, ops, seeding
 from ..claims import evaluate
 from ..compute import resolve_device
+from ..stats import mean_se
 from . import TheoremCheck
 
 __all__ = [
@@ -90,13 +91,6 @@ SOURCE_LEMMA7 = "Dan+20 Lemma 7, Eq. (43)"
 def _tag(gamma: float) -> str:
     """A claim-id-safe label of gamma: 0.1 -> g0p1, 1 -> g1, inf -> ginf."""
     return "ginf" if math.isinf(gamma) else "g" + f"{gamma:g}".replace(".", "p").replace("-", "m")
-
-
-def _mean_se(values) -> tuple[float, float]:
-    """Mean and standard error of i.i.d. per-run values (NaN SE for a single value)."""
-    v = np.asarray(values, dtype=float).ravel()
-    se = v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.nan
-    return float(v.mean()), float(se)
 
 
 def _t_multiplier(z: float, n: int) -> float:
@@ -526,22 +520,22 @@ def lemma4_centering(
         # Eq. (31)-(32): off-diagonal ergodic averages
         mbar = _offdiag(m_mean.mean).cpu().double()  # (R, pairs)
         pair_mean = mbar.mean(-1).numpy()
-        off_mean, off_se = _mean_se(pair_mean)
+        off_mean, off_se = mean_se(pair_mean)
         cross = (mbar @ mbar.T / pairs).numpy()
         iu = np.triu_indices(n_runs, 1)
         cross_vals = cross[iu]
-        cross_mean, cross_se = _mean_se(cross_vals)  # distinct run pairs: uncorrelated (doc)
+        cross_mean, cross_se = mean_se(cross_vals)  # distinct run pairs: uncorrelated (doc)
         rms_bias = math.sqrt(max(cross_mean, 0.0))
         mean_abs_erg = mbar.abs().mean().item()
         mean_abs_layer = plain.values["offdiag_abs"].mean().item()
         # row means
-        row_mean, row_se = _mean_se(row_ms.mean.cpu().numpy())
+        row_mean, row_se = mean_se(row_ms.mean.cpu().numpy())
         # centering comparison, paired by run
         stats = {}
         for key in ("r", "rank_half"):
             a = values["plain"][key].mean(-1).numpy()
             b = values["centered"][key].mean(-1).numpy()
-            diff, diff_se = _mean_se(b - a)
+            diff, diff_se = mean_se(b - a)
             stats[key] = (a.mean(), b.mean(), diff, diff_se)
         l_eff = len(layers)
         rows.append(
@@ -1015,17 +1009,6 @@ def lemma5_6(
 # Lemma 7
 
 
-def _draw_weights(g: torch.Generator, count: int, d: int, law: str, device) -> Tensor:
-    """``count`` matrices W with i.i.d. unit-variance entries of ``chains.WEIGHT_LAWS``' law:
-    N(0, 1) or uniform[-sqrt 3, sqrt 3] (Dan+20 Def. 1 and App. A)."""
-    kw = dict(generator=g, dtype=DTYPE, device=device)
-    if law == "gaussian":
-        return torch.randn(count, d, d, **kw)
-    if law == "uniform":
-        return (torch.rand(count, d, d, **kw) * 2 - 1) * math.sqrt(3.0)
-    raise ValueError(f"weight law must be one of {chains.WEIGHT_LAWS}, got {law!r}")
-
-
 def _order_ratio(p: float, g: Sequence[float]) -> float:
     """(g0^p - g2^p) / (g1^p - g2^p): the ratio of remainder differences for c gamma^p."""
     if abs(p) < 1e-9:
@@ -1093,7 +1076,10 @@ def lemma7(
             for chunk, start in enumerate(range(0, n_pairs, PAIRS_PER_CHUNK)):
                 count = min(PAIRS_PER_CHUNK, n_pairs - start)
                 g = seeding.generator(f"{eid}.{law}", chunk, "weights", dev)
-                wh = _draw_weights(g, PAIRS_PER_CHUNK, d, law, dev)[:count] @ h
+                w = chains.unit_variance_draws(
+                    g, (PAIRS_PER_CHUNK, d, d), law, DTYPE, dev, draw_dtype=DTYPE
+                )
+                wh = w[:count] @ h
                 for k, gamma in enumerate(gammas):
                     plus = metrics.frobenius_m_squared(ops.bn_rms(h + gamma * wh))
                     minus = metrics.frobenius_m_squared(ops.bn_rms(h - gamma * wh))

@@ -51,7 +51,7 @@ from ..claims import evaluate
 from ..compute import resolve_device
 from ..inputs import gaussian_inputs
 from ..seeding import generator
-from ..stats import ols_slope
+from ..stats import mean_se, ols_slope
 from . import TheoremCheck
 
 __all__ = ["example9", "examples11_12", "lemma3", "proposition8"]
@@ -72,13 +72,6 @@ the negative control of Prop. 8 and Example 11)."""
 def _tag(x: float) -> str:
     """A number as a claim-id fragment: 0.1 -> '0p1', 1e-3 -> '0p001'."""
     return f"{x:g}".replace("-", "m").replace(".", "p").replace("+", "")
-
-
-def _mean_se(values: Tensor | np.ndarray) -> tuple[float, float]:
-    """Mean and standard error over runs (the unit of independence, ``sigprop.stats``)."""
-    v = np.asarray(values.cpu() if isinstance(values, Tensor) else values, dtype=float)
-    se = v.std(ddof=1) / math.sqrt(v.size) if v.size > 1 else math.nan
-    return float(v.mean()), float(se)
 
 
 def _check_positive_ints(name: str, values: Sequence[int], minimum: int = 1) -> None:
@@ -303,10 +296,10 @@ def lemma3(
         )
         for i, gamma in enumerate(gammas):
             log_ratio = log_ratios[i]
-            rate, rate_se = _mean_se(_per_run_slopes(log_ratio, burn_in))
+            rate, rate_se = mean_se(_per_run_slopes(log_ratio, burn_in))
             for layer in layers:
                 r_h, ratio = at[layer][0][i], at[layer][1][i]
-                qr_mean, qr_se = _mean_se(log_ratio[:, layer] / math.log(10))
+                qr_mean, qr_se = mean_se(log_ratio[:, layer] / math.log(10))
                 rows.append(
                     dict(
                         width=width,
@@ -630,9 +623,9 @@ def example9(
             gammas, epsilons, spectra, hs, means, strict=True
         ):
             frob0 = metrics.frobenius_m_squared(h).item()
-            l1_mean, l1_se = _mean_se(lam1)
-            sm_mean, sm_se = _mean_se(small)
-            fd_mean, fd_se = _mean_se(frob - frob0)
+            l1_mean, l1_se = mean_se(lam1)
+            sm_mean, sm_se = mean_se(small)
+            fd_mean, fd_se = mean_se(frob - frob0)
             paper_bound = -(gamma**2) * e**2 * width**2
             row = dict(
                 width=width,
