@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from sigprop import metrics, ops
+from sigprop.stats import mean_se
 from sigprop.theorems import TheoremCheck
 from sigprop.theorems import rank_collapse_b as rc
 
@@ -351,4 +352,4 @@ def test_claim_tags_are_id_safe():
     assert rc._tag(0.1) == "0p1"
     assert rc._tag(1e-3) == "0p001"
     assert rc._tag(0.75) == "0p75"
-    assert math.isnan(rc._mean_se([1.0])[1])
+    assert math.isnan(mean_se([1.0])[1])
