@@ -19,7 +19,7 @@ import seaborn as sns  # noqa: E402
 from . import stats  # noqa: E402
 from .store import atomic_path  # noqa: E402
 
-__all__ = ["PALETTE", "figure", "mean_ci", "run_summary", "save"]
+__all__ = ["PALETTE", "figure", "mean_ci", "run_summary", "save", "width_axis"]
 
 PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e"}
 """Dan+20 Fig. 2 colours: blue for BN, orange for vanilla; reused across families."""
@@ -86,6 +86,13 @@ def mean_ci(
     if hue:
         ax.legend(title=hue)
     return ax
+
+
+def width_axis(ax, widths, label: str = r"width $d$") -> None:
+    """A log2 x-axis with one labelled tick per simulated width."""
+    widths = sorted(float(w) for w in widths)
+    ax.set_xscale("log", base=2)
+    ax.set(xticks=widths, xticklabels=[f"{w:.0f}" for w in widths], xlabel=label)
 
 
 def save(fig, pdf: str | os.PathLike, png: str | os.PathLike, dpi: int = 200) -> None:

@@ -21,12 +21,9 @@ plotting.mean_ci(ax, table, x="width", y="mean_gap", marker="o", label="simulati
 widths = np.sort(table["width"].unique()).astype(float)
 anchor = table.query("width == @widths[-1]")["mean_gap"].mean()
 ax.plot(widths, anchor * np.sqrt(widths[-1] / widths), "k--", lw=1, label=r"$\propto d^{-1/2}$")
-ax.set_xscale("log", base=2)
+plotting.width_axis(ax, widths)
 ax.set(
     yscale="log",
-    xticks=widths,
-    xticklabels=[f"{w:.0f}" for w in widths],
-    xlabel=r"width $d$",
     ylabel=rf"$\bar V$: mean of $V(H_\ell)$ over $\ell = {first}..{last}$",
 )
 ax.legend()

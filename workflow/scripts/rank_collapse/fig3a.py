@@ -15,12 +15,9 @@ table["gamma"] = table["gamma"].map(lambda g: "∞" if np.isinf(g) else f"{g:g}"
 plotting.mean_ci(ax, table, x="width", y="soft_rank_0.5", hue="gamma", band="sd", marker="o")
 widths = np.sort(table["width"].unique()).astype(float)
 ax.plot(widths, np.sqrt(widths), "k--", lw=1, label=r"$\sqrt{d}$")
-ax.set_xscale("log", base=2)
+plotting.width_axis(ax, widths, r"width $d$ ($= N$)")
 ax.set_yscale("log", base=2)
 ax.set(
-    xticks=widths,
-    xticklabels=[f"{w:.0f}" for w in widths],
-    xlabel=r"width $d$ ($= N$)",
     ylabel=r"$\frac{1}{L}\sum_\ell \mathrm{rank}_{1/2}(H_\ell)$",
 )
 ax.legend(title=r"$\gamma$")

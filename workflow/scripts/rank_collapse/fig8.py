@@ -25,11 +25,8 @@ for ax, gamma in zip(axes[0], gammas, strict=True):
     )
     ax.axhline(0.9, ls="--", c="grey", lw=1, label="0.9")
     widths = np.sort(table["width"].unique()).astype(float)
-    ax.set_xscale("log", base=2)
+    plotting.width_axis(ax, widths)
     ax.set(
-        xticks=widths,
-        xticklabels=[f"{w:.0f}" for w in widths],
-        xlabel=r"width $d$",
         ylabel=r"regularity constant $\hat\alpha$",
         title=r"$\gamma = \infty$" if np.isinf(gamma) else rf"$\gamma = {gamma:g}$",
     )
