@@ -80,6 +80,8 @@ def test_schema_rejects_unknown_keys_at_every_level():
             "needs at least 4 widths",
         ),
         ({"orthogonality": {"gap_chain": {"batch_size": 32}}}, "batch_size = 32 exceeds"),
+        ({"rank_collapse": {"bn_chain": {"taus": [0.25, 0.75]}}}, "must include 0.5"),
+        ({"rank_collapse": {"bn_chain": {"burn_in": 5000}}}, "burn_in = 5000 exceeds"),
     ],
 )
 def test_consistency_errors_name_both_keys(override, message):
