@@ -40,6 +40,9 @@ THEOREMS = {
         "example9": "sigprop.theorems.rank_collapse_b:example9",
         "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
     },
+    "orthogonality": {
+        # issue 4 items go here, one line each: "<config item>": "<module>:<function>",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
