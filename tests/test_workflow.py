@@ -28,7 +28,7 @@ TINY = {
         "cosine_pair": {"width": 16, "depth": 20, "n_runs": 4},
         "gap_chain": {"widths": [8, 16, 32, 64], "depth": 120, "n_runs": 4},
         "fig2a": {"widths": [8, 32], "layers": 40, "plateau_window": [25, 40]},
-        "fig2b": {"window": [40, 120]},
+        "fig2b": {"window": [40, 120], "paper_window": [1, 100]},
     },
 }
 
@@ -69,6 +69,7 @@ QUICK_CLAIMS = [
     "orthogonality.fig2a.plateau_d32",
     "orthogonality.fig2a.plateau_d512",
     "orthogonality.fig2b.gap_slope",
+    "orthogonality.fig2b.paper_protocol_slope",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p05",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p1",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p2",
@@ -227,6 +228,7 @@ def test_all_produces_figures_and_the_claims_ledger(workdir):
     ledger = pd.read_csv(workdir / "results" / "claims.csv")
     assert {
         "orthogonality.fig2b.gap_slope",
+        "orthogonality.fig2b.paper_protocol_slope",
         "rank_collapse.fig2.bn_relu_above_sqrt_d",
         "orthogonality.fig1.bn_orthogonalizes",
     } <= set(ledger["id"])

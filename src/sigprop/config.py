@@ -52,6 +52,7 @@ def check_consistency(config: Mapping) -> None:
     _window(fig2a, "decay_window", fig2a["layers"], "orthogonality.fig2a.layers")
     _window(fig2a, "plateau_window", fig2a["layers"], "orthogonality.fig2a.layers")
     _window(fig2b, "window", chain["depth"], depth_key)
+    _window(fig2b, "paper_window", chain["depth"], depth_key)
     if len(chain["widths"]) < 4:
         raise ConfigError(
             f"orthogonality.gap_chain.widths {chain['widths']}: the Fig. 2b exponent fit "

@@ -164,6 +164,7 @@ rule orthogonality_fig2b:
         "../../envs/sigprop.yaml"
     params:
         window=lookup(within=config, dpath="orthogonality/fig2b/window"),
+        paper_window=lookup(within=config, dpath="orthogonality/fig2b/paper_window"),
         chain=lookup(within=config, dpath="orthogonality/gap_chain"),
     script:
         "../scripts/orthogonality/fig2b.py"
@@ -186,6 +187,11 @@ rule orthogonality_check_fig2b:
         arguments={
             "window": lookup(within=config, dpath="orthogonality/fig2b/window"),
             "slope_z": lookup(within=config, dpath="orthogonality/fig2b/slope_z"),
+            "paper_window": lookup(within=config, dpath="orthogonality/fig2b/paper_window"),
+            "paper_slope": lookup(within=config, dpath="orthogonality/fig2b/paper_slope"),
+            "paper_slope_rounding": lookup(
+                within=config, dpath="orthogonality/fig2b/paper_slope_rounding"
+            ),
         },
         figure=rules.orthogonality_fig2b.output.pdf,
         scale=config["scale"],
