@@ -29,6 +29,8 @@ TINY = {
         "gap_chain": {"widths": [8, 16, 32, 64], "depth": 120, "n_runs": 4},
         "fig2a": {"widths": [8, 32], "layers": 40, "plateau_window": [25, 40]},
         "fig2b": {"window": [40, 120], "paper_window": [1, 100]},
+        "real_gap": {"width": 16, "channels": 4, "depth": 8, "n_batches": 3},
+        "fig5": {"growth_window": [2, 8], "plateau_window": [4, 8]},
     },
 }
 
@@ -70,6 +72,17 @@ QUICK_CLAIMS = [
     "orthogonality.fig2a.plateau_d512",
     "orthogonality.fig2b.gap_slope",
     "orthogonality.fig2b.paper_protocol_slope",
+    "orthogonality.fig5.convnet.vanilla_grows",
+    "orthogonality.fig5.convnet.bn_decreases",
+    "orthogonality.fig5.convnet.bn_flat",
+    "orthogonality.fig5.convnet.flatness_power",
+    "orthogonality.fig5.convnet.bn_below_vanilla",
+    "orthogonality.fig5.mlp.vanilla_grows",
+    "orthogonality.fig5.mlp.bn_decreases",
+    "orthogonality.fig5.mlp.bn_flat",
+    "orthogonality.fig5.mlp.flatness_power",
+    "orthogonality.fig5.mlp.bn_below_vanilla",
+    "orthogonality.fig5.mlp.bn_floor",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p05",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p1",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p2",
@@ -191,8 +204,8 @@ QUICK_CLAIMS = [
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
-QUICK_FAILURES: set[str] = set()
-"""Claims that fail at quick scale, as reported in the closing notes (none so far)."""
+QUICK_FAILURES: set[str] = {"orthogonality.fig5.convnet.bn_flat"}
+"""Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 
 
 @pytest.mark.workflow

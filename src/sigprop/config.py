@@ -63,3 +63,23 @@ def check_consistency(config: Mapping) -> None:
             f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
             f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )
+    _check_real_gap(orth)
+
+
+def _check_real_gap(orth: Mapping) -> None:
+    """DJB21 Fig. 5: the windows of ``fig5`` lie in layers 1..real_gap.depth; odd kernel."""
+    real, fig5 = orth["real_gap"], orth["fig5"]
+    depth_key = "orthogonality.real_gap.depth"
+    for key in ("growth_window", "plateau_window"):
+        _window(fig5, key, real["depth"], depth_key)
+        first, last = fig5[key]
+        if first < 1 or last - first < 2:
+            raise ConfigError(
+                f"orthogonality.fig5.{key} = {fig5[key]}: layers start at 1 (the input) and a "
+                "per-batch slope needs at least 3 layers"
+            )
+    if real["kernel_size"] % 2 == 0:
+        raise ConfigError(
+            f"orthogonality.real_gap.kernel_size = {real['kernel_size']} must be odd to keep the "
+            "ConvNet's maps equal sized"
+        )

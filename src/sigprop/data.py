@@ -100,10 +100,17 @@ def _idx_files(folder: str) -> tuple[str, ...]:
     return tuple(f"{folder}/raw/{n}" for n in names)
 
 
+def _cifar10_files() -> tuple[str, ...]:
+    """The python-pickle batches that torchvision's CIFAR10 reads (no Debian package ships them)."""
+    names = ("batches.meta", *(f"data_batch_{i}" for i in range(1, 6)), "test_batch")
+    return tuple(f"cifar-10-batches-py/{n}" for n in names)
+
+
 DATASETS: dict[str, DatasetSpec] = {
     "fashion_mnist": DatasetSpec(
         "Fashion-MNIST", datasets.FashionMNIST, _idx_files("FashionMNIST"), "dataset-fashion-mnist"
     ),
+    "cifar10": DatasetSpec("CIFAR-10", datasets.CIFAR10, _cifar10_files()),
 }
 """Dataset name -> how to obtain it."""
 

@@ -1,0 +1,150 @@
+"""DJB21 App. F, Fig. 5: the orthogonality gap per layer of random ReLU networks on real images.
+
+The networks are ``sigprop.models`` (ReLU-first blocks, torch BN in training mode or none, the
+authors' Xavier-normal gains; spec orthogonality §3 "Fig. 5"). Nothing is trained: each batch
+of real images is pushed through freshly initialized networks and DJB21 Eq. (2) is measured on
+the input of every block (per-sample flattened features), so layer 1 is the raw input.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import torch
+
+from .. import data, metrics, models
+from ..compute import resolve_device, resolve_dtype
+from ..seeding import generator
+from ..store import Labelled
+
+__all__ = ["load_images", "real_gap"]
+
+log = logging.getLogger(__name__)
+
+
+def load_images(
+    dataset: str, data_root: str, download: bool, normalize_mean: float, normalize_std: float
+) -> torch.Tensor:
+    """The training images of ``dataset``, normalized as ``transforms.Normalize(mean, std)``.
+
+    The DJB21 code normalizes CIFAR-10 with the MNIST constants (0.1307, 0.3081), one value
+    broadcast to every channel. Raises ``data.DatasetNotFoundError`` if the data is missing.
+
+    Returns:
+        float32, shape (N, C, H, W).
+    """
+    if normalize_std <= 0:
+        raise ValueError(f"normalize_std must be > 0, got {normalize_std}")
+    images, _ = data.as_tensors(data.load(dataset, root=data_root, train=True, download=download))
+    return images.sub_(normalize_mean).div_(normalize_std)
+
+
+def real_gap(
+    dataset: str,
+    data_root: str,
+    download: bool,
+    normalize_mean: float,
+    normalize_std: float,
+    architectures: list[str],
+    norms: list[str],
+    width: int,
+    channels: int,
+    kernel_size: int,
+    padding_mode: str,
+    depth: int,
+    batch_size: int,
+    n_batches: int,
+    init_per_batch: bool,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "orthogonality.real_gap",
+) -> Labelled:
+    """V(H_l) before each block l = 1..depth, DJB21 Fig. 5 (Eq. (2) on real images).
+
+    For every batch b (``n_batches`` of ``batch_size`` distinct training images, drawn from the
+    stream (experiment_id, b, "batch")) and architecture, the BN and the vanilla network share
+    the initial weights (stream (experiment_id.architecture, b, "weights"); common random
+    numbers). With ``init_per_batch`` every batch gets a fresh network, so batches are i.i.d.
+    (network, data) draws; otherwise, as in the authors' code, one network (b = 0) sees all
+    batches. BN runs in training mode (batch statistics), as in the code.
+
+    Args:
+        dataset, data_root, download: passed to ``sigprop.data.load`` (training split).
+        normalize_mean, normalize_std: the input normalization, see ``load_images``.
+        architectures: subset of ``models.ARCHITECTURES`` ("mlp", "convnet").
+        norms: subset of ``models.NORMS`` ("batchnorm", "none").
+        width: MLP width. channels: ConvNet channels. kernel_size, padding_mode: ConvNet.
+        depth: number of blocks; V is measured at the input of each (layer 1 = raw input).
+        batch_size: n, the samples per batch. n_batches: independent batches.
+        init_per_batch: a fresh random network per batch (True) or one for all (False).
+        dtype: "float32" or "float64" for the forward passes.
+
+    Returns:
+        ``gap`` over dims (architecture, norm, batch, layer), float64 on the CPU.
+    """
+    for name in architectures:
+        if name not in models.ARCHITECTURES:
+            raise ValueError(f"architecture must be in {models.ARCHITECTURES}, got {name!r}")
+    for name in norms:
+        if name not in models.NORMS:
+            raise ValueError(f"norm must be in {models.NORMS}, got {name!r}")
+    if padding_mode not in models.PADDING_MODES:
+        raise ValueError(
+            f"padding_mode must be one of {models.PADDING_MODES}, got {padding_mode!r}"
+        )
+    if batch_size < 2 or n_batches < 1 or depth < 1:
+        raise ValueError(
+            f"need batch_size >= 2, n_batches >= 1, depth >= 1; got {batch_size}, {n_batches}, "
+            f"{depth}"
+        )
+    torch_device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    images = load_images(dataset, data_root, download, normalize_mean, normalize_std)
+    if batch_size > images.shape[0]:
+        raise ValueError(f"batch_size {batch_size} exceeds the {images.shape[0]} images")
+
+    gaps = torch.empty(len(architectures), len(norms), n_batches, depth, dtype=torch.float64)
+    batches = range(n_batches)
+    for b in batches:
+        pick = torch.randperm(images.shape[0], generator=generator(experiment_id, b, "batch"))
+        x = images[pick[:batch_size]].to(torch_device, torch_dtype)
+        for i, arch in enumerate(architectures):
+            for j, norm in enumerate(norms):
+                weights = generator(
+                    f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights"
+                )
+                net = models.build(
+                    arch,
+                    tuple(images.shape[1:]),
+                    width if arch == "mlp" else channels,
+                    depth,
+                    norm,
+                    kernel_size,
+                    padding_mode,
+                    generator=weights,
+                )
+                net = net.to(torch_device, torch_dtype).train()
+                with torch.no_grad():
+                    reps = net.representations(x)
+                    v = [metrics.orthogonality_gap(models.features_by_samples(h)) for h in reps]
+                gaps[i, j, b] = torch.stack(v).to("cpu", torch.float64)
+        log.info("batch %d/%d done", b + 1, n_batches)
+    return Labelled(
+        dims=["architecture", "norm", "batch", "layer"],
+        coords={
+            "architecture": list(architectures),
+            "norm": list(norms),
+            "batch": list(batches),
+            "layer": list(range(1, depth + 1)),
+        },
+        values={"gap": gaps},
+        seeds={
+            "experiment_id": experiment_id,
+            "runs": list(batches),
+            "streams": ["batch"],
+            "weights": {
+                "experiment_ids": [f"{experiment_id}.{a}" for a in architectures],
+                "runs": list(batches) if init_per_batch else [0],
+                "streams": ["weights"],
+            },
+        },
+    )

@@ -1,0 +1,222 @@
+"""Networks of the seeds' real-data experiments, built from torch's own layers.
+
+DJB21 App. F, Fig. 5 (spec orthogonality §3 "Fig. 5", [code]): a ReLU MLP and a ReLU ConvNet
+whose blocks are ``ReLU -> Linear/Conv2d (bias=False) -> BatchNorm1d/2d or Identity``, the ReLU
+first, even on the raw input. BN is torch's own, in training mode at initialization (centred,
+biased variance, eps 1e-5, weight 1, bias 0): not the uncentred BN of DJB21 Eq. (1).
+
+Initialization is ``xavier_normal_`` with the authors' gains (sqrt 2 = ``calculate_gain("relu")``
+for the MLP, 1 = ``calculate_gain("conv2d")`` for the ConvNet), drawn on the CPU from a
+``torch.Generator`` (``sigprop.seeding``) so a network is the same on every device.
+
+``representations(x)`` returns the input of every block (the first is the raw input), the
+layout on which DJB21 Fig. 5 measures the orthogonality gap.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+__all__ = [
+    "ARCHITECTURES",
+    "NORMS",
+    "PADDING_MODES",
+    "ConvNet",
+    "ReluMLP",
+    "build",
+    "features_by_samples",
+]
+
+NORMS = ("batchnorm", "none")
+"""``norm`` switch: torch BatchNorm after each Linear/Conv, or none (the vanilla network)."""
+
+ARCHITECTURES = ("mlp", "convnet")
+"""Architectures ``build`` knows."""
+
+PADDING_MODES = ("reflect", "zeros", "replicate", "circular")
+"""``nn.Conv2d`` padding modes. DJB21's code uses 'reflect'; its caption says zero padding."""
+
+
+def _check_norm(norm: str) -> None:
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+
+
+def _check_positive(**values: int) -> None:
+    for name, value in values.items():
+        if int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _init_weight(weight: Tensor, gain: float, generator: torch.Generator | None) -> None:
+    """``xavier_normal_`` on the CPU (a CPU generator), copied into the weight in place."""
+    draw = torch.empty(weight.shape, dtype=weight.dtype, device="cpu")
+    nn.init.xavier_normal_(draw, gain=gain, generator=generator)
+    with torch.no_grad():
+        weight.copy_(draw)
+
+
+class _Blocks(nn.Module):
+    """A stack of blocks with access to every block's input."""
+
+    blocks: nn.ModuleList
+
+    def forward(self, x: Tensor) -> Tensor:
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+    def representations(self, x: Tensor, include_output: bool = False) -> list[Tensor]:
+        """The input of each block, in order: ``[x, block_1(x), ...]``.
+
+        Args:
+            x: a batch, samples first, as ``forward`` takes it.
+            include_output: also append the last block's output.
+        Returns:
+            ``depth`` tensors (``depth + 1`` with ``include_output``); the first is ``x`` itself.
+        """
+        out = []
+        for block in self.blocks:
+            out.append(x)
+            x = block(x)
+        if include_output:
+            out.append(x)
+        return out
+
+
+class ReluMLP(_Blocks):
+    """DJB21 Fig. 5a: ``depth`` blocks ReLU -> Linear(bias=False) -> BatchNorm1d | Identity.
+
+    Args:
+        in_features: input dimension (the flattened image: 3072 for CIFAR-10, 784 for MNIST).
+        width: the width of every hidden layer (100 in the paper).
+        depth: the number of blocks (30 in the paper).
+        norm: "batchnorm" (torch ``BatchNorm1d``) or "none".
+        gain: the ``xavier_normal_`` gain; the code's is sqrt 2 (``calculate_gain("relu")``).
+        generator: CPU generator of the initial weights (``sigprop.seeding.generator``).
+    """
+
+    def __init__(
+        self,
+        in_features: int,
+        width: int,
+        depth: int,
+        norm: str = "batchnorm",
+        gain: float = math.sqrt(2.0),
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        _check_norm(norm)
+        _check_positive(in_features=in_features, width=width, depth=depth)
+        blocks = []
+        for layer in range(depth):
+            linear = nn.Linear(in_features if layer == 0 else width, width, bias=False)
+            _init_weight(linear.weight, gain, generator)
+            bn = nn.BatchNorm1d(width) if norm == "batchnorm" else nn.Identity()
+            blocks.append(nn.Sequential(nn.ReLU(), linear, bn))
+        self.blocks = nn.ModuleList(blocks)
+        self.norm = norm
+
+    def forward(self, x: Tensor) -> Tensor:
+        """x: shape (n, in_features), or images (n, C, H, W), flattened first."""
+        return super().forward(x.flatten(start_dim=1))
+
+    def representations(self, x: Tensor, include_output: bool = False) -> list[Tensor]:
+        return super().representations(x.flatten(start_dim=1), include_output)
+
+
+class ConvNet(_Blocks):
+    """DJB21 Fig. 5b: ``depth`` blocks ReLU -> Conv2d(k, stride 1, bias=False) -> BN2d | Identity.
+
+    Padding k // 2 keeps the maps equally sized. The authors' ``default_convnet`` takes
+    ``padding_mode='zero'`` but never forwards it, so their nets pad with 'reflect' (the
+    default here); the caption says zero padding ('zeros').
+
+    Args:
+        in_channels: channels of the input images (3 for CIFAR-10, 1 for Fashion-MNIST).
+        channels: channels of every hidden layer (100 in the paper).
+        depth: the number of blocks (30 in the paper).
+        kernel_size: odd kernel size (3 in the paper).
+        norm: "batchnorm" (torch ``BatchNorm2d``) or "none".
+        padding_mode: an ``nn.Conv2d`` padding mode.
+        gain: the ``xavier_normal_`` gain; the code's is 1 (``calculate_gain("conv2d")``).
+        generator: CPU generator of the initial weights.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        channels: int,
+        depth: int,
+        kernel_size: int = 3,
+        norm: str = "batchnorm",
+        padding_mode: str = "reflect",
+        gain: float = 1.0,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        _check_norm(norm)
+        _check_positive(
+            in_channels=in_channels, channels=channels, depth=depth, kernel_size=kernel_size
+        )
+        if kernel_size % 2 == 0:
+            raise ValueError(f"kernel_size must be odd to keep maps equal sized, got {kernel_size}")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
+        blocks = []
+        for layer in range(depth):
+            conv = nn.Conv2d(
+                in_channels if layer == 0 else channels,
+                channels,
+                kernel_size,
+                stride=1,
+                padding=kernel_size // 2,
+                padding_mode=padding_mode,
+                bias=False,
+            )
+            _init_weight(conv.weight, gain, generator)
+            bn = nn.BatchNorm2d(channels) if norm == "batchnorm" else nn.Identity()
+            blocks.append(nn.Sequential(nn.ReLU(), conv, bn))
+        self.blocks = nn.ModuleList(blocks)
+        self.norm = norm
+
+
+def build(
+    architecture: str,
+    input_shape: tuple[int, ...],
+    width: int,
+    depth: int,
+    norm: str,
+    kernel_size: int = 3,
+    padding_mode: str = "reflect",
+    generator: torch.Generator | None = None,
+) -> ReluMLP | ConvNet:
+    """The Fig. 5 network for one architecture with the code's gains, on the CPU in float32.
+
+    Args:
+        architecture: "mlp" or "convnet".
+        input_shape: one sample's shape (C, H, W); the MLP reads it flattened.
+        width: MLP width or ConvNet channels.
+        depth, norm, kernel_size, padding_mode, generator: see ``ReluMLP`` and ``ConvNet``.
+    """
+    if architecture == "mlp":
+        return ReluMLP(math.prod(input_shape), width, depth, norm, generator=generator)
+    if architecture == "convnet":
+        if len(input_shape) != 3:
+            raise ValueError(f"convnet needs (C, H, W) inputs, got shape {tuple(input_shape)}")
+        return ConvNet(
+            input_shape[0], width, depth, kernel_size, norm, padding_mode, generator=generator
+        )
+    raise ValueError(f"architecture must be one of {ARCHITECTURES}, got {architecture!r}")
+
+
+def features_by_samples(h: Tensor) -> Tensor:
+    """A batch (n, ...) as the d x n matrix of sigprop's metrics: per-sample flattened features.
+
+    DJB21 Fig. 5 [code] flattens each sample's features (channels x pixels for the ConvNet);
+    ``metrics.orthogonality_gap(features_by_samples(h))`` is the code's gap.
+    """
+    return h.flatten(start_dim=1).mT
