@@ -54,15 +54,19 @@ def test_bures_formula_matches_scipy(gen):
     )
 
 
-def test_conditional_w2_closed_forms():
+def test_conditional_w2_closed_forms(gen):
     """0 for orthogonal equal-norm samples; 2 - 2/sqrt(n) (its maximum) for rank-one H."""
     n, d = 4, 9
-    q, _ = torch.linalg.qr(torch.randn(d, n, dtype=torch.float64))
+    q, _ = torch.linalg.qr(torch.randn(d, n, generator=gen, dtype=torch.float64))
     assert gaussianity.conditional_w2_squared(q / math.sqrt(n)).item() == pytest.approx(
         0.0, abs=1e-14
     )
-    rank_one = unit_frobenius(torch.ones(d, 1, dtype=torch.float64) @ torch.rand(1, n).double())
-    assert gaussianity.conditional_w2_squared(rank_one).item() == pytest.approx(2 - 2 / math.sqrt(n))
+    rank_one = unit_frobenius(
+        torch.ones(d, 1, dtype=torch.float64) @ torch.arange(1.0, n + 1).double()[None]
+    )
+    assert gaussianity.conditional_w2_squared(rank_one).item() == pytest.approx(
+        2 - 2 / math.sqrt(n)
+    )
 
 
 def test_conditional_w2_is_rotation_invariant(gen):
