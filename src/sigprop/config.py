@@ -64,6 +64,7 @@ def check_consistency(config: Mapping) -> None:
             f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )
     _check_real_gap(orth)
+    _check_gaussian_chain(orth)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -82,4 +83,35 @@ def _check_real_gap(orth: Mapping) -> None:
         raise ConfigError(
             f"orthogonality.real_gap.kernel_size = {real['kernel_size']} must be odd to keep the "
             "ConvNet's maps equal sized"
+        )
+
+
+def _check_gaussian_chain(orth: Mapping) -> None:
+    """DJB21 Thm. 1 / Lemma 2 / Cor. 3 / Table 1 items against their simulation."""
+    chain = orth["gaussian_chain"]
+    depth_key = "orthogonality.gaussian_chain.depth"
+    if max(chain["batch_sizes"]) > min(chain["widths"]):
+        raise ConfigError(
+            f"orthogonality.gaussian_chain.batch_sizes {chain['batch_sizes']} exceed the smallest "
+            f"width {min(chain['widths'])}; DJB21 assumes d >= n"
+        )
+    for item in ("thm1", "w2_depth"):
+        missing = sorted(set(orth[item]["widths"]) - set(chain["widths"]))
+        if missing:
+            raise ConfigError(
+                f"orthogonality.{item}.widths {missing} are not simulated: add them to "
+                f"orthogonality.gaussian_chain.widths {chain['widths']}"
+            )
+    _window(orth["thm1"], "decay_window", chain["depth"], depth_key)
+    _window(orth["thm1"], "plateau_window", chain["depth"], depth_key)
+    _window(orth["w2_width"], "window", chain["depth"], depth_key)
+    if orth["w2_depth"]["plateau_from"] > chain["depth"]:
+        raise ConfigError(
+            f"orthogonality.w2_depth.plateau_from = {orth['w2_depth']['plateau_from']} exceeds "
+            f"{depth_key} = {chain['depth']}"
+        )
+    if orth["table1"]["batch_size"] not in chain["batch_sizes"]:
+        raise ConfigError(
+            f"orthogonality.table1.batch_size = {orth['table1']['batch_size']} is not in "
+            f"orthogonality.gaussian_chain.batch_sizes {chain['batch_sizes']}"
         )

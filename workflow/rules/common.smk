@@ -24,9 +24,15 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": ["fig1", "fig2a", "fig2b", "fig5"],
+    "orthogonality": ["fig1", "fig2a", "fig2b", "fig5", "thm1", "w2_depth", "w2_width"],
 }
 """Figures per family, named by the seed's own numbers."""
+
+TABLES = {
+    "orthogonality": ["table1"],
+}
+"""Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
+claims, which need the tables."""
 
 
 THEOREMS = {
@@ -58,9 +64,10 @@ def get_figures():
 
 
 def get_claims():
-    """Every claims file, one per checked figure or theorem item: results/claims/<family>/<item>.json."""
+    """Every claims file, one per checked figure, table or theorem item:
+    results/claims/<family>/<item>.json."""
     return [
         f"results/claims/{family}/{item}.json"
-        for family, items in (*FIGURES.items(), *THEOREMS.items())
+        for family, items in (*FIGURES.items(), *TABLES.items(), *THEOREMS.items())
         for item in items
     ]

@@ -302,3 +302,227 @@ rule orthogonality_check_fig5:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule orthogonality_simulate_gaussian_chain:
+    """BN chain DJB21 Eq. (1) from Gaussian H_0 over (n, d): V, sigma_n, conditional W2^2 and Gram
+    off-diagonals per run and layer, for Thm. 1, Lemma 2, Cor. 3 and Table 1 (Thesis 2.1-2.3)."""
+    output:
+        tensor="results/orthogonality/gaussian_chain.pt",
+        meta="results/orthogonality/gaussian_chain.json",
+    log:
+        "logs/orthogonality/simulate_gaussian_chain.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_gaussian_chain.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality_gaussian:gaussian_chain",
+        setup=lookup(within=config, dpath="orthogonality/gaussian_chain"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_thm1:
+    """E V(H_l) vs layer with both readings of the Thm. 1 bound; plateau vs d and n (DJB21 Thm. 1,
+    Thesis Thm. 2.1)."""
+    input:
+        chain=rules.orthogonality_simulate_gaussian_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/thm1.pdf",
+        png=report(
+            "figures/orthogonality/thm1.png",
+            caption="../../results/captions/orthogonality/thm1.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/thm1.csv",
+    log:
+        "logs/orthogonality/thm1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        widths=lookup(within=config, dpath="orthogonality/thm1/widths"),
+        decay_window=lookup(within=config, dpath="orthogonality/thm1/decay_window"),
+        plateau_window=lookup(within=config, dpath="orthogonality/thm1/plateau_window"),
+        chain=lookup(within=config, dpath="orthogonality/gaussian_chain"),
+    script:
+        "../scripts/orthogonality/thm1.py"
+
+
+rule orthogonality_check_thm1:
+    """Claims of DJB21 Thm. 1: both bounds hold; decay, plateau, plateau exponents in d and n."""
+    input:
+        table=rules.orthogonality_thm1.output.csv,
+        description="workflow/report/orthogonality/thm1.rst",
+    output:
+        claims="results/claims/orthogonality/thm1.json",
+        caption="results/captions/orthogonality/thm1.rst",
+    log:
+        "logs/orthogonality/check_thm1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_gaussian:thm1_claims",
+        arguments={
+            "widths": lookup(within=config, dpath="orthogonality/thm1/widths"),
+            "decay_window": lookup(within=config, dpath="orthogonality/thm1/decay_window"),
+            "plateau_window": lookup(within=config, dpath="orthogonality/thm1/plateau_window"),
+            "z": lookup(within=config, dpath="orthogonality/thm1/z"),
+            "n_exponent_tolerance": lookup(
+                within=config, dpath="orthogonality/thm1/n_exponent_tolerance"
+            ),
+        },
+        figure=rules.orthogonality_thm1.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule orthogonality_w2_depth:
+    """W2^2 to the Gaussian vs depth: Gelbrich lower bound, exact conditional upper bound, Lemma 2
+    and Cor. 3 (DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3)."""
+    input:
+        chain=rules.orthogonality_simulate_gaussian_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/w2_depth.pdf",
+        png=report(
+            "figures/orthogonality/w2_depth.png",
+            caption="../../results/captions/orthogonality/w2_depth.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/w2_depth.csv",
+    log:
+        "logs/orthogonality/w2_depth.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        widths=lookup(within=config, dpath="orthogonality/w2_depth/widths"),
+        chain=lookup(within=config, dpath="orthogonality/gaussian_chain"),
+    script:
+        "../scripts/orthogonality/w2_depth.py"
+
+
+rule orthogonality_check_w2_depth:
+    """Claims of DJB21 Lemma 2 and Cor. 3: the W2^2 sandwich and both Cor. 3 readings hold."""
+    input:
+        table=rules.orthogonality_w2_depth.output.csv,
+        description="workflow/report/orthogonality/w2_depth.rst",
+    output:
+        claims="results/claims/orthogonality/w2_depth.json",
+        caption="results/captions/orthogonality/w2_depth.rst",
+    log:
+        "logs/orthogonality/check_w2_depth.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_gaussian:w2_depth_claims",
+        arguments={
+            "plateau_from": lookup(within=config, dpath="orthogonality/w2_depth/plateau_from"),
+            "float_tolerance": lookup(
+                within=config, dpath="orthogonality/w2_depth/float_tolerance"
+            ),
+        },
+        figure=rules.orthogonality_w2_depth.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule orthogonality_w2_width:
+    """Plateau W2 radius to the Gaussian vs width, log-log (DJB21 Table 1 and Cor. 3, Thesis
+    Table 2.1)."""
+    input:
+        chain=rules.orthogonality_simulate_gaussian_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/w2_width.pdf",
+        png=report(
+            "figures/orthogonality/w2_width.png",
+            caption="../../results/captions/orthogonality/w2_width.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/w2_width.csv",
+    log:
+        "logs/orthogonality/w2_width.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        window=lookup(within=config, dpath="orthogonality/w2_width/window"),
+        chain=lookup(within=config, dpath="orthogonality/gaussian_chain"),
+    script:
+        "../scripts/orthogonality/w2_width.py"
+
+
+rule orthogonality_check_w2_width:
+    """Claims of DJB21 Table 1: the plateau W2 radius is O(d^{-1/4}) for every n."""
+    input:
+        table=rules.orthogonality_w2_width.output.csv,
+        description="workflow/report/orthogonality/w2_width.rst",
+    output:
+        claims="results/claims/orthogonality/w2_width.json",
+        caption="results/captions/orthogonality/w2_width.rst",
+    log:
+        "logs/orthogonality/check_w2_width.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_gaussian:w2_width_claims",
+        arguments={
+            "max_exponent": lookup(within=config, dpath="orthogonality/w2_width/max_exponent"),
+            "z": lookup(within=config, dpath="orthogonality/w2_width/z"),
+        },
+        figure=rules.orthogonality_w2_width.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule orthogonality_table1:
+    """Distribution of representations, vanilla vs BN, with the BN row's measured W2 radius
+    exponent (DJB21 Table 1, Thesis Table 2.1)."""
+    input:
+        plateau=rules.orthogonality_w2_width.output.csv,
+    output:
+        csv=report(
+            "results/orthogonality/table1.csv",
+            caption="../../results/captions/orthogonality/table1.rst",
+            category="orthogonality",
+        ),
+        md="results/orthogonality/table1.md",
+    log:
+        "logs/orthogonality/table1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        batch_size=lookup(within=config, dpath="orthogonality/table1/batch_size"),
+    script:
+        "../scripts/orthogonality/table1.py"
+
+
+rule orthogonality_check_table1:
+    """Claim of DJB21 Table 1: the BN row's measured W2 radius exponent is <= -1/4."""
+    input:
+        table=rules.orthogonality_table1.output.csv,
+        description="workflow/report/orthogonality/table1.rst",
+    output:
+        claims="results/claims/orthogonality/table1.json",
+        caption="results/captions/orthogonality/table1.rst",
+    log:
+        "logs/orthogonality/check_table1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_gaussian:table1_claims",
+        arguments={
+            "max_exponent": lookup(within=config, dpath="orthogonality/w2_width/max_exponent"),
+            "z": lookup(within=config, dpath="orthogonality/w2_width/z"),
+        },
+        figure=rules.orthogonality_table1.output.md,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

@@ -1,0 +1,242 @@
+"""W2 to the Gaussian (DJB21 Lemma 2, Cor. 3), the gaussian_chain simulation and its claims."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from scipy.linalg import sqrtm
+
+from sigprop import gaussianity, metrics
+from sigprop.checks import orthogonality_gaussian as og
+from sigprop.experiments.orthogonality_gaussian import (
+    equicorrelated_gaussian_inputs,
+    gaussian_chain,
+)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+def unit_frobenius(h):
+    return h / torch.linalg.matrix_norm(h)[..., None, None]
+
+
+def brute_force_w2(a: np.ndarray, b: np.ndarray) -> float:
+    """Bures W2^2 between N(0, A) and N(0, B) with scipy's matrix square root."""
+    root = sqrtm(a)
+    return float(np.trace(a) + np.trace(b) - 2 * np.trace(sqrtm(root @ b @ root)).real)
+
+
+@pytest.mark.parametrize(("d", "n"), [(3, 2), (4, 3), (5, 5)])
+def test_conditional_w2_equals_gaussian_w2_of_the_nd_covariances(gen, d, n):
+    """DJB21 Eq. (4) given H: rows of W H ~ N(0, C / d), rows of G/sqrt n ~ N(0, I / (d n))."""
+    for scale in (1.0, 0.3):  # the identity sum (sigma_i - 1/sqrt n)^2 needs no unit norm
+        h = scale * unit_frobenius(torch.randn(d, n, generator=gen, dtype=torch.float64))
+        c = (h.T @ h).numpy()
+        law_wh = np.kron(np.eye(d), c / d)  # vec row by row
+        law_g = np.kron(np.eye(d), np.eye(n) / (d * n))
+        expected = brute_force_w2(law_wh, law_g)
+        assert gaussianity.conditional_w2_squared(h).item() == pytest.approx(expected, abs=1e-10)
+
+
+def test_bures_formula_matches_scipy(gen):
+    x = torch.randn(2, 5, 5, generator=gen, dtype=torch.float64)
+    a, b = x[0] @ x[0].T, x[1] @ x[1].T
+    assert gaussianity.bures_w2_squared(a, b).item() == pytest.approx(
+        brute_force_w2(a.numpy(), b.numpy()), rel=1e-9
+    )
+
+
+def test_conditional_w2_closed_forms(gen):
+    """0 for orthogonal equal-norm samples; 2 - 2/sqrt(n) (its maximum) for rank-one H."""
+    n, d = 4, 9
+    q, _ = torch.linalg.qr(torch.randn(d, n, generator=gen, dtype=torch.float64))
+    assert gaussianity.conditional_w2_squared(q / math.sqrt(n)).item() == pytest.approx(
+        0.0, abs=1e-14
+    )
+    rank_one = unit_frobenius(
+        torch.ones(d, 1, dtype=torch.float64) @ torch.arange(1.0, n + 1).double()[None]
+    )
+    assert gaussianity.conditional_w2_squared(rank_one).item() == pytest.approx(
+        2 - 2 / math.sqrt(n)
+    )
+
+
+def test_conditional_w2_is_rotation_invariant(gen):
+    h = unit_frobenius(torch.randn(5, 16, 4, generator=gen, dtype=torch.float64))
+    q, _ = torch.linalg.qr(torch.randn(5, 16, 16, generator=gen, dtype=torch.float64))
+    p, _ = torch.linalg.qr(torch.randn(5, 4, 4, generator=gen, dtype=torch.float64))
+    torch.testing.assert_close(
+        gaussianity.conditional_w2_squared(q @ h @ p), gaussianity.conditional_w2_squared(h)
+    )
+
+
+@pytest.mark.parametrize("n", [2, 4, 8])
+def test_lemma2_chain_on_random_states(gen, n):
+    """Gelbrich LB <= mean cond. W2^2 <= n E V^2 <= 2 n E V (DJB21 App. D), on mixed states."""
+    d = 3 * n
+    spread = torch.logspace(-3, 0, 64, dtype=torch.float64)[:, None, None]
+    h = torch.randn(64, d, n, generator=gen, dtype=torch.float64)
+    h = unit_frobenius(h + torch.randn(1, d, n, generator=gen, dtype=torch.float64) / spread)
+    lower = gaussianity.gelbrich_lower_bound((h.mT @ h).mean(0)).item()
+    upper = gaussianity.conditional_w2_squared(h).mean().item()
+    gap = metrics.orthogonality_gap(h)
+    assert 0 <= lower <= upper <= n * gap.square().mean().item() <= 2 * n * gap.mean().item()
+    assert lower < upper  # the states differ, so Jensen is strict
+
+
+def test_gelbrich_of_a_single_state_equals_its_conditional_w2(gen):
+    h = unit_frobenius(torch.randn(7, 3, generator=gen, dtype=torch.float64))
+    torch.testing.assert_close(
+        gaussianity.gelbrich_lower_bound(h.T @ h), gaussianity.conditional_w2_squared(h)
+    )
+
+
+def test_exchangeable_mean_gram_is_the_permutation_average(gen):
+    n = 5
+    h = unit_frobenius(torch.randn(200, 12, n, generator=gen, dtype=torch.float64))
+    gram = h.mT @ h
+    perms = [torch.randperm(n, generator=gen) for _ in range(400)]
+    averaged = torch.stack([gram[:, p][:, :, p] for p in perms]).mean((0, 1))
+    offdiag = (gram.sum((-2, -1)) - 1.0) / (n * (n - 1))
+    exact = gaussianity.exchangeable_mean_gram(offdiag.mean(), n)
+    assert exact.trace().item() == pytest.approx(1.0)
+    torch.testing.assert_close(averaged, exact, atol=2e-3, rtol=0)
+
+
+def test_running_alpha_hat_is_the_running_minimum():
+    sigma = torch.tensor([[[0.5, 0.4, 0.45, 0.3, 0.35], [0.5, 0.42, 0.2, 0.5, 0.5]]])
+    expected = torch.tensor([[0.4, 0.4, 0.2, 0.2, 0.2]])
+    torch.testing.assert_close(gaussianity.running_alpha_hat(sigma), expected)
+
+
+def test_corollary3_is_2n_times_theorem1():
+    """Eq. (5) = 2 n x Eq. (3) at the same (alpha, l): Lemma 2's factor."""
+    for alpha, layer, n, d in [(0.2, 0, 4, 64), (0.05, 7, 16, 1024), (0.5, 30, 2, 8)]:
+        assert gaussianity.corollary3_rhs(alpha, layer, n, d) == pytest.approx(
+            2 * n * gaussianity.theorem1_rhs(alpha, layer, n, d)
+        )
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="d >= n"):
+        gaussianity.conditional_w2_squared(torch.ones(2, 3))
+    with pytest.raises(ValueError, match="square"):
+        gaussianity.gelbrich_lower_bound(torch.ones(2, 3))
+    with pytest.raises(ValueError, match="n must be >= 2"):
+        gaussianity.exchangeable_mean_gram(torch.tensor(0.0), 1)
+    with pytest.raises(ValueError, match="correlation"):
+        equicorrelated_gaussian_inputs("x", [0], 8, 2, 1.0)
+    with pytest.raises(ValueError, match="batch sizes"):
+        gaussian_chain([8], [4, 16], 2, 2, 0.0, "float64", device="cpu")
+
+
+def test_equicorrelated_inputs():
+    """Unit Frobenius norm; E[C_0] = ((1 - rho) I + rho 1 1^T) / n."""
+    rho, n = 0.6, 3
+    h = equicorrelated_gaussian_inputs("test.inputs", list(range(40)), 2000, n, rho)
+    torch.testing.assert_close(torch.linalg.matrix_norm(h), torch.ones(40, dtype=torch.float64))
+    expected = ((1 - rho) * torch.eye(n, dtype=torch.float64) + rho) / n
+    torch.testing.assert_close((h.mT @ h).mean(0), expected, atol=3e-3, rtol=0)
+
+
+@pytest.fixture(scope="module")
+def tiny_chain():
+    from sigprop.store import Labelled
+
+    result = gaussian_chain([2, 4], [8, 16, 32], 12, 6, 0.9, "float64", device="cpu")
+    assert isinstance(result, Labelled)
+    payload = result.values
+    index = pd.MultiIndex.from_product([result.coords[d] for d in result.dims], names=result.dims)
+    return pd.DataFrame(
+        {k: v.numpy().reshape(-1) for k, v in payload.items()}, index=index
+    ).reset_index()
+
+
+def test_gaussian_chain_records_consistent_metrics(tiny_chain):
+    f = tiny_chain
+    assert set(f.columns) >= {"gap", "sigma_min", "w2_conditional", "gram_offdiagonal"}
+    assert (f["sigma_min"] <= 1 / np.sqrt(f["batch_size"]) + 1e-12).all()
+    assert (f["gap"] <= np.sqrt((f["batch_size"] - 1) / f["batch_size"]) + 1e-12).all()
+    assert (f["w2_conditional"] <= f["batch_size"] * f["gap"] ** 2 + 1e-12).all()
+    start = f.query("layer == 0")  # rho = 0.9: the gap starts near rho sqrt((n-1)/n)
+    assert start["gap"].mean() > 0.5
+
+
+def test_claims_pass_on_the_chain_and_fail_on_counterexamples(tiny_chain):
+    table = og.thm1_table(tiny_chain, (1, 3), (6, 12))
+    claims = {c.id: c for c in og.thm1_claims(table, [8, 32], (1, 3), (6, 12), 3.0, 0.5)}
+    assert claims["orthogonality.thm1.bound_literal"].passed
+    assert claims["orthogonality.thm1.control_transient_only"].passed
+    assert claims["orthogonality.thm1.decay_n4_d32"].passed
+    broken = table.assign(mean_gap=table["mean_gap"] * 1e4)
+    claims = {c.id: c for c in og.thm1_claims(broken, [8], (1, 3), (6, 12), 3.0, 0.5)}
+    assert not claims["orthogonality.thm1.bound_literal"].passed
+    assert not claims["orthogonality.thm1.bound_rigorous"].passed
+
+    w2 = og.w2_depth_table(tiny_chain)
+    verdicts = {c.id: c.passed for c in og.w2_depth_claims(w2, 6, 1e-12)}
+    assert all(v for k, v in verdicts.items() if "control" not in k)  # 12 layers: no plateau yet
+    swapped = w2.assign(lower=w2["upper"] * 1.01 + 1e-9)
+    verdicts = {c.id: c.passed for c in og.w2_depth_claims(swapped, 6, 1e-12)}
+    assert not verdicts["orthogonality.w2_depth.gelbrich_below_coupling"]
+
+
+def test_plateau_exponents_recover_a_known_law():
+    cells = pd.DataFrame(
+        [(n, d) for n in (4, 8, 16) for d in (64, 256, 1024)], columns=["batch_size", "width"]
+    )
+    n, d = cells["batch_size"], cells["width"]
+    cells["plateau_gap"] = 0.55 * n**0.5 * d**-0.5 * np.exp(0.3 * n / d)
+    cells["plateau_gap_se"] = 0.01 * cells["plateau_gap"]
+    fit = og.plateau_exponents(cells)
+    assert fit["beta_n"] == pytest.approx(0.5) and fit["beta_d"] == pytest.approx(-0.5)
+    assert fit["correction"] == pytest.approx(0.3)
+
+
+def test_radius_exponent_claims_fail_for_a_slow_radius():
+    """W2^2 ~ d^-0.3 (radius d^-0.15) violates the O(d^-1/4) of Table 1."""
+    rng = np.random.default_rng(0)
+    rows = [
+        (4, d, r, d**-0.3 * (1 + 0.01 * rng.standard_normal()))
+        for d in (64, 128, 256, 512)
+        for r in range(10)
+    ]
+    table = pd.DataFrame(rows, columns=["batch_size", "width", "run", "plateau_upper"])
+    (claim,) = og.w2_width_claims(table, -0.25, 3.0)
+    assert claim.measured == pytest.approx(-0.15, abs=0.01) and not claim.passed
+    (row_claim,) = og.table1_claims(og.table1(table, 4), -0.25, 3.0)
+    assert not row_claim.passed
+    fast = table.assign(plateau_upper=table["width"] ** -1.0)
+    assert og.table1_claims(og.table1(fast, 4), -0.25, 3.0)[0].passed
+    with pytest.raises(ValueError, match="not simulated"):
+        og.table1(table, 8)
+
+
+def test_config_consistency_names_the_gaussian_chain_keys():
+    import copy
+    from pathlib import Path
+
+    import yaml
+
+    from sigprop.config import ConfigError, check_consistency
+
+    root = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    check_consistency(config)
+    for key, value, message in [
+        ("table1", {"batch_size": 3}, "table1.batch_size"),
+        ("thm1", {"widths": [96]}, "thm1.widths"),
+        ("w2_width", {"window": [0, 10**6]}, "window"),
+    ]:
+        bad = copy.deepcopy(config)
+        bad["orthogonality"][key].update(value)
+        with pytest.raises(ConfigError, match=message):
+            check_consistency(bad)

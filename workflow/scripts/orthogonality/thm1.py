@@ -1,0 +1,48 @@
+"""DJB21 Thm. 1 (Thesis Thm. 2.1): E V(H_l) vs layer with both bounds; plateau vs width and n."""
+
+import numpy as np
+from matplotlib.lines import Line2D
+
+from sigprop import plotting, store
+from sigprop.checks.orthogonality_gaussian import thm1_table
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+p = snakemake.params
+frame = store.load_frame(snakemake.input.chain)  # batch_size, width, run, layer, gap, sigma_min...
+table = thm1_table(frame, p.decay_window, p.plateau_window)
+table.to_csv(snakemake.output.csv, index=False)  # per (n, d, layer): mean, CI, alpha_hat, bounds
+
+ns = sorted(table["batch_size"].unique())
+fig, axes = plotting.figure(ncols=len(ns) + 1, width=3.4, height=3.2)
+for ax, n in zip(axes, ns, strict=False):
+    for i, d in enumerate(p.widths):
+        part = table.query("batch_size == @n and width == @d")
+        color = f"C{i}"
+        ax.plot(part["layer"], part["mean_gap"], color=color, label=f"d={d}")
+        ax.fill_between(part["layer"], part["low_gap"], part["high_gap"], color=color, alpha=0.3)
+        ax.plot(part["layer"], part["bound_literal"], color=color, ls="--", lw=0.9)
+        ax.plot(part["layer"], part["bound_rigorous"], color=color, ls=":", lw=0.9)
+    ax.axhline(np.sqrt((n - 1) / n), color="grey", lw=0.8)
+    ax.set(yscale="log", title=f"n = {n}", xlabel=r"layer $\ell$", ylabel=r"$E\,V(H_\ell)$")
+    ax.set_ylim(top=min(ax.get_ylim()[1], 1e3))  # larger bound values: see the CSV
+handles = [Line2D([], [], color=f"C{i}", label=f"d={d}") for i, d in enumerate(p.widths)] + [
+    Line2D([], [], color="k", label=r"$E\,V$ (95% CI)"),
+    Line2D([], [], color="k", ls="--", label=r"Eq. (3), $\alpha=\hat\alpha$"),
+    Line2D([], [], color="k", ls=":", label=r"Eq. (3), $\alpha=\hat\alpha^2$"),
+    Line2D([], [], color="grey", label=r"$\sqrt{(n-1)/n}$ (vacuous above)"),
+]
+fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
+plateau = table.drop_duplicates(["batch_size", "width"])
+for i, n in enumerate(ns):
+    part = plateau.query("batch_size == @n")
+    axes[-1].errorbar(part["width"], part["plateau_gap"], 3 * part["plateau_gap_se"], marker="o",
+                      color=f"C{i}", label=f"n={n}")  # fmt: skip
+widths = np.sort(plateau["width"].unique()).astype(float)
+anchor = plateau.query("batch_size == @ns[0] and width == @widths[-1]")["plateau_gap"].iloc[0]
+axes[-1].plot(widths, anchor * np.sqrt(widths[-1] / widths), "k--", lw=1, label=r"$d^{-1/2}$")
+plotting.width_axis(axes[-1], widths)
+first, last = p.plateau_window
+axes[-1].set(yscale="log", ylabel=rf"plateau: mean $V$, $\ell$ = {first}..{last}")
+axes[-1].legend(fontsize=7)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
