@@ -1,14 +1,17 @@
 """DJB21 App. F: non-linear BN chain Q_{l+1} = BN(W_l F(Q_l)), K, L (Eq. (19)), Fig. 6 claims."""
 
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+import yaml
 
 from sigprop import chains, inputs, metrics, ops
 from sigprop.checks.orthogonality_conjecture import fig6_claims
+from sigprop.config import ConfigError, check_consistency
 from sigprop.experiments import orthogonality_conjecture as oc
 
 ALL = ["relu", "sigmoid", "tanh", "sin", "linear", "tanh_plus_one"]
@@ -228,3 +231,20 @@ def test_fig6_claims_reject_bad_arguments():
         fig6_claims(table, ["relu", "gelu"], 32, 3.0, 5.0, 3.0)
     with pytest.raises(ValueError, match=">= 3 widths"):
         fig6_claims(table, ["relu", "tanh"], 128, 3.0, 5.0, 3.0)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"conjecture_chain": {"burn_in": 500}}, "burn_in = 500 must be below"),
+        ({"fig6": {"main": ["relu", "gelu"]}}, r"fig6.main \['gelu'\] are not simulated"),
+        ({"fig6": {"fit_min_width": 256}}, "fit_min_width = 256 leaves"),
+    ],
+)
+def test_config_consistency_names_the_keys(override, message):
+    root = Path(__file__).resolve().parents[1]
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    for item, values in override.items():
+        config["orthogonality"][item] |= values
+    with pytest.raises(ConfigError, match=message):
+        check_consistency(config)

@@ -62,3 +62,21 @@ def check_consistency(config: Mapping) -> None:
             f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
             f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )
+    conj, fig6 = orth["conjecture_chain"], orth["fig6"]
+    key = "orthogonality.conjecture_chain"
+    if conj["burn_in"] >= conj["depth"]:
+        raise ConfigError(
+            f"{key}.burn_in = {conj['burn_in']} must be below {key}.depth = {conj['depth']}"
+        )
+    missing = sorted(set(fig6["main"]) - set(conj["activations"]))
+    if missing:
+        raise ConfigError(
+            f"orthogonality.fig6.main {missing} are not simulated: add them to "
+            f"{key}.activations {conj['activations']}"
+        )
+    fitted = [w for w in conj["widths"] if w >= fig6["fit_min_width"]]
+    if len(fitted) < 3:
+        raise ConfigError(
+            f"orthogonality.fig6.fit_min_width = {fig6['fit_min_width']} leaves {fitted} of "
+            f"{key}.widths {conj['widths']}; the slope needs at least 3 widths"
+        )
