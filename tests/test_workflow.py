@@ -35,6 +35,14 @@ TINY = {
         "thm1": {"widths": [8, 32], "decay_window": [1, 3], "plateau_window": [10, 20]},
         "w2_depth": {"widths": [8], "plateau_from": 10},
         "w2_width": {"window": [10, 20]},
+        "conjecture_chain": {
+            "widths": [8, 16, 32, 64],
+            "reference_depth": 100,
+            "depth": 40,
+            "burn_in": 10,
+            "n_runs": 3,
+        },
+        "fig6": {"fit_min_width": 16},
     },
 }
 
@@ -87,6 +95,19 @@ QUICK_CLAIMS = [
     "orthogonality.fig5.mlp.flatness_power",
     "orthogonality.fig5.mlp.bn_below_vanilla",
     "orthogonality.fig5.mlp.bn_floor",
+    "orthogonality.fig6.curves_differ",
+    "orthogonality.fig6.k_offdiag_linear",
+    "orthogonality.fig6.k_offdiag_relu",
+    "orthogonality.fig6.k_offdiag_sigmoid",
+    "orthogonality.fig6.k_offdiag_sin",
+    "orthogonality.fig6.k_offdiag_tanh",
+    "orthogonality.fig6.k_offdiag_tanh_plus_one",
+    "orthogonality.fig6.slope_linear",
+    "orthogonality.fig6.slope_relu",
+    "orthogonality.fig6.slope_sigmoid",
+    "orthogonality.fig6.slope_sin",
+    "orthogonality.fig6.slope_tanh",
+    "orthogonality.fig6.slope_tanh_plus_one",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p05",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p1",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p2",
@@ -242,7 +263,10 @@ QUICK_CLAIMS = [
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
-QUICK_FAILURES: set[str] = {"orthogonality.fig5.convnet.bn_flat"}
+QUICK_FAILURES: set[str] = {
+    "orthogonality.fig5.convnet.bn_flat",  # the BN ConvNet's V rises again after layer ~15
+    "orthogonality.fig6.slope_sigmoid",  # the logistic's L-bar still curves at d <= 256
+}
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 
 
@@ -270,7 +294,7 @@ def test_report_bundles_figures_and_claims(workdir):
 def test_all_produces_figures_and_the_claims_ledger(workdir):
     for family, figs in {
         "rank_collapse": ["fig2"],
-        "orthogonality": ["fig1", "fig2a", "fig2b"],
+        "orthogonality": ["fig1", "fig2a", "fig2b", "fig5", "fig6", "thm1", "w2_depth", "w2_width"],
     }.items():
         for fig in figs:
             for ext in ("pdf", "png"):

@@ -12,7 +12,8 @@ Steps covered (``Step``):
                      by a positive scalar per run so nothing under- or overflows.
 An activation phi, when given, follows the normalization: H_{l+1} = phi(norm(...)).
 
-Products W_l H_l (``ExplicitProduct``, ``GaussianGramProduct``):
+Products W_l H_l (``ExplicitProduct``, ``GaussianGramProduct``; ``ActivatedProduct`` wraps
+either to give W_l F(c H_l), the activation-before-weights order of DJB21 App. F):
     explicit: draw W_l in R^{d x d} (Gaussian or uniform, Dan+20 Def. 1) and multiply.
     gram (fast path, Gaussian W only): given H, the rows of W H are i.i.d. N(0, H^T H), so
         W H has the law of G R with G in R^{d x n} i.i.d. N(0, 1) and R^T R = H^T H. This is exact
@@ -37,6 +38,7 @@ from .seeding import generators
 
 __all__ = [
     "WEIGHT_LAWS",
+    "ActivatedProduct",
     "ExplicitProduct",
     "GaussianGramProduct",
     "Step",
@@ -194,8 +196,38 @@ class GaussianGramProduct:
             experiment_id, runs, (d, n), "gaussian", variance, dtype, device, "gram"
         )
 
+    def next_draws(self) -> Tensor:
+        """Draw the next layer's G_l for all runs, shape (runs, d, n); valid until the next draw."""
+        return self._stream.next()
+
     def __call__(self, h: Tensor) -> Tensor:
-        return self._stream.next() @ gram_sqrt(h)
+        return self.next_draws() @ gram_sqrt(h)
+
+
+class ActivatedProduct:
+    """W_l F(c H) from a product H -> W_l H: activation first, for DJB21 App. F (before Eq. (19)).
+
+    The non-linear chain Q_{l+1} = BN(W_l F(Q_l)) of the App. F code normalizes rows to unit
+    norm, so Q_l = sqrt(d) H_l with H_l the output of ``ops.bn_rms_scaled``; with
+    ``scale = sqrt(d)``, ``Step("bn_rms_scaled")`` and this product run that chain in the scale of
+    H (M = Q^T Q / d = H^T H). The scale matters: F sees entries of size O(1 / sqrt(n)). With
+    ``GaussianGramProduct`` it stays exact in law: the rows of W F(Q) are N(0, F(Q)^T F(Q))
+    (spec orthogonality §1.4).
+
+    Args:
+        product: ``ExplicitProduct`` or ``GaussianGramProduct`` (any H -> W_l H).
+        activation: a name in ``ops.ACTIVATIONS``.
+        scale: c, the factor applied to H before the activation.
+    """
+
+    def __init__(self, product: Callable[[Tensor], Tensor], activation: str, scale: float = 1.0):
+        if not scale > 0:
+            raise ValueError(f"scale must be > 0, got {scale}")
+        self.product, self.scale = product, float(scale)
+        self._f = ops.activation(activation)
+
+    def __call__(self, h: Tensor) -> Tensor:
+        return self.product(self._f(self.scale * h))
 
 
 @dataclass(frozen=True)

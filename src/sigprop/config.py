@@ -65,6 +65,7 @@ def check_consistency(config: Mapping) -> None:
         )
     _check_real_gap(orth)
     _check_gaussian_chain(orth)
+    _check_conjecture_chain(orth)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -114,4 +115,26 @@ def _check_gaussian_chain(orth: Mapping) -> None:
         raise ConfigError(
             f"orthogonality.table1.batch_size = {orth['table1']['batch_size']} is not in "
             f"orthogonality.gaussian_chain.batch_sizes {chain['batch_sizes']}"
+        )
+
+
+def _check_conjecture_chain(orth: Mapping) -> None:
+    """DJB21 Fig. 6: burn-in inside the chain; plotted activations simulated; >= 3 fitted widths."""
+    conj, fig6 = orth["conjecture_chain"], orth["fig6"]
+    key = "orthogonality.conjecture_chain"
+    if conj["burn_in"] >= conj["depth"]:
+        raise ConfigError(
+            f"{key}.burn_in = {conj['burn_in']} must be below {key}.depth = {conj['depth']}"
+        )
+    missing = sorted(set(fig6["main"]) - set(conj["activations"]))
+    if missing:
+        raise ConfigError(
+            f"orthogonality.fig6.main {missing} are not simulated: add them to "
+            f"{key}.activations {conj['activations']}"
+        )
+    fitted = [w for w in conj["widths"] if w >= fig6["fit_min_width"]]
+    if len(fitted) < 3:
+        raise ConfigError(
+            f"orthogonality.fig6.fit_min_width = {fig6['fit_min_width']} leaves {fitted} of "
+            f"{key}.widths {conj['widths']}; the slope needs at least 3 widths"
         )

@@ -26,6 +26,7 @@ __all__ = [
     "bn_rms_scaled",
     "normalization",
     "second_moment",
+    "tanh_plus_one",
 ]
 
 
@@ -101,6 +102,11 @@ def _identity(h: Tensor) -> Tensor:
     return h
 
 
+def tanh_plus_one(h: Tensor) -> Tensor:
+    """tanh(h) + 1: what the DJB21 Fig. 6 code calls "sigmoid" (spec orthogonality §7.14)."""
+    return torch.tanh(h) + 1.0
+
+
 NORMALIZATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_rms": bn_rms,
     "bn_rms_scaled": bn_rms_scaled,
@@ -114,8 +120,14 @@ ACTIVATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "relu": torch.relu,
     "tanh": torch.tanh,
     "sin": torch.sin,
+    "sigmoid": torch.sigmoid,
+    "tanh_plus_one": tanh_plus_one,
 }
-"""Elementwise activations by config name; ``linear`` is the identity of the linear theory."""
+"""Elementwise activations by config name; ``linear`` is the identity of the linear theory.
+
+``sigmoid`` is the logistic 1 / (1 + e^{-x}); ``tanh_plus_one`` is tanh(x) + 1, the "sigmoid" of
+the DJB21 Fig. 6 code (= 2 * logistic(2x)).
+"""
 
 
 def normalization(name: str) -> Callable[[Tensor], Tensor]:

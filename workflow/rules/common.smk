@@ -24,7 +24,16 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": ["fig1", "fig2a", "fig2b", "fig5", "thm1", "w2_depth", "w2_width"],
+    "orthogonality": [
+        "fig1",
+        "fig2a",
+        "fig2b",
+        "fig5",
+        "fig6",
+        "thm1",
+        "w2_depth",
+        "w2_width",
+    ],
 }
 """Figures per family, named by the seed's own numbers."""
 

@@ -526,3 +526,71 @@ rule orthogonality_check_table1:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule orthogonality_simulate_conjecture_chain:
+    """K and the layer-averaged L(Q) of the non-linear BN chain, per activation and width (DJB21 App. F, Fig. 6)."""
+    output:
+        tensor="results/orthogonality/conjecture_chain.pt",
+        meta="results/orthogonality/conjecture_chain.json",
+    log:
+        "logs/orthogonality/simulate_conjecture_chain.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_conjecture_chain.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality_conjecture:conjecture_chain",
+        setup=lookup(within=config, dpath="orthogonality/conjecture_chain"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_fig6:
+    """log L-bar vs log d per activation, validating Conjecture F.1 (DJB21 Fig. 6, paper App. F)."""
+    input:
+        fluctuations=rules.orthogonality_simulate_conjecture_chain.output.tensor,
+    output:
+        pdf="figures/orthogonality/fig6.pdf",
+        png=report(
+            "figures/orthogonality/fig6.png",
+            caption="../../results/captions/orthogonality/fig6.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/fig6.csv",
+    log:
+        "logs/orthogonality/fig6.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        main=lookup(within=config, dpath="orthogonality/fig6/main"),
+        chain=lookup(within=config, dpath="orthogonality/conjecture_chain"),
+    script:
+        "../scripts/orthogonality/fig6.py"
+
+
+rule orthogonality_check_fig6:
+    """Claims of DJB21 App. F: L-bar ~ d^{-1/2} per activation, distinct curves, K's off-diagonal (F.2)."""
+    input:
+        table=rules.orthogonality_fig6.output.csv,
+        description="workflow/report/orthogonality/fig6.rst",
+    output:
+        claims="results/claims/orthogonality/fig6.json",
+        caption="results/captions/orthogonality/fig6.rst",
+    log:
+        "logs/orthogonality/check_fig6.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_conjecture:fig6_claims",
+        arguments=lookup(within=config, dpath="orthogonality/fig6"),
+        figure=rules.orthogonality_fig6.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
