@@ -24,7 +24,7 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": ["fig1", "fig2a", "fig2b"],
+    "orthogonality": ["fig1", "fig2a", "fig2b", "fig2_3"],
 }
 """Figures per family, named by the seed's own numbers."""
 
