@@ -43,6 +43,7 @@ TINY = {
             "n_runs": 3,
         },
         "fig6": {"fit_min_width": 16},
+        "a1_grid": {"batch_sizes": [4, 8, 30], "widths": [16, 32, 64], "depth": 20, "n_runs": 3},
     },
 }
 
@@ -108,6 +109,11 @@ QUICK_CLAIMS = [
     "orthogonality.fig6.slope_sin",
     "orthogonality.fig6.slope_tanh",
     "orthogonality.fig6.slope_tanh_plus_one",
+    "orthogonality.fig2_3.exponent_caption",
+    "orthogonality.fig2_3.exponent_printed",
+    "orthogonality.fig2_3.holds_above_n2",
+    "orthogonality.fig2_3.monotone_in_d",
+    "orthogonality.fig2_3.printed_curve_separates",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p05",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p1",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p2",
@@ -264,6 +270,7 @@ QUICK_CLAIMS = [
 """Every claim of the quick scale (config/config.yaml)."""
 
 QUICK_FAILURES: set[str] = {
+    "orthogonality.fig2_3.printed_curve_separates",  # the printed (n - 28)^1.8 lies below the grid
     "orthogonality.fig5.convnet.bn_flat",  # the BN ConvNet's V rises again after layer ~15
     "orthogonality.fig6.slope_sigmoid",  # the logistic's L-bar still curves at d <= 256
 }
@@ -294,7 +301,17 @@ def test_report_bundles_figures_and_claims(workdir):
 def test_all_produces_figures_and_the_claims_ledger(workdir):
     for family, figs in {
         "rank_collapse": ["fig2"],
-        "orthogonality": ["fig1", "fig2a", "fig2b", "fig5", "fig6", "thm1", "w2_depth", "w2_width"],
+        "orthogonality": [
+            "fig1",
+            "fig2a",
+            "fig2b",
+            "fig2_3",
+            "fig5",
+            "fig6",
+            "thm1",
+            "w2_depth",
+            "w2_width",
+        ],
     }.items():
         for fig in figs:
             for ext in ("pdf", "png"):
@@ -304,6 +321,7 @@ def test_all_produces_figures_and_the_claims_ledger(workdir):
     assert {
         "orthogonality.fig2b.gap_slope",
         "orthogonality.fig2b.paper_protocol_slope",
+        "orthogonality.fig2_3.monotone_in_d",
         "rank_collapse.fig2.bn_relu_above_sqrt_d",
         "orthogonality.fig1.bn_orthogonalizes",
     } <= set(ledger["id"])

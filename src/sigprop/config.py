@@ -66,6 +66,7 @@ def check_consistency(config: Mapping) -> None:
     _check_real_gap(orth)
     _check_gaussian_chain(orth)
     _check_conjecture_chain(orth)
+    _check_a1_grid(orth)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -137,4 +138,29 @@ def _check_conjecture_chain(orth: Mapping) -> None:
         raise ConfigError(
             f"orthogonality.fig6.fit_min_width = {fig6['fit_min_width']} leaves {fitted} of "
             f"{key}.widths {conj['widths']}; the slope needs at least 3 widths"
+        )
+
+
+def _check_a1_grid(orth: Mapping) -> None:
+    """Thesis Fig. 2.3: increasing grids with valid pixels, an n for the printed curve."""
+    grid, fig2_3 = orth["a1_grid"], orth["fig2_3"]
+    for key in ("batch_sizes", "widths"):
+        if list(grid[key]) != sorted(set(grid[key])):
+            raise ConfigError(
+                f"orthogonality.a1_grid.{key} {grid[key]} must be strictly increasing"
+            )
+    if max(grid["widths"]) < min(grid["batch_sizes"]):
+        raise ConfigError(
+            f"orthogonality.a1_grid: no pixel has d >= n (widths {grid['widths']}, batch_sizes "
+            f"{grid['batch_sizes']}); DJB21 assumes d >= n"
+        )
+    if max(grid["batch_sizes"]) <= 28:
+        raise ConfigError(
+            f"orthogonality.a1_grid.batch_sizes {grid['batch_sizes']} must include an n > 28: "
+            "the printed curve d = (n - 28)^1.8 of Thesis Fig. 2.3 is real only there"
+        )
+    if fig2_3["min_fit_points"] > len(grid["batch_sizes"]):
+        raise ConfigError(
+            f"orthogonality.fig2_3.min_fit_points = {fig2_3['min_fit_points']} exceeds the "
+            f"{len(grid['batch_sizes'])} orthogonality.a1_grid.batch_sizes"
         )

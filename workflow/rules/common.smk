@@ -28,6 +28,7 @@ FIGURES = {
         "fig1",
         "fig2a",
         "fig2b",
+        "fig2_3",
         "fig5",
         "fig6",
         "thm1",

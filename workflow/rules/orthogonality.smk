@@ -199,6 +199,80 @@ rule orthogonality_check_fig2b:
         "../scripts/check.py"
 
 
+rule orthogonality_simulate_a1_grid:
+    """Assumption A_1(0.1 alpha_0, 1000) per run on an (n, d) grid, BN chain DJB21 Eq. (1) (Thesis Fig. 2.3)."""
+    output:
+        tensor="results/orthogonality/a1_grid.pt",
+        meta="results/orthogonality/a1_grid.json",
+    log:
+        "logs/orthogonality/simulate_a1_grid.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_a1_grid.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=60,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality_assumption:a1_grid",
+        setup=lookup(within=config, dpath="orthogonality/a1_grid"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_fig2_3:
+    """Pass/fail map of A_1(0.1 alpha_0, 1000) over (n, d) with the printed and fitted boundaries (Thesis Fig. 2.3)."""
+    input:
+        grid=rules.orthogonality_simulate_a1_grid.output.tensor,
+    output:
+        pdf="figures/orthogonality/fig2_3.pdf",
+        png=report(
+            "figures/orthogonality/fig2_3.png",
+            caption="../../results/captions/orthogonality/fig2_3.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/fig2_3.csv",
+    log:
+        "logs/orthogonality/fig2_3.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        min_fit_points=lookup(within=config, dpath="orthogonality/fig2_3/min_fit_points"),
+        n2_constant=lookup(within=config, dpath="orthogonality/fig2_3/n2_constant"),
+        grid=lookup(within=config, dpath="orthogonality/a1_grid"),
+    script:
+        "../scripts/orthogonality/fig2_3.py"
+
+
+rule orthogonality_check_fig2_3:
+    """Claims of Thesis Fig. 2.3: boundary exponent vs 2 and 1.8, the printed curve, d >= C n^2, monotonicity."""
+    input:
+        table=rules.orthogonality_fig2_3.output.csv,
+        description="workflow/report/orthogonality/fig2_3.rst",
+    output:
+        claims="results/claims/orthogonality/fig2_3.json",
+        caption="results/captions/orthogonality/fig2_3.rst",
+    log:
+        "logs/orthogonality/check_fig2_3.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_assumption:fig2_3_claims",
+        arguments={
+            "threshold": lookup(within=config, dpath="orthogonality/a1_grid/threshold"),
+            "depth": lookup(within=config, dpath="orthogonality/a1_grid/depth"),
+            "min_fit_points": lookup(within=config, dpath="orthogonality/fig2_3/min_fit_points"),
+            "n2_constant": lookup(within=config, dpath="orthogonality/fig2_3/n2_constant"),
+        },
+        figure=rules.orthogonality_fig2_3.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
 rule orthogonality_check_theorem:
     """Theorem checks of DJB21 / Thesis ch. 2 without a figure of their own, one job per item of
     THEOREMS["orthogonality"]: measured table and claims."""

@@ -1,0 +1,263 @@
+"""Claims of Thesis Fig. 2.3: where assumption A_1(0.1 alpha_0, 1000) holds on the (n, d) grid.
+
+The caption says the pass region is d = Omega(n^2) and marks it with the curve d = (n - 28)^1.8.
+From the pixel table (``experiments.orthogonality_assumption.pixel_table``) we take the boundary
+d_min(n) = the smallest grid width from which every larger grid width passes, fit
+log d_min = log c + k log n over the batch sizes whose boundary lies inside the grid, and test
+k against the caption's 2 and the printed 1.8, the printed curve as a separator, the caption's
+d >= C n^2 directly, and monotonicity in d.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ..claims import Claim, evaluate
+from ..stats import ols_slope
+
+__all__ = [
+    "CAPTION_EXPONENT",
+    "PRINTED_EXPONENT",
+    "PRINTED_OFFSET",
+    "boundary",
+    "fig2_3_claims",
+    "fit_boundary",
+    "printed_curve",
+]
+
+PRINTED_OFFSET = 28.0
+PRINTED_EXPONENT = 1.8
+"""Thesis Fig. 2.3's blue curve d = (n - 28)^1.8 (real only for n > 28)."""
+
+CAPTION_EXPONENT = 2.0
+"""Thesis Fig. 2.3 caption and §2.2.3: A_1 holds for d = Omega(n^2)."""
+
+SOURCE = "Thesis Fig. 2.3 and §2.2.3 (DJB21 assumption A_1, §3)"
+
+
+def printed_curve(n) -> np.ndarray:
+    """d = (n - 28)^1.8 where n > 28, NaN elsewhere (a negative base has no real power)."""
+    n = np.asarray(n, dtype=float)
+    base = n - PRINTED_OFFSET
+    return np.where(base > 0, np.abs(base) ** PRINTED_EXPONENT, np.nan)
+
+
+def boundary(table: pd.DataFrame) -> pd.DataFrame:
+    """The A_1 boundary per batch size n from the pixel table.
+
+    d_min(n) is the smallest valid grid width d such that every valid grid width >= d passes.
+    A passing pixel below d_min (a failing pixel above it) is a non-monotone pixel: it does not
+    move d_min (the boundary is the upper edge of the last failure) and is counted in
+    ``inversions``. Status: ``inside`` (d_min exists and the grid width below it fails),
+    ``all_pass`` (the smallest valid width passes: the boundary is at or below the grid,
+    censored), ``none_pass`` (the largest width fails: above the grid, censored).
+
+    Returns:
+        columns n, d_min, d_below (the failing grid width just below d_min), status, inversions.
+    """
+    rows = []
+    for n, g in table[table["valid"]].groupby("n", sort=True):
+        g = g.sort_values("d")
+        d = g["d"].to_numpy(float)
+        passed = g["passed"].to_numpy(bool)
+        # suffix_all[i]: every pixel from i upward passes
+        suffix_all = np.flip(np.logical_and.accumulate(np.flip(passed)))
+        inversions = int(np.sum(passed & ~suffix_all))
+        if not suffix_all[-1]:
+            rows.append((n, math.nan, math.nan, "none_pass", inversions))
+            continue
+        first = int(np.argmax(suffix_all))
+        if first == 0:
+            rows.append((n, d[0], math.nan, "all_pass", inversions))
+        else:
+            rows.append((n, d[first], d[first - 1], "inside", inversions))
+    return pd.DataFrame(rows, columns=["n", "d_min", "d_below", "status", "inversions"])
+
+
+def fit_boundary(bounds: pd.DataFrame, min_points: int = 3) -> dict:
+    """OLS fit log d_min = log c + k log n over the ``inside`` batch sizes, with a grid tolerance.
+
+    The true boundary at n lies in (d_below, d_min], so log d_min overestimates it by
+    u in [0, s) with s = log(d_min / d_below), one grid step. The slope is linear in the data:
+    k_true = k - sum_i w_i u_i with w_i = (x_i - mean x) / sum_j (x_j - mean x)^2, so k_true lies
+    in [k_low, k_high], the refits with log d_min shifted down one grid step at the points of
+    positive (k_low) or negative (k_high) weight. The tolerance is max(k - k_low, k_high - k).
+
+    Returns:
+        k, c, k_se (OLS), k_low, k_high, tolerance, n (the batch sizes used); k etc. NaN if fewer
+        than ``min_points`` batch sizes have their boundary inside the grid.
+    """
+    inside = bounds[bounds["status"] == "inside"]
+    out = {"n": inside["n"].astype(int).tolist(), "min_points": min_points}
+    if len(inside) < max(min_points, 2):
+        return {
+            **out,
+            **dict.fromkeys(["k", "c", "k_se", "k_low", "k_high", "tolerance"], math.nan),
+        }
+    x = np.log(inside["n"].to_numpy(float))
+    y = np.log(inside["d_min"].to_numpy(float))
+    step = y - np.log(inside["d_below"].to_numpy(float))
+    weight = x - x.mean()
+    k, k_se = ols_slope(x, y)
+    k_low = ols_slope(x, y - step * (weight > 0)).value
+    k_high = ols_slope(x, y - step * (weight < 0)).value
+    c = math.exp(y.mean() - k * x.mean())
+    return {
+        **out,
+        "k": k,
+        "c": c,
+        "k_se": k_se,
+        "k_low": k_low,
+        "k_high": k_high,
+        "tolerance": max(k - k_low, k_high - k),
+    }
+
+
+def fig2_3_claims(
+    table: pd.DataFrame, threshold: float, depth: int, min_fit_points: int, n2_constant: float
+) -> list[Claim]:
+    """Claims of Thesis Fig. 2.3 from the plotted pixel table.
+
+    Args:
+        table: one row per pixel: n, d, valid, runs, runs_passed, passed, ...
+        threshold, depth: the A_1(threshold alpha_0, depth) that was simulated (for statements).
+        min_fit_points: fewest batch sizes with an inside boundary for the exponent fit.
+        n2_constant: C of the caption's d = Omega(n^2) tested directly: every pixel with
+            d >= C n^2 must pass.
+    """
+    if table.empty or not table["valid"].any():
+        raise ValueError("the pixel table has no valid pixel (d >= n)")
+    table = table.assign(valid=table["valid"].astype(bool), passed=table["passed"].astype(bool))
+    valid = table[table["valid"]]
+    bounds = boundary(table)
+    fit = fit_boundary(bounds, min_fit_points)
+    a1 = f"A_1({threshold:g} alpha_0, {depth})"
+    inside = bounds[bounds["status"] == "inside"]
+    points = ", ".join(f"n={int(r.n)}: {r.d_min:.0f}" for r in inside.itertuples())
+    censored = ", ".join(
+        f"n={int(r.n)} ({r.status})" for r in bounds.itertuples() if r.status != "inside"
+    )
+    fit_note = (
+        f"d_min(n) = smallest grid d from which every larger grid d passes ({points}); batch "
+        f"sizes with a censored boundary are left out ({censored or 'none'}). Fit "
+        f"d_min = {fit['c']:.3g} n^{fit['k']:.3f}, OLS SE {fit['k_se']:.3f}. Tolerance: the "
+        f"worst-case refit with d_min shifted down one grid step (the true boundary lies between "
+        f"the last failing and the first passing grid width): k in "
+        f"[{fit['k_low']:.3f}, {fit['k_high']:.3f}]. Scratch reference (n <= 64, d <= 3072): "
+        "1.06 n^1.75."
+    )
+    if len(inside) < max(min_fit_points, 2):
+        fit_note = (
+            f"fewer than {min_fit_points} batch sizes have their boundary inside the grid. "
+            + fit_note
+        )
+    fit_details = {k: v for k, v in fit.items()}
+    fit_details["boundary"] = bounds.to_dict(orient="list")
+
+    above_printed = valid[(valid["n"] > PRINTED_OFFSET) & (valid["d"] >= printed_curve(valid["n"]))]
+    below_printed = valid[(valid["n"] > PRINTED_OFFSET) & (valid["d"] < printed_curve(valid["n"]))]
+    above_n2 = valid[valid["d"] >= n2_constant * valid["n"] ** 2]
+    inversions = int(bounds["inversions"].sum())
+
+    def fail_fraction(rows: pd.DataFrame) -> float:
+        return float((~rows["passed"]).mean()) if len(rows) else math.nan
+
+    return [
+        evaluate(
+            id="orthogonality.fig2_3.exponent_caption",
+            statement=(
+                f"the boundary of {a1} grows at most like n^2 (caption: A_1 holds for "
+                "d = Omega(n^2)); measured is the exponent k of the fit d_min = c n^k"
+            ),
+            source=SOURCE,
+            measured=fit["k"],
+            measured_se=fit["k_se"],
+            relation="<=",
+            bound=CAPTION_EXPONENT,
+            tolerance=0.0 if math.isnan(fit["tolerance"]) else fit["tolerance"],
+            note=fit_note,
+            details=fit_details,
+        ),
+        evaluate(
+            id="orthogonality.fig2_3.exponent_printed",
+            statement=(
+                f"the boundary of {a1} has the exponent 1.8 of the printed curve (n - 28)^1.8; "
+                "measured is k of the fit d_min = c n^k, within the grid tolerance"
+            ),
+            source=SOURCE,
+            measured=fit["k"],
+            measured_se=fit["k_se"],
+            relation="within",
+            bound=PRINTED_EXPONENT,
+            tolerance=0.0 if math.isnan(fit["tolerance"]) else fit["tolerance"],
+            note=fit_note,
+            details=fit_details,
+        ),
+        evaluate(
+            id="orthogonality.fig2_3.printed_curve_separates",
+            statement=(
+                f"every pixel on or above the printed curve d = (n - 28)^1.8 satisfies {a1} in "
+                "all runs; measured is the fraction of valid pixels with n > 28 (where the curve "
+                "is real) and d >= (n - 28)^1.8 that fail"
+            ),
+            source=SOURCE,
+            measured=fail_fraction(above_printed),
+            relation="<=",
+            bound=0.0,
+            note=(
+                f"{int((~above_printed['passed']).sum())} of {len(above_printed)} pixels above "
+                f"the curve fail; {int(below_printed['passed'].sum())} of {len(below_printed)} "
+                "pixels below it pass. For n <= 28 the curve is not real and tests nothing. "
+                "Pass/fail per pixel is exact for its 10 runs (the thesis' rule), so the "
+                "tolerance is 0."
+            ),
+            details={
+                "above_failing": int((~above_printed["passed"]).sum()),
+                "above_total": len(above_printed),
+                "below_passing": int(below_printed["passed"].sum()),
+                "below_total": len(below_printed),
+            },
+        ),
+        evaluate(
+            id="orthogonality.fig2_3.holds_above_n2",
+            statement=(
+                f"{a1} holds in all runs on every pixel with d >= {n2_constant:g} n^2 (the "
+                "caption's d = Omega(n^2) with this constant); measured is the fraction of such "
+                "pixels that fail"
+            ),
+            source=SOURCE,
+            measured=fail_fraction(above_n2),
+            relation="<=",
+            bound=0.0,
+            note=(
+                f"{len(above_n2)} valid pixels have d >= {n2_constant:g} n^2; the constant is "
+                "our choice (the caption gives none). Tolerance 0: pass/fail per pixel is exact."
+            ),
+            details={"pixels": len(above_n2), "failing": int((~above_n2["passed"]).sum())},
+        ),
+        evaluate(
+            id="orthogonality.fig2_3.monotone_in_d",
+            statement=(
+                f"passing is monotone in d: a pixel passing {a1} is never below a failing pixel "
+                "of the same n; measured is the number of passing pixels below a failing one"
+            ),
+            source=f"{SOURCE}; sanity check of our boundary definition",
+            measured=inversions,
+            relation="<=",
+            bound=0.0,
+            note=(
+                "Counts inversions on the grid; they do not move d_min (defined from above). "
+                f"Valid pixels: {len(valid)}."
+            ),
+            details={
+                "inversions_per_n": dict(
+                    zip(
+                        bounds["n"].astype(int).tolist(), bounds["inversions"].tolist(), strict=True
+                    )
+                )
+            },
+        ),
+    ]

@@ -1,0 +1,46 @@
+"""Thesis Fig. 2.3: pass/fail map of assumption A_1(0.1 alpha_0, 1000) over (n, d)."""
+
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+from sigprop import plotting, store
+from sigprop.checks.orthogonality_assumption import boundary, fit_boundary, printed_curve
+from sigprop.experiments.orthogonality_assumption import pixel_table
+from sigprop.workflow import log_to_file
+
+
+def edges(centers, log=False):
+    """Cell edges halfway between grid values (geometric midpoints on a log axis)."""
+    c = np.log(centers) if log else np.asarray(centers, float)
+    mid = (c[1:] + c[:-1]) / 2
+    e = np.concatenate([[c[0] - (mid[0] - c[0])], mid, [c[-1] + (c[-1] - mid[-1])]])
+    return np.exp(e) if log else e
+
+
+log_to_file(snakemake.log[0])
+table = pixel_table(store.load_frame(snakemake.input.grid))
+table.to_csv(snakemake.output.csv, index=False)
+
+ns, ds = np.sort(table["n"].unique()), np.sort(table["d"].unique())
+state = table.pivot(index="d", columns="n", values="passed").astype(float)
+state[~table.pivot(index="d", columns="n", values="valid")] = 2.0  # 0 fail, 1 pass, 2 invalid
+n_edges, d_edges = edges(ns), edges(ds, log=True)
+fig, ax = plotting.figure(width=4.6, height=3.8)
+cmap = ListedColormap(["black", "#ffe680", "#b0b0b0"])
+ax.pcolormesh(n_edges, d_edges, state.loc[ds, ns].to_numpy(), cmap=cmap, vmin=-0.5, vmax=2.5)
+curve_n = np.linspace(n_edges[0], n_edges[-1], 400)
+ax.plot(curve_n, printed_curve(curve_n), color="tab:blue", lw=2, label=r"printed $(n-28)^{1.8}$")
+fit = fit_boundary(boundary(table), snakemake.params.min_fit_points)
+if np.isfinite(fit["k"]):
+    label = rf"fit ${fit['c']:.2g}\,n^{{{fit['k']:.2f}}}$"
+    ax.plot(curve_n, fit["c"] * curve_n ** fit["k"], "--", color="tab:red", lw=1.5, label=label)
+c2 = snakemake.params.n2_constant
+n2_label = r"$d = n^2$" if c2 == 1 else rf"$d = {c2:g}\,n^2$"
+ax.plot(curve_n, c2 * curve_n**2, ":", color="tab:green", lw=1.5, label=n2_label)
+ax.set(yscale="log", xlim=n_edges[[0, -1]], ylim=d_edges[[0, -1]], xticks=ns, yticks=ds)
+ax.set_yticklabels([f"{d:.0f}" for d in ds])
+ax.minorticks_off()
+ax.grid(False)
+ax.set(xlabel=r"batch size $n$", ylabel=r"width $d$")
+ax.legend(loc="upper left", fontsize="small", framealpha=0.9)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
