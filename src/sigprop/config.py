@@ -62,3 +62,25 @@ def check_consistency(config: Mapping) -> None:
             f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
             f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )
+    _check_drift_items(orth)
+
+
+def _check_drift_items(orth: Mapping) -> None:
+    """DJB21 App. A.3-C items (lemma4, theorem5, lemma6, lemma10, stability): d >= n."""
+    lemma4 = orth["lemma4"]
+    if max(lemma4["batch_sizes"]) > lemma4["width"]:
+        raise ConfigError(
+            f"orthogonality.lemma4.batch_sizes {lemma4['batch_sizes']} exceed "
+            f"orthogonality.lemma4.width = {lemma4['width']}; DJB21 assumes d >= n"
+        )
+    for item in ("theorem5", "lemma6", "stability"):
+        for n, d in orth[item]["cases"]:
+            if d < n:
+                raise ConfigError(
+                    f"orthogonality.{item}.cases: [n={n}, d={d}] has d < n; DJB21 assumes d >= n"
+                )
+    n_min, n_max = orth["lemma10"]["batch_sizes"]
+    if n_min > n_max:
+        raise ConfigError(
+            f"orthogonality.lemma10.batch_sizes [{n_min}, {n_max}]: n_min exceeds n_max"
+        )

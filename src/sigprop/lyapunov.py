@@ -19,9 +19,10 @@ Quadrature. With t = e^u the Sawa integral
 becomes an integral over the real line of a function that is analytic in the strip
 |Im u| < pi (its singularities sit at u = -log(2 s_j) +- i pi) and decays exponentially at both
 ends, so the trapezoid rule with step h converges like exp(-2 pi^2 / h) whatever the spread of
-s. We use h = 1/4 and evaluate the integrand in logs, so a tiny sigma_n^2
-(1e-12, where plain ``scipy.integrate.quad`` on [0, inf) loses all accuracy, spec §1.8) costs a
-few more nodes but no accuracy. Steps and ends: ``QUADRATURE_STEP``, ``_LOWER_U``, ``_TAIL``. Everything is batched over leading dimensions, float64.
+s. We use h = 1/4 and evaluate the integrand in logs, so a tiny sigma_n^2 (1e-12, where plain
+``scipy.integrate.quad`` on [0, inf) loses accuracy, spec §1.8) costs a few more nodes but no
+accuracy. Step and ends: ``QUADRATURE_STEP``, ``_LOWER_U``, ``_TAIL``. Everything is batched
+over leading dimensions, float64.
 """
 
 from __future__ import annotations

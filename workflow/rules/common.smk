@@ -24,7 +24,7 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": ["fig1", "fig2a", "fig2b"],
+    "orthogonality": ["fig1", "fig2a", "fig2b", "drift"],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -42,6 +42,11 @@ THEOREMS = {
     },
     "orthogonality": {
         # issue 4 items go here, one line each: "<config item>": "<module>:<function>",
+        "lemma4": "sigprop.theorems.orthogonality_drift:lemma4",
+        "theorem5": "sigprop.theorems.orthogonality_drift:theorem5",
+        "lemma6": "sigprop.theorems.orthogonality_drift:lemma6",
+        "lemma10": "sigprop.theorems.orthogonality_drift:lemma10",
+        "stability": "sigprop.theorems.orthogonality_drift:stability",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
