@@ -582,6 +582,11 @@ def lemma6(
 
     Lemma 9 / Eq. (15): the quadrature p_i(sigma) = sigma_i^2 f_i(sigma) must match the
     Monte-Carlo mean of diag(C) within ``z`` standard errors, for every state and i, and sum to 1.
+    Avoid n = 3 with near-degenerate states: there u_n^2 = s_n w_n^2 / sum_k s_k w_k^2 has mass
+    spread evenly over log(1/s_n) decades of rare events (P(s_1 w_1^2 + s_2 w_2^2 < x) ~ x), so a
+    sample of n_draws d rows sees only the top ~log10(n_draws d) decades and underestimates p_n
+    several-fold with a misleadingly small SE (the quadrature is right: it matches mpmath; for
+    n = 2 and n >= 4 the tail is thin and the Monte Carlo agrees) [found while testing].
 
     Table: one row per (n, d, state, i) with p_quadrature, p_mc, p_mc_se, z_p, and the state's
     frob, frob_se, frob_exact = (1 - sum p^2)/d and z_frob (repeated over i).
