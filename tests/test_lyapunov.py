@@ -153,3 +153,23 @@ def test_one_step_statistics_lemma6_exact_variance():
     assert abs(st["frob"] - exact) < 4 * st["frob_se"]
     assert (st["diag"] - st["p"]).abs().max() < 4 * st["diag_se"].max()
     assert st["weyl_margin"] >= -1e-14
+
+
+def test_running_moments_match_one_pass_mean_and_se():
+    x = 1.0 + 1e-9 * torch.randn(3, 1000, generator=torch.Generator().manual_seed(8)).double()
+    m = lyapunov._Moments()
+    for part in x.split(137, dim=-1):
+        m.add(part, -1)
+    mean, se = m.mean_se()
+    torch.testing.assert_close(mean, x.mean(-1), rtol=1e-15, atol=0)
+    torch.testing.assert_close(se, x.std(-1) / math.sqrt(1000), rtol=1e-9, atol=0)
+
+
+def test_one_step_statistics_blocks_agree_in_law():
+    s = spectrum(0.5, 0.3, 0.2)
+    small = lyapunov.one_step_statistics(
+        s, 8, 3000, torch.Generator().manual_seed(9), block_elements=9 * 100
+    )
+    large = lyapunov.one_step_statistics(s, 8, 3000, torch.Generator().manual_seed(10))
+    se = math.hypot(small["vhat_next_se"], large["vhat_next_se"])
+    assert abs(small["vhat_next"] - large["vhat_next"]) < 4 * se

@@ -242,7 +242,35 @@ def one_step_gram(
     return out
 
 
-def one_step_statistics(sigma2, d: int, n_draws: int, generator: torch.Generator) -> dict:
+class _Moments:
+    """Running mean and sum of squared deviations over draws (Chan et al.'s pairwise update),
+    so that standard errors stay accurate when the spread is 1e-12 of the mean."""
+
+    def __init__(self):
+        self.count, self.mean, self.m2 = 0, None, None
+
+    def add(self, x: Tensor, dim: int) -> None:
+        k = x.shape[dim]
+        mean = x.mean(dim)
+        m2 = (x - mean.unsqueeze(dim)).square().sum(dim)
+        if self.mean is None:
+            self.count, self.mean, self.m2 = k, mean, m2
+            return
+        total = self.count + k
+        delta = mean - self.mean
+        self.mean = self.mean + delta * (k / total)
+        self.m2 = self.m2 + m2 + delta.square() * (self.count * k / total)
+        self.count = total
+
+    def mean_se(self) -> tuple[Tensor, Tensor]:
+        if self.count < 2:
+            return self.mean, torch.full_like(self.mean, math.nan)
+        return self.mean, (self.m2 / (self.count - 1)).sqrt() / math.sqrt(self.count)
+
+
+def one_step_statistics(
+    sigma2, d: int, n_draws: int, generator: torch.Generator, block_elements: int = 2**21
+) -> dict:
     """Monte-Carlo statistics of one BN layer from fixed spectra (DJB21 Thm. 5, Lemmas 6-7).
 
     The single definition of the drift Monte Carlo: ``one_step_gram`` draws C_{l+1} from
@@ -256,6 +284,9 @@ def one_step_statistics(sigma2, d: int, n_draws: int, generator: torch.Generator
       inequality (proof of Lemma 7), per draw;
     - ``diag`` / ``diag_se``: mean diagonal of C, shape (..., n): Monte Carlo of p_i (Eq. (13)).
 
+    Draws are made in blocks of about ``block_elements`` entries of C over all spectra (memory
+    stays bounded at any n_draws), each block by one ``one_step_gram`` call on ``generator``.
+
     Args:
         sigma2: squared singular values, shape (..., n), normalized to sum 1 here.
         d, n_draws, generator: as ``one_step_gram``.
@@ -268,21 +299,22 @@ def one_step_statistics(sigma2, d: int, n_draws: int, generator: torch.Generator
     p = p_coefficients(s)
     # the rotated frame is the frame of the sorted spectrum; p_n is the smallest p
     p_min = p.min(-1).values
-    c = one_step_gram(s.sqrt(), d, n_draws, generator).cpu()
-    lam_min = torch.linalg.eigvalsh(c)[..., 0]
-    vhat_next = 1.0 / n - lam_min
-    dev = lam_min - p_min[..., None]
-    frob = (c - torch.diag_embed(p)[..., None, :, :]).square().sum((-2, -1))
-    diag = c.diagonal(dim1=-2, dim2=-1)
-    root = math.sqrt(n_draws)
-
-    def mean_se(x: Tensor, dim: int = -1) -> tuple[Tensor, Tensor]:
-        se = x.std(dim) / root if n_draws > 1 else torch.full_like(x.mean(dim), math.nan)
-        return x.mean(dim), se
-
-    out = {"p": p}
-    for name, values in (("vhat_next", vhat_next), ("msd", dev.square()), ("frob", frob)):
-        out[name], out[f"{name}_se"] = mean_se(values)
-    out["weyl_margin"] = (frob - dev.square()).min(-1).values
-    out["diag"], out["diag_se"] = mean_se(diag, -2)
+    moments = {name: _Moments() for name in ("vhat_next", "msd", "frob", "diag")}
+    weyl = None
+    block = max(1, block_elements // (n * n * max(1, math.prod(s.shape[:-1]))))
+    for start in range(0, n_draws, block):
+        count = min(block, n_draws - start)
+        c = one_step_gram(s.sqrt(), d, count, generator).cpu()
+        lam_min = torch.linalg.eigvalsh(c)[..., 0]
+        dev = lam_min - p_min[..., None]
+        frob = (c - torch.diag_embed(p)[..., None, :, :]).square().sum((-2, -1))
+        moments["vhat_next"].add(1.0 / n - lam_min, -1)
+        moments["msd"].add(dev.square(), -1)
+        moments["frob"].add(frob, -1)
+        moments["diag"].add(c.diagonal(dim1=-2, dim2=-1), -2)
+        margin = (frob - dev.square()).min(-1).values
+        weyl = margin if weyl is None else torch.minimum(weyl, margin)
+    out = {"p": p, "weyl_margin": weyl}
+    for name, m in moments.items():
+        out[name], out[f"{name}_se"] = m.mean_se()
     return out
