@@ -162,7 +162,8 @@ def test_running_moments_match_one_pass_mean_and_se():
         m.add(part, -1)
     mean, se = m.mean_se()
     torch.testing.assert_close(mean, x.mean(-1), rtol=1e-15, atol=0)
-    torch.testing.assert_close(se, x.std(-1) / math.sqrt(1000), rtol=1e-9, atol=0)
+    # a sum-of-squares formula would lose everything here (spread 1e-9 of the mean)
+    torch.testing.assert_close(se, x.std(-1) / math.sqrt(1000), rtol=1e-6, atol=0)
 
 
 def test_one_step_statistics_blocks_agree_in_law():
