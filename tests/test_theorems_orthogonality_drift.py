@@ -127,6 +127,15 @@ def test_drift_figure_claims_hold_and_can_fail(checks):
     ]
 
 
+def test_lemma6_sets_aside_rare_event_states_of_small_n():
+    """n <= 3 with tiny sigma_n^2: the Monte Carlo misses the rare rows that carry p_n."""
+    check = od.lemma6(cases=((2, 4), (3, 6)), n_states=1, n_degenerate=3, n_draws=200, device="cpu")
+    table = check.table
+    assert not table.loc[table["family"] == "near_degenerate", "mc_reliable"].all()
+    assert all(c.passed for c in check.claims)
+    assert "set aside" in by_what(check)["sawa_vs_mc"].note
+
+
 def test_bad_cases_raise():
     with pytest.raises(ValueError, match="theorem5.cases"):
         od.theorem5(cases=((4,),), device="cpu")
