@@ -67,6 +67,7 @@ def check_consistency(config: Mapping) -> None:
     _check_gaussian_chain(orth)
     _check_conjecture_chain(orth)
     _check_a1_grid(orth)
+    _check_drift_items(orth)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -163,4 +164,25 @@ def _check_a1_grid(orth: Mapping) -> None:
         raise ConfigError(
             f"orthogonality.fig2_3.min_fit_points = {fig2_3['min_fit_points']} exceeds the "
             f"{len(grid['batch_sizes'])} orthogonality.a1_grid.batch_sizes"
+        )
+
+
+def _check_drift_items(orth: Mapping) -> None:
+    """DJB21 App. A.3-C items (lemma4, theorem5, lemma6, lemma10, stability): d >= n."""
+    lemma4 = orth["lemma4"]
+    if max(lemma4["batch_sizes"]) > lemma4["width"]:
+        raise ConfigError(
+            f"orthogonality.lemma4.batch_sizes {lemma4['batch_sizes']} exceed "
+            f"orthogonality.lemma4.width = {lemma4['width']}; DJB21 assumes d >= n"
+        )
+    for item in ("theorem5", "lemma6", "stability"):
+        for n, d in orth[item]["cases"]:
+            if d < n:
+                raise ConfigError(
+                    f"orthogonality.{item}.cases: [n={n}, d={d}] has d < n; DJB21 assumes d >= n"
+                )
+    n_min, n_max = orth["lemma10"]["batch_sizes"]
+    if n_min > n_max:
+        raise ConfigError(
+            f"orthogonality.lemma10.batch_sizes [{n_min}, {n_max}]: n_min exceeds n_max"
         )

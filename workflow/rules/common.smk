@@ -34,6 +34,7 @@ FIGURES = {
         "thm1",
         "w2_depth",
         "w2_width",
+        "drift",
     ],
 }
 """Figures per family, named by the seed's own numbers."""
@@ -57,7 +58,11 @@ THEOREMS = {
         "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
     },
     "orthogonality": {
-        # issue 4 items go here, one line each: "<config item>": "<module>:<function>",
+        "lemma4": "sigprop.theorems.orthogonality_drift:lemma4",
+        "theorem5": "sigprop.theorems.orthogonality_drift:theorem5",
+        "lemma6": "sigprop.theorems.orthogonality_drift:lemma6",
+        "lemma10": "sigprop.theorems.orthogonality_drift:lemma10",
+        "stability": "sigprop.theorems.orthogonality_drift:stability",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""

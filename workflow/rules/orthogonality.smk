@@ -668,3 +668,48 @@ rule orthogonality_check_fig6:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule orthogonality_drift:
+    """E[V_hat(H_l+1) | H_l] vs V_hat(H_l) from fixed spectra, with the Theorem 5 bound and the
+    Lemma 8 contraction (DJB21 Thm. 5, App. C; Thesis Thm. A.2). Data: the theorem5 Monte Carlo."""
+    input:
+        table="results/orthogonality/theorem5.csv",
+    output:
+        pdf="figures/orthogonality/drift.pdf",
+        png=report(
+            "figures/orthogonality/drift.png",
+            caption="../../results/captions/orthogonality/drift.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/drift.csv",
+    log:
+        "logs/orthogonality/drift.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=lookup(within=config, dpath="orthogonality/theorem5"),
+    script:
+        "../scripts/orthogonality/drift.py"
+
+
+rule orthogonality_check_drift:
+    """Claims of the drift figure: the Monte-Carlo means lie between the Lemma 8 value and the
+    sharpened Theorem 5 bound."""
+    input:
+        table=rules.orthogonality_drift.output.csv,
+        description="workflow/report/orthogonality/drift.rst",
+    output:
+        claims="results/claims/orthogonality/drift.json",
+        caption="results/captions/orthogonality/drift.rst",
+    log:
+        "logs/orthogonality/check_drift.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_drift:drift_claims",
+        arguments={"z": lookup(within=config, dpath="orthogonality/drift/z")},
+        figure=rules.orthogonality_drift.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

@@ -1,0 +1,154 @@
+"""DJB21 App. A.3-C checks (Lemma 4, Thm. 5, Lemmas 6-10, App. B.1) at small sizes.
+
+Each check runs once at small arguments and its claims must hold; the negative controls must be
+violated (they are claims that pass when the control fails), and a broken input makes the
+matching claim fail, so no check is vacuous.
+"""
+
+import math
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+import yaml
+
+from sigprop import lyapunov, metrics
+from sigprop.checks.orthogonality_drift import drift_claims
+from sigprop.config import ConfigError, check_consistency
+from sigprop.theorems import TheoremCheck
+from sigprop.theorems import orthogonality_drift as od
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SMALL = {
+    "lemma4": dict(batch_sizes=(2, 5), width=12, n_matrices=20, depth=10, n_runs=2),
+    "theorem5": dict(
+        cases=((4, 64),), n_states=6, n_degenerate=2, n_draws=300, lemma8_batch_sizes=(2, 5),
+        lemma8_spectra=16,
+    ),
+    "lemma6": dict(cases=((4, 6),), n_states=3, n_degenerate=1, n_draws=1500),
+    "lemma10": dict(batch_sizes=(2, 12), n_grid=50, n_search=5, search_every=2),
+    "stability": dict(cases=((2, 256),), depth=150, n_runs=8),
+}  # fmt: skip
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread():
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.fixture(scope="module")
+def checks():
+    return {item: getattr(od, item)(**kw, device="cpu") for item, kw in SMALL.items()}
+
+
+def by_what(check: TheoremCheck) -> dict:
+    return {c.id.split(".", 2)[2]: c for c in check.claims}
+
+
+@pytest.mark.parametrize("item", list(SMALL))
+def test_claims_hold_and_are_well_formed(checks, item):
+    check = checks[item]
+    assert isinstance(check, TheoremCheck) and len(check.table) > 0
+    ids = [c.id for c in check.claims]
+    assert len(ids) == len(set(ids))
+    assert all(i.startswith(f"orthogonality.{item}.") for i in ids)
+    assert all(c.source.startswith("DJB21") for c in check.claims)
+    failed = [(c.id, c.measured, c.bound, c.tolerance) for c in check.claims if not c.passed]
+    assert not failed
+
+
+def test_random_spectra_families():
+    n = 5
+    for family in od.SPECTRUM_FAMILIES:
+        s = od.random_spectra("test", family, 30, n)
+        assert s.shape == (30, n)
+        torch.testing.assert_close(s.sum(-1), torch.ones(30, dtype=torch.float64))
+        assert (s[:, :-1] >= s[:, 1:]).all()  # sorted descending: sigma_n is the last
+    with pytest.raises(ValueError, match="family"):
+        od.random_spectra("test", "uniform", 3, n)
+
+
+def test_lemma4_extreme_spectra_attain_both_ratios():
+    """V / V_hat = sqrt(n(n-1)) for one large value (Lemma 4's equality), sqrt(n/(n-1)) for
+    equal others (Eq. (16)'s spectrum)."""
+    n, g = 5, torch.Generator().manual_seed(0)
+    for family, ratio in (("one_large", math.sqrt(n * (n - 1))), ("equal_others", 1.25**0.5)):
+        s = od.random_spectra("test", family, 20, n)
+        h = od._matrix_with_spectrum(g, s, 9)
+        measured = metrics.orthogonality_gap(h) / lyapunov.lyapunov_gap(h)
+        torch.testing.assert_close(measured, torch.full_like(measured, ratio), rtol=1e-6, atol=0)
+
+
+def test_theorem5_controls_are_violated_and_the_sharp_bound_is_tight(checks):
+    claims = by_what(checks["theorem5"])
+    assert claims["control_no_slack"].measured > 4.0
+    assert claims["control_lemma8_c2"].measured > 1e-6
+    table = checks["theorem5"].table
+    eq = table[(table["part"] == "lemma8") & (table["family"] == "equal_others")]
+    nearly_orthogonal = eq[eq["vhat"] * eq["n"] < 1e-6]
+    ratio = nearly_orthogonal["contraction"] / nearly_orthogonal["lemma8_sharp"]
+    assert len(ratio) and (ratio > 1 - 1e-4).all()  # 2n/(n+2) cannot be raised
+
+
+def test_lemma10_convexity_claim_can_fail(monkeypatch):
+    """A concave g with the right value and slope at 0 fails the convexity claim."""
+    monkeypatch.setattr(
+        lyapunov, "g_integral", lambda delta, n: 1 + 2 * n / (n + 2) * delta - 50 * delta**2
+    )
+    claims = by_what(od.lemma10(batch_sizes=(3, 4), n_grid=20, n_search=0, device="cpu"))
+    assert claims["g_at_zero"].passed and claims["slope_at_zero"].passed
+    assert not claims["convex"].passed
+
+
+def test_stability_table_and_control(checks):
+    table = checks["stability"].table
+    assert set(table["start"]) == set(od.STARTS)
+    assert (table["rhs"] > table["rhs_no_floor"]).all()
+    assert by_what(checks["stability"])["control_no_floor"].measured > 4.0
+    with pytest.raises(ValueError, match="unknown start"):
+        od.stability(cases=((2, 8),), starts=("orthogonal",), depth=2, n_runs=2, device="cpu")
+
+
+def test_drift_figure_claims_hold_and_can_fail(checks):
+    mc = checks["theorem5"].table.query("part == 'mc'")
+    table = mc[["n", "d", "vhat", "mc_mean", "mc_se", "contraction", "sum_p2", "rhs"]]
+    assert all(c.passed for c in drift_claims(table, z=4.0))
+    below_floor = table.assign(mc_mean=table["contraction"] - 10 * table["mc_se"] - 1e-9)
+    verdicts = {c.id: c.passed for c in drift_claims(below_floor, z=4.0)}
+    assert not verdicts["orthogonality.drift.noise_floor"]
+    above = table.assign(mc_mean=table["rhs"] + 0.5)
+    assert not {c.id: c.passed for c in drift_claims(above, z=4.0)}[
+        "orthogonality.drift.sharpened_bound"
+    ]
+
+
+def test_lemma6_sets_aside_rare_event_states_of_small_n():
+    """n <= 3 with tiny sigma_n^2: the Monte Carlo misses the rare rows that carry p_n."""
+    check = od.lemma6(cases=((2, 4), (3, 6)), n_states=1, n_degenerate=3, n_draws=200, device="cpu")
+    table = check.table
+    assert not table.loc[table["family"] == "near_degenerate", "mc_reliable"].all()
+    assert all(c.passed for c in check.claims)
+    assert "set aside" in by_what(check)["sawa_vs_mc"].note
+
+
+def test_bad_cases_raise():
+    with pytest.raises(ValueError, match="theorem5.cases"):
+        od.theorem5(cases=((4,),), device="cpu")
+    with pytest.raises(ValueError, match="width"):
+        od.lemma4(batch_sizes=(8,), width=4, device="cpu")
+
+
+def test_config_rejects_d_below_n():
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config["orthogonality"]["theorem5"]["cases"] = [[16, 8]]
+    with pytest.raises(ConfigError, match="orthogonality.theorem5.cases"):
+        check_consistency(config)
+
+
+def test_tables_are_dataframes(checks):
+    assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())

@@ -1,0 +1,32 @@
+"""One-step drift (DJB21 Thm. 5, Lemma 8; Thesis Thm. A.2): E[V_hat(H_l+1) | H_l] vs V_hat(H_l)."""
+
+import numpy as np
+import pandas as pd
+
+from sigprop import plotting
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+mc = pd.read_csv(snakemake.input.table).query("part == 'mc'").astype({"d": int})  # theorem5's MC
+columns = ["n", "d", "family", "state", "vhat", "mc_mean", "mc_se", "contraction", "sum_p2", "rhs"]
+table = mc[columns].assign(low=mc.mc_mean - 1.96 * mc.mc_se, high=mc.mc_mean + 1.96 * mc.mc_se)
+table.to_csv(snakemake.output.csv, index=False)
+
+cases = list(table[["n", "d"]].drop_duplicates().itertuples(index=False))
+fig, axes = plotting.figure(ncols=len(cases), squeeze=False)
+for ax, (n, d) in zip(axes[0], cases, strict=True):
+    part = table.query("n == @n and d == @d")
+    v = np.linspace(0.0, 1.0 / n, 200)
+    ax.plot(v, v, ":", color="grey", lw=1, label=r"$y = \widehat V(H_\ell)$")
+    ax.plot(v, (1 - 2 / 3 * (1 / n - v)) * v + 1 / np.sqrt(d), "r-", lw=1.2, label="Thm. 5 bound")
+    ax.plot(v, (1 - 2 / 3 * (1 / n - v)) * v, "k--", lw=1, label="Lemma 8 contraction")
+    ax.plot(part.vhat, part.contraction, "o", mfc="none", color="k", ms=5, label=r"$1/n - p_n$")
+    for family, marker in (("dirichlet", "o"), ("near_degenerate", "s")):
+        f = part[part.family == family]
+        err = 1.96 * f.mc_se.to_numpy()
+        label = f"MC mean, {family.replace('_', '-')} (95% CI)"
+        ax.errorbar(f.vhat, f.mc_mean, yerr=err, fmt=marker, ms=3.5, color="C0", label=label)
+    ax.set(title=f"n = {n}, d = {d}", xlabel=r"$\widehat V(H_\ell)$", xlim=(0, 1.02 / n))
+axes[0][0].set_ylabel(r"$E[\widehat V(H_{\ell+1}) \mid H_\ell]$")
+axes[0][-1].legend(fontsize=7, loc="upper left")
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
