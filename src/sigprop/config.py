@@ -62,3 +62,26 @@ def check_consistency(config: Mapping) -> None:
             f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
             f"width {min(chain['widths'])}; DJB21 assumes d >= n"
         )
+    _check_orthogonality_init(orth)
+
+
+def _check_orthogonality_init(orth: Mapping) -> None:
+    """Relations between the keys of the iterative-orthogonalization items (DJB21 App. E, A.8)."""
+    ratios = [float(r) for r in orth["app_e"]["batch_ratios"]]
+    if 1.0 not in ratios or not any(r > 1 for r in ratios):
+        raise ConfigError(
+            f"orthogonality.app_e.batch_ratios {ratios} must include 1 (n = d, the code "
+            "variant's exact case) and a ratio > 1 (n > d, the sliced-V' control)"
+        )
+    a8 = orth["lemma_a8"]
+    if a8["batch_size"] > min(a8["widths"]):
+        raise ConfigError(
+            f"orthogonality.lemma_a8.batch_size = {a8['batch_size']} exceeds the smallest "
+            f"width {min(a8['widths'])} of orthogonality.lemma_a8.widths (identity columns)"
+        )
+    methods = set(orth["init_mlp"]["methods"])
+    if not {"xavier", "iterative_code"} <= methods:
+        raise ConfigError(
+            f"orthogonality.init_mlp.methods {sorted(methods)} must include xavier and "
+            "iterative_code (the init_gap claims compare them)"
+        )

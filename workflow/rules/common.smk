@@ -24,7 +24,7 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": ["fig1", "fig2a", "fig2b"],
+    "orthogonality": ["fig1", "fig2a", "fig2b", "init_gap"],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -42,6 +42,9 @@ THEOREMS = {
     },
     "orthogonality": {
         # issue 4 items go here, one line each: "<config item>": "<module>:<function>",
+        "app_e": "sigprop.theorems.orthogonality_init:app_e",
+        "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
+        "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
