@@ -29,6 +29,17 @@ TINY = {
         "gap_chain": {"widths": [8, 16, 32, 64], "depth": 120, "n_runs": 4},
         "fig2a": {"widths": [8, 32], "layers": 40, "plateau_window": [25, 40]},
         "fig2b": {"window": [40, 120]},
+        "app_e": {
+            "n_spectra": 200,
+            "widths": [8],
+            "n_matrices": 20,
+            "mlp_width": 8,
+            "mlp_depth": 6,
+            "n_runs": 2,
+        },
+        "lemma_a8": {"widths": [8, 16], "depth": 200, "n_runs": 10},
+        "whitening": {"widths": [8], "batch_sizes": [4, 16], "n_runs": 10},
+        "init_mlp": {"width": 16, "depth": 6, "eval_batch_size": 48, "n_runs": 2},
     },
 }
 
@@ -69,6 +80,29 @@ QUICK_CLAIMS = [
     "orthogonality.fig2a.plateau_d32",
     "orthogonality.fig2a.plateau_d512",
     "orthogonality.fig2b.gap_slope",
+    "orthogonality.app_e.inequality",
+    "orthogonality.app_e.equality_flat",
+    "orthogonality.app_e.strict",
+    "orthogonality.app_e.paper_decreases",
+    "orthogonality.app_e.paper_formula",
+    "orthogonality.app_e.code_exact",
+    "orthogonality.app_e.sliced_control",
+    "orthogonality.app_e.mlp_paper",
+    "orthogonality.app_e.mlp_code",
+    "orthogonality.lemma_a8.slope_d8",
+    "orthogonality.lemma_a8.slope_d16",
+    "orthogonality.lemma_a8.slope_d32",
+    "orthogonality.lemma_a8.printed_rate_d8",
+    "orthogonality.lemma_a8.printed_rate_d16",
+    "orthogonality.lemma_a8.printed_rate_d32",
+    "orthogonality.whitening.exact",
+    "orthogonality.whitening.rank_floor",
+    "orthogonality.whitening.bn_not_exact",
+    "orthogonality.init_gap.iterative_below_xavier",
+    "orthogonality.init_gap.iterative_every_run",
+    "orthogonality.init_gap.iterative_not_growing",
+    "orthogonality.init_gap.xavier_aligns",
+    "orthogonality.init_gap.orthogonal_aligns",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p05",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p1",
     "rank_collapse.example9.frobenius_paper_bound_gaussian_g0p2",
@@ -190,8 +224,15 @@ QUICK_CLAIMS = [
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
-QUICK_FAILURES: set[str] = set()
-"""Claims that fail at quick scale, as reported in the closing notes (none so far)."""
+QUICK_FAILURES: set[str] = {
+    # Thesis Eq. (A.13) erratum (factor 2), expected to fail
+    "orthogonality.lemma_a8.printed_rate_d8",
+    "orthogonality.lemma_a8.printed_rate_d16",
+    "orthogonality.lemma_a8.printed_rate_d32",
+    # the code variant of iterative orthogonalization collapses on new samples in 1 of 5 runs
+    "orthogonality.init_gap.iterative_every_run",
+}
+"""Claims that fail at quick scale, as reported in the closing notes."""
 
 
 @pytest.mark.workflow
