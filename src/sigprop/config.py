@@ -68,6 +68,7 @@ def check_consistency(config: Mapping) -> None:
     _check_conjecture_chain(orth)
     _check_a1_grid(orth)
     _check_drift_items(orth)
+    _check_orthogonality_init(orth)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -185,4 +186,26 @@ def _check_drift_items(orth: Mapping) -> None:
     if n_min > n_max:
         raise ConfigError(
             f"orthogonality.lemma10.batch_sizes [{n_min}, {n_max}]: n_min exceeds n_max"
+        )
+
+
+def _check_orthogonality_init(orth: Mapping) -> None:
+    """Relations between the keys of the iterative-orthogonalization items (DJB21 App. E, A.8)."""
+    ratios = [float(r) for r in orth["app_e"]["batch_ratios"]]
+    if 1.0 not in ratios or not any(r > 1 for r in ratios):
+        raise ConfigError(
+            f"orthogonality.app_e.batch_ratios {ratios} must include 1 (n = d, the code "
+            "variant's exact case) and a ratio > 1 (n > d, the sliced-V' control)"
+        )
+    a8 = orth["lemma_a8"]
+    if a8["batch_size"] > min(a8["widths"]):
+        raise ConfigError(
+            f"orthogonality.lemma_a8.batch_size = {a8['batch_size']} exceeds the smallest "
+            f"width {min(a8['widths'])} of orthogonality.lemma_a8.widths (identity columns)"
+        )
+    methods = set(orth["init_mlp"]["methods"])
+    if not {"xavier", "iterative_code"} <= methods:
+        raise ConfigError(
+            f"orthogonality.init_mlp.methods {sorted(methods)} must include xavier and "
+            "iterative_code (the init_gap claims compare them)"
         )

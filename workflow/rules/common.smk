@@ -35,6 +35,7 @@ FIGURES = {
         "w2_depth",
         "w2_width",
         "drift",
+        "init_gap",
     ],
 }
 """Figures per family, named by the seed's own numbers."""
@@ -63,6 +64,9 @@ THEOREMS = {
         "lemma6": "sigprop.theorems.orthogonality_drift:lemma6",
         "lemma10": "sigprop.theorems.orthogonality_drift:lemma10",
         "stability": "sigprop.theorems.orthogonality_drift:stability",
+        "app_e": "sigprop.theorems.orthogonality_init:app_e",
+        "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
+        "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""

@@ -713,3 +713,73 @@ rule orthogonality_check_drift:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule orthogonality_simulate_init_mlp:
+    """V(H_l) per layer of a deep ReLU MLP at initialization: Xavier, iterative orthogonalization,
+    orthogonal weights (DJB21 Sec. 5.2, Eq. (6); Thesis Eq. (2.6), App. A.5 (i))."""
+    output:
+        tensor="results/orthogonality/init_mlp.pt",
+        meta="results/orthogonality/init_mlp.json",
+    log:
+        "logs/orthogonality/simulate_init_mlp.log",
+    benchmark:
+        "benchmarks/orthogonality/simulate_init_mlp.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.orthogonality_init:init_gap",
+        setup=lookup(within=config, dpath="orthogonality/init_mlp"),
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule orthogonality_init_gap:
+    """V(H_l) vs layer at initialization, Xavier vs iterative orthogonalization vs orthogonal
+    weights, init and independent batch (DJB21 Sec. 5.2; Thesis Sec. 2.4, App. A.5)."""
+    input:
+        gaps=rules.orthogonality_simulate_init_mlp.output.tensor,
+    output:
+        pdf="figures/orthogonality/init_gap.pdf",
+        png=report(
+            "figures/orthogonality/init_gap.png",
+            caption="../../results/captions/orthogonality/init_gap.rst",
+            category="orthogonality",
+        ),
+        csv="results/orthogonality/init_gap.csv",
+    log:
+        "logs/orthogonality/init_gap.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=lookup(within=config, dpath="orthogonality/init_mlp"),
+    script:
+        "../scripts/orthogonality/init_gap.py"
+
+
+rule orthogonality_check_init_gap:
+    """Claims of figure init_gap: iterative orthogonalization keeps V small where Xavier and
+    orthogonal weights align."""
+    input:
+        table=rules.orthogonality_init_gap.output.csv,
+        description="workflow/report/orthogonality/init_gap.rst",
+    output:
+        claims="results/claims/orthogonality/init_gap.json",
+        caption="results/captions/orthogonality/init_gap.rst",
+    log:
+        "logs/orthogonality/check_init_gap.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.orthogonality_init:init_gap_claims",
+        arguments=lookup(within=config, dpath="orthogonality/init_gap"),
+        figure=rules.orthogonality_init_gap.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

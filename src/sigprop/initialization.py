@@ -1,0 +1,314 @@
+"""Initializations of the bias-free ReLU MLP of DJB21 Sec. 5 (Thesis Sec. 2.4, App. A.4-A.5).
+
+- ``relu_mlp``: the MLP of DJB21 Figs. 3-4 [code]: Linear(d_in -> w), (depth - 2) x Linear(w -> w),
+  Linear(w -> k), ReLU after all but the last, no biases; ``depth`` counts the Linear layers.
+- ``xavier_init``: ``xavier_uniform_`` with gain sqrt(2) (``calculate_gain('relu')``) [code],
+  seeded through ``sigprop.seeding``.
+- ``orthogonalizing_weight`` / ``iterative_orthogonalization``: DJB21 Eq. (6) (Thesis Eq. (2.6)),
+  in the variant of the authors' MLP code (``"code"``) or of the paper (``"paper"``), spec
+  orthogonality §1.11 and §7.9.
+- ``orthogonal_weights``: the orthogonal-weights baseline of Thesis App. A.5 (i).
+- ``whitening``: the whitening remark after DJB21 Thm. 1 (M^{-1} in place of diag(M)^{-1} in BN).
+- ``rank_gap``: Eq. (2) on the smaller Gram matrix, the gap that App. E's algebra controls when
+  n > d (spec orthogonality §1.5, §2).
+
+Layouts: the matrix functions use the papers' layout h of shape (..., d, n) (columns are samples);
+the model functions take batches as the model consumes them, shape (n, features) (rows are
+samples, the transpose). Everything works on CPU and CUDA, in the tensors' dtype.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Iterator
+
+import torch
+from torch import Tensor, nn
+
+from .metrics import orthogonality_gap
+from .seeding import generator
+
+log = logging.getLogger(__name__)
+
+__all__ = [
+    "VARIANTS",
+    "XAVIER_GAIN",
+    "hidden_representations",
+    "iterative_orthogonalization",
+    "linear_layers",
+    "orthogonal_weights",
+    "orthogonalizing_weight",
+    "rank_gap",
+    "relu_mlp",
+    "whitening",
+    "xavier_init",
+]
+
+XAVIER_GAIN = math.sqrt(2.0)
+"""``torch.nn.init.calculate_gain('relu')``, the gain of the authors' ``xavier_init`` [code]."""
+
+VARIANTS = ("code", "paper", "paper_sliced")
+"""Iterative orthogonalization: the authors' MLP code (exponent -1), DJB21 Eq. (6) (-1/2) with an
+orthogonal Q, or Eq. (6) as printed with the non-orthogonal sliced V' (kept as a control)."""
+
+
+def relu_mlp(d_in: int, width: int, depth: int, d_out: int = 10) -> nn.Sequential:
+    """The bias-free ReLU MLP of DJB21 Figs. 3-4 [code ``MLP(layer_num, 3072, width, 10)``].
+
+    Linear(d_in -> width), (depth - 2) x Linear(width -> width), Linear(width -> d_out), with a
+    ReLU after every Linear but the last. ``depth`` is the number of Linear layers (the code's
+    ``layer_num``). Weights keep PyTorch's default initialization; see ``xavier_init``.
+
+    Raises:
+        ValueError: for depth < 2 or a size < 1.
+    """
+    if depth < 2:
+        raise ValueError(f"depth (number of Linear layers) must be >= 2, got {depth}")
+    for name, value in (("d_in", d_in), ("width", width), ("d_out", d_out)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    sizes = [d_in] + [width] * (depth - 1) + [d_out]
+    modules: list[nn.Module] = []
+    for i in range(depth):
+        modules.append(nn.Linear(sizes[i], sizes[i + 1], bias=False))
+        if i < depth - 1:
+            modules.append(nn.ReLU())
+    return nn.Sequential(*modules)
+
+
+def linear_layers(model: nn.Module) -> list[nn.Linear]:
+    """The model's ``nn.Linear`` modules in forward (registration) order."""
+    return [m for m in model.modules() if isinstance(m, nn.Linear)]
+
+
+@torch.no_grad()
+def xavier_init(
+    model: nn.Module, experiment_id: str, run: int, gain: float = XAVIER_GAIN
+) -> nn.Module:
+    """``xavier_uniform_(W, gain)`` on every Linear layer, biases to 0 [code ``xavier_init``].
+
+    W ~ U[-a, a] with a = gain sqrt(6 / (fan_in + fan_out)). The draws come from one generator,
+    ``seeding.generator(experiment_id, run, "weights")`` on the weights' device, layer after
+    layer, so a run's weights are reproducible alone. Modifies ``model`` in place and returns it.
+    """
+    layers = linear_layers(model)
+    if not layers:
+        raise ValueError("model has no nn.Linear layer to initialize")
+    g = generator(experiment_id, run, "weights", layers[0].weight.device)
+    for layer in layers:
+        nn.init.xavier_uniform_(layer.weight, gain=gain, generator=g)
+        if layer.bias is not None:
+            layer.bias.zero_()
+    return model
+
+
+def _rank_mask(sigma: Tensor, d: int, n: int) -> Tensor:
+    """sigma_i > sigma_max max(d, n) eps: the rank rule of ``torch.linalg.matrix_rank``.
+
+    Below it a singular value is round-off and its inverse is not determined by the data.
+
+    Raises:
+        ValueError: for H = 0 (no direction at all).
+    """
+    if not bool((sigma[..., 0] > 0).all()):
+        raise ValueError("H is zero (e.g. every ReLU unit dead on the batch): nothing to invert")
+    return sigma > sigma[..., :1] * max(d, n) * torch.finfo(sigma.dtype).eps
+
+
+def _polar(a: Tensor) -> Tensor:
+    """The orthogonal polar factor P of a square A = P S (nearest orthogonal matrix), batched."""
+    u, _, vh = torch.linalg.svd(a)
+    return u @ vh
+
+
+def orthogonalizing_weight(h: Tensor, variant: str = "code") -> Tensor:
+    """The weight W_l of iterative orthogonalization from H_l = U Sigma V^T, DJB21 Eq. (6).
+
+    ``"code"`` (the authors' ``improved_init``, spec orthogonality §1.11): W = V' Sigma^{-1} U^T
+    with V' the first d rows of V (``u[0:d, 0:d]`` in the code's transposed layout), so that
+    W H = V' V^T up to scale. Needs n >= d (Sigma is d x d and invertible).
+
+    ``"paper"`` (Eq. (6) as printed, with the caveat of §1.11 fixed): W = Q Sigma^{-1/2} U^T, so
+    W H = Q Sigma^{1/2} V^T. The paper's "orthogonal V' obtained by slicing V" is not orthogonal
+    in general (a d x d slice of an n x d matrix with orthonormal columns); we take Q = the
+    orthogonal polar factor of that slice (the nearest orthogonal matrix) when n >= d, and
+    Q = [V; 0] in R^{d x n} (orthonormal columns) when n < d. Then the normalized squared
+    spectrum of W H is sigma_i / sum_j sigma_j (App. E, Thesis App. A.4).
+
+    ``"paper_sliced"``: Eq. (6) as printed, Q = V' the first d rows of V (not orthogonal when
+    n > d), a control showing that App. E needs an orthogonal Q (spec orthogonality §7.9).
+
+    Both are scaled to ||W H||_F = 1: the code divides by ||layer(H)||_F, the paper by
+    ||Sigma^{1/2}||_F, which is the same number for the paper's W.
+
+    Note: if H is rank deficient (a ReLU unit dead on the whole batch gives a zero row), the
+    inverse powers of Sigma are taken as pseudo-inverses: singular values below the rank rule
+    of ``torch.linalg.matrix_rank`` (sigma_max max(d, n) eps) are dropped, so W H = V'_r V_r^T
+    on the numerical rank r. The authors' code would divide by a round-off singular value.
+
+    Args:
+        h: H_l, shape (..., d, n), columns are the n samples; rank min(d, n).
+        variant: one of ``VARIANTS``.
+    Returns:
+        W_l, shape (..., d, d), in h's dtype and device.
+    Raises:
+        ValueError: unknown variant; n < d for the code variant; H = 0.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    d, n = h.shape[-2:]
+    if variant == "code" and n < d:
+        raise ValueError(
+            f"the code variant W = V' Sigma^{{-1}} U^T needs a d x d invertible Sigma, i.e. a "
+            f"batch of n >= d samples; got n={n} < d={d} (the authors use n = 3 d)"
+        )
+    u, sigma, vh = torch.linalg.svd(h, full_matrices=False)  # u (d, k), vh (k, n), k = min(d, n)
+    kept = _rank_mask(sigma, d, n)
+    safe = torch.where(kept, sigma, torch.ones_like(sigma))
+    v = vh.mT  # (n, k)
+    if variant == "code":
+        w = v[..., :d, :] * torch.where(kept, safe.reciprocal(), 0.0)[..., None, :] @ u.mT
+    else:
+        if n >= d:
+            q = v[..., :d, :] if variant == "paper_sliced" else _polar(v[..., :d, :])
+        else:
+            q = torch.cat([v, v.new_zeros(*v.shape[:-2], d - n, n)], dim=-2)
+        w = q * torch.where(kept, safe.rsqrt(), 0.0)[..., None, :] @ u.mT
+    return w / torch.linalg.matrix_norm(w @ h)[..., None, None]
+
+
+def _forward_states(model: nn.Sequential, x: Tensor) -> Iterator[tuple[nn.Module, Tensor]]:
+    """(module, its input) for each module of a Sequential, in order (a forward pass)."""
+    for module in model:
+        yield module, x
+        x = module(x)
+
+
+@torch.no_grad()
+def iterative_orthogonalization(
+    model: nn.Sequential, batch: Tensor, variant: str = "code"
+) -> nn.Sequential:
+    """Iterative orthogonalization of a Sequential MLP in place, DJB21 Sec. 5.2 and Eq. (6).
+
+    The authors' ``improved_init`` [code] (spec orthogonality §1.11): forward ``batch`` layer by
+    layer; the input layer and the output layer keep their (Xavier) weights; every Linear layer
+    in between gets W_l = ``orthogonalizing_weight(H_l, variant)`` from its own input H_l (the
+    representation after the previous layers, already re-initialized), and the forward pass
+    continues with the new weight. The code uses n = 3 width samples.
+
+    Args:
+        model: ``nn.Sequential`` whose hidden Linear layers are square and bias-free
+            (e.g. ``relu_mlp``), with weights already initialized.
+        batch: the initialization batch, shape (n, d_in), rows are samples (torch layout).
+        variant: one of ``VARIANTS`` (see ``orthogonalizing_weight``).
+    Returns:
+        the model.
+    Raises:
+        ValueError: unknown variant; a hidden layer that is not square or has a bias; n < width
+            for the code variant; a representation that is all zero.
+    """
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    layers = linear_layers(model)
+    hidden = layers[1:-1]
+    for layer in hidden:
+        if layer.in_features != layer.out_features or layer.bias is not None:
+            raise ValueError(
+                "iterative orthogonalization needs square bias-free hidden layers, got "
+                f"{layer} (the code's MLP: Linear(width -> width, bias=False))"
+            )
+    if variant == "code" and hidden and batch.shape[0] < hidden[0].in_features:
+        raise ValueError(
+            f"the code variant needs an initialization batch of n >= width samples; got "
+            f"n={batch.shape[0]} < width={hidden[0].in_features} (the authors use n = 3 width)"
+        )
+    targets = {id(layer) for layer in hidden}
+    x = batch.to(device=layers[0].weight.device, dtype=layers[0].weight.dtype)
+    for index, module in enumerate(model):
+        if id(module) in targets:
+            dead = int((x == 0).all(dim=0).sum())
+            if dead:
+                log.info(
+                    "module %d: %d units are zero on the whole batch (pseudo-inverse)", index, dead
+                )
+            w = orthogonalizing_weight(x.mT, variant)
+            module.weight.copy_(w)
+        x = module(x)
+    return model
+
+
+@torch.no_grad()
+def orthogonal_weights(model: nn.Module) -> nn.Module:
+    """W_l = U diag(s) V^T -> mean(s) U V^T for every Linear layer, Thesis App. A.5 (i).
+
+    The orthogonal-weights baseline: each weight keeps its singular vectors and the mean of its
+    singular values, so all its singular values are equal (a scaled (partial) isometry; for the
+    rectangular input and output layers U V^T has orthonormal rows or columns). Modifies
+    ``model`` in place and returns it.
+    """
+    for layer in linear_layers(model):
+        u, s, vh = torch.linalg.svd(layer.weight, full_matrices=False)
+        layer.weight.copy_(s.mean() * (u @ vh))
+    return model
+
+
+@torch.no_grad()
+def hidden_representations(
+    model: nn.Sequential, batch: Tensor
+) -> tuple[list[Tensor], list[Tensor]]:
+    """Pre-activations W_l H_l and representations H_l of a Sequential MLP, papers' layout.
+
+    Args:
+        model: Linear / activation Sequential (e.g. ``relu_mlp``).
+        batch: shape (n, d_in), rows are samples.
+    Returns:
+        (pre, post): ``pre[l]`` = W_l H_l for every Linear layer l = 0..depth-1, and ``post[l]``
+        = H_l, the input of Linear layer l (``post[0]`` is the batch), each of shape
+        (features, n) (columns are samples).
+    """
+    pre, post = [], []
+    for module, x in _forward_states(model, batch):
+        if isinstance(module, nn.Linear):
+            post.append(x.mT)
+            pre.append(module(x).mT)
+    return pre, post
+
+
+def rank_gap(h: Tensor) -> Tensor:
+    """Orthogonality gap on the smaller Gram matrix: V(H) if n <= d, else V(H^T), Eq. (2).
+
+    With k = min(d, n) and p_i = sigma_i^2 / sum_j sigma_j^2 the normalized squared spectrum,
+    rank_gap(H)^2 = sum_{i <= k} (p_i - 1/k)^2: the gap of App. E's algebra (DJB21 Eq. (18),
+    Thesis Eq. (A.20)), restricted to the k nonzero singular values. Equals ``orthogonality_gap``
+    when n <= d; when n > d it discounts the rank floor sqrt((n - d) / (n d)) that Eq. (2) cannot
+    go below (spec orthogonality §1.5, §2 "App. E claim"). Zero iff the k nonzero singular
+    values are equal.
+
+    Args:
+        h: shape (..., d, n).
+    """
+    return orthogonality_gap(h) if h.shape[-1] <= h.shape[-2] else orthogonality_gap(h.mT)
+
+
+def whitening(h: Tensor) -> Tensor:
+    """Full whitening M^{-1/2} H / sqrt(k), M = H H^T, k = min(d, n): DJB21 remark after Thm. 1.
+
+    The paper: "if we replace diag(M)^{-1} by M^{-1} in BN [Eq. (1)], all the hidden
+    representations become exactly orthogonal". With H = U Sigma V^T (reduced, k = min(d, n))
+    and M^{-1/2} the pseudo-inverse square root (M is singular when d > n), the result is
+    U V^T / sqrt(k): unit Frobenius norm like ``ops.bn_rms_scaled``, and every nonzero singular
+    value equal, so V = 0 when n <= d and V = sqrt((n - d) / (n d)), the rank floor, when n > d.
+
+    Args:
+        h: shape (..., d, n) of rank min(d, n).
+    Raises:
+        ValueError: rank-deficient h (M^{-1/2} undefined on the samples' span), or h = 0.
+    """
+    d, n = h.shape[-2:]
+    u, sigma, vh = torch.linalg.svd(h, full_matrices=False)
+    if not bool(_rank_mask(sigma, d, n).all()):
+        raise ValueError(
+            f"H (d={d}, n={n}) is rank deficient: whitening needs rank min(d, n) = {min(d, n)}"
+        )
+    return u @ vh / math.sqrt(min(d, n))
