@@ -1,5 +1,7 @@
 """Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent)."""
 
+import socket
+
 import pytest
 import torch
 
@@ -12,6 +14,29 @@ DEVICES = [
         "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
     ),
 ]
+
+
+@pytest.fixture(autouse=True)
+def no_network(monkeypatch):
+    """Fail any attempt to resolve or connect in the test process: tests never need the network
+    (datasets come from local files or test fixtures)."""
+
+    def refuse(*args, **kwargs):
+        raise OSError("network access is disabled in tests")
+
+    monkeypatch.setattr(socket, "getaddrinfo", refuse)
+    monkeypatch.setattr(socket, "create_connection", refuse)
+    monkeypatch.setattr(socket.socket, "connect", refuse)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_thread():
+    """Tests run single-threaded, as the rules do (``threads: 1``): small matrices are faster so,
+    and parallel test workers do not oversubscribe the cores."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 
 @pytest.fixture(params=[torch.float32, torch.float64], ids=["float32", "float64"])

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import gzip
 import os
-import socket
 import struct
 from pathlib import Path
 
@@ -18,18 +17,6 @@ from sigprop import data
 DEBIAN = Path("/usr/share/datasets/fashion-mnist")
 IDX = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
 IDX += ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte")
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    """Fail any attempt to resolve or connect, so no test can reach the network."""
-
-    def refuse(*args, **kwargs):
-        raise OSError("network access is disabled in tests")
-
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
 @pytest.fixture

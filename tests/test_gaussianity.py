@@ -16,14 +16,6 @@ from sigprop.experiments.orthogonality_gaussian import (
 )
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def unit_frobenius(h):
     return h / torch.linalg.matrix_norm(h)[..., None, None]
 

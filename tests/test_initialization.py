@@ -7,18 +7,10 @@ import pytest
 import torch
 
 from sigprop import initialization as ini
-from sigprop import metrics
+from sigprop import metrics, models
 from sigprop.theorems import orthogonality_init as oi
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-
-
-@pytest.fixture(autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def randn(*shape, seed=0, device="cpu"):
@@ -65,7 +57,7 @@ def test_paper_variant_lowers_the_rank_gap():
     for d, n in [(8, 4), (8, 8), (8, 24)]:
         h = randn(20, d, n, seed=2) + randn(20, d, 1, seed=3)
         wh = ini.orthogonalizing_weight(h, "paper") @ h
-        assert (ini.rank_gap(wh) < ini.rank_gap(h)).all()
+        assert (metrics.rank_gap(wh) < metrics.rank_gap(h)).all()
 
 
 def test_app_e_margin_inequality_and_equality():
@@ -90,8 +82,8 @@ def test_sliced_paper_formula_is_not_orthogonal_for_n_above_d():
     h = q + 1e-3 * randn(4, 8, 24, seed=5)
     sliced = ini.orthogonalizing_weight(h, "paper_sliced") @ h
     paper = ini.orthogonalizing_weight(h, "paper") @ h
-    assert (ini.rank_gap(sliced) > 10 * ini.rank_gap(h)).all()
-    assert (ini.rank_gap(paper) < ini.rank_gap(h)).all()
+    assert (metrics.rank_gap(sliced) > 10 * metrics.rank_gap(h)).all()
+    assert (metrics.rank_gap(paper) < metrics.rank_gap(h)).all()
 
 
 def test_invalid_inputs_raise():
@@ -101,13 +93,13 @@ def test_invalid_inputs_raise():
         ini.orthogonalizing_weight(randn(8, 16), "svd")
     with pytest.raises(ValueError, match="zero"):
         ini.orthogonalizing_weight(torch.zeros(4, 8, dtype=torch.float64), "paper")
-    model = ini.relu_mlp(5, 8, 4).double()
+    model = models.relu_mlp(5, 8, 4).double()
     with pytest.raises(ValueError, match="n >= width"):
         ini.iterative_orthogonalization(model, randn(6, 5), "code")
     with pytest.raises(ValueError, match="variant"):
         ini.iterative_orthogonalization(model, randn(24, 5), "Code")
     with pytest.raises(ValueError, match="depth"):
-        ini.relu_mlp(5, 8, 1)
+        models.relu_mlp(5, 8, 1)
     with pytest.raises(ValueError, match="rank deficient"):
         ini.whitening(torch.ones(4, 3, dtype=torch.float64))
 
@@ -123,7 +115,7 @@ def test_rank_deficient_h_uses_the_pseudo_inverse():
 
 def test_relu_mlp_architecture_and_xavier_seeding():
     """[code] MLP(layer_num, d_in, width, 10, bias=False, act=relu); xavier_uniform_ gain sqrt 2."""
-    model = ini.relu_mlp(20, 16, 5)
+    model = models.relu_mlp(20, 16, 5)
     layers = ini.linear_layers(model)
     assert [(m.in_features, m.out_features) for m in layers] == [(20, 16)] + [(16, 16)] * 3 + [
         (16, 10)
@@ -134,8 +126,8 @@ def test_relu_mlp_architecture_and_xavier_seeding():
     bound = math.sqrt(2) * math.sqrt(6 / (16 + 16))
     assert layers[1].weight.abs().max() <= bound
     assert layers[1].weight.abs().max() > 0.9 * bound
-    again = ini.xavier_init(ini.relu_mlp(20, 16, 5), "test", 0)
-    other = ini.xavier_init(ini.relu_mlp(20, 16, 5), "test", 1)
+    again = ini.xavier_init(models.relu_mlp(20, 16, 5), "test", 0)
+    other = ini.xavier_init(models.relu_mlp(20, 16, 5), "test", 1)
     assert torch.equal(ini.linear_layers(again)[2].weight, layers[2].weight)
     assert not torch.equal(ini.linear_layers(other)[2].weight, layers[2].weight)
 
@@ -143,7 +135,7 @@ def test_relu_mlp_architecture_and_xavier_seeding():
 @pytest.mark.parametrize("variant", ["code", "paper"])
 def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
     """The input and output layers keep Xavier; hidden pre-activations have unit norm."""
-    model = ini.xavier_init(ini.relu_mlp(12, 8, 5).double(), "test", 2)
+    model = ini.xavier_init(models.relu_mlp(12, 8, 5).double(), "test", 2)
     before = [m.weight.clone() for m in ini.linear_layers(model)]
     x = randn(24, 12, seed=7)
     ini.iterative_orthogonalization(model, x, variant)
@@ -154,7 +146,7 @@ def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
     assert len(pre) == len(post) == 5 and post[0].shape == (12, 24)
     for layer in (1, 2, 3):
         assert abs(torch.linalg.matrix_norm(pre[layer]).item() - 1.0) < 1e-12
-        assert ini.rank_gap(pre[layer]) < ini.rank_gap(post[layer])
+        assert metrics.rank_gap(pre[layer]) < metrics.rank_gap(post[layer])
     if variant == "code":  # W_l H_l = V' V^T for the representation the layer saw
         h = post[2]
         _, _, vh = torch.linalg.svd(h, full_matrices=False)
@@ -164,7 +156,7 @@ def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
 
 def test_orthogonal_weights_have_equal_singular_values():
     """Thesis A.5 (i): W = U diag(s) V^T -> mean(s) U V^T keeps U, V and the mean of s."""
-    model = ini.xavier_init(ini.relu_mlp(12, 8, 4).double(), "test", 3)
+    model = ini.xavier_init(models.relu_mlp(12, 8, 4).double(), "test", 3)
     means = [torch.linalg.svdvals(m.weight).mean() for m in ini.linear_layers(model)]
     ini.orthogonal_weights(model)
     for layer, mean in zip(ini.linear_layers(model), means, strict=True):
@@ -187,9 +179,9 @@ def test_whitening_orthogonalizes_and_attains_the_rank_floor():
 
 def test_rank_gap_equals_eq2_for_n_at_most_d_and_transposes_otherwise():
     h = randn(2, 8, 5, seed=11)
-    torch.testing.assert_close(ini.rank_gap(h), metrics.orthogonality_gap(h))
+    torch.testing.assert_close(metrics.rank_gap(h), metrics.orthogonality_gap(h))
     w = randn(2, 5, 8, seed=12)
-    torch.testing.assert_close(ini.rank_gap(w), metrics.orthogonality_gap(w.mT))
+    torch.testing.assert_close(metrics.rank_gap(w), metrics.orthogonality_gap(w.mT))
 
 
 def test_lemma_a8_rate_positive_decreasing_and_the_printed_rate_is_half():

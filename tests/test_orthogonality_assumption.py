@@ -23,9 +23,9 @@ from sigprop.experiments.orthogonality_assumption import (
     a1_grid,
     a1_holds,
     pixel_table,
-    smallest_singular_value,
     unit_frobenius_alpha,
 )
+from sigprop.metrics import smallest_singular_value
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import gzip
 import math
-import socket
 import struct
 from pathlib import Path
 
@@ -27,16 +26,6 @@ from sigprop.experiments.orthogonality_real import real_gap
 
 ROOT = Path(__file__).resolve().parents[1]
 N_IMAGES = 40
-
-
-@pytest.fixture(autouse=True)
-def no_network(monkeypatch):
-    def refuse(*args, **kwargs):
-        raise OSError("network access is disabled in tests")
-
-    monkeypatch.setattr(socket, "getaddrinfo", refuse)
-    monkeypatch.setattr(socket, "create_connection", refuse)
-    monkeypatch.setattr(socket.socket, "connect", refuse)
 
 
 def _idx(array: np.ndarray) -> bytes:

@@ -33,14 +33,6 @@ SMALL = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 @pytest.fixture(scope="module")
 def checks():
     return {item: getattr(od, item)(**kw, device="cpu") for item, kw in SMALL.items()}

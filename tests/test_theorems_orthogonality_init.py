@@ -4,7 +4,6 @@ the init_gap claims on synthetic tables: the claims pass where they should and c
 import numpy as np
 import pandas as pd
 import pytest
-import torch
 
 from sigprop.checks.orthogonality_init import init_gap_claims
 from sigprop.theorems import TheoremCheck
@@ -18,14 +17,6 @@ SMALL = {
     "lemma_a8": dict(widths=(8, 16), batch_size=4, depth=250, n_runs=30),
     "whitening": dict(widths=(8,), batch_sizes=(4, 16), n_runs=20),
 }  # fmt: skip
-
-
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
 
 
 def by_what(check) -> dict:

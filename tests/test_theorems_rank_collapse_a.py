@@ -25,15 +25,6 @@ SMALL = {
 }  # fmt: skip
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_thread():
-    """The rules run theorem checks single-threaded; small matrices are faster that way."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 def by_what(check: TheoremCheck) -> dict:
     """Claims keyed by the last part of their id."""
     return {c.id.split(".", 2)[2]: c for c in check.claims}

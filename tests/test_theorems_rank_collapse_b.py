@@ -15,17 +15,6 @@ from sigprop.stats import mean_se
 from sigprop.theorems import TheoremCheck
 from sigprop.theorems import rank_collapse_b as rc
 
-
-@pytest.fixture(autouse=True, scope="module")
-def one_thread():
-    """The workflow runs theorem checks with the rule's threads (1); small batched matrices run
-    many times slower when torch's threads compete with other processes."""
-    before = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(before)
-
-
 SMALL = {
     "lemma3": dict(
         width=8, n_samples=8, depth=400, n_runs=4, gammas=[0.5, 0.9], burn_in=50, checkpoints=[100]

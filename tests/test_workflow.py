@@ -43,7 +43,12 @@ TINY = {
             "n_runs": 3,
         },
         "fig6": {"fit_min_width": 16},
-        "a1_grid": {"batch_sizes": [4, 8, 30], "widths": [16, 32, 64], "depth": 20, "n_runs": 3},
+        "a1_grid": {
+            "batch_sizes": [4, 8, 12, 16, 30],
+            "widths": [16, 32, 64, 128, 256],
+            "depth": 50,
+            "n_runs": 3,
+        },
         "lemma4": {"batch_sizes": [2, 4], "width": 8, "n_matrices": 10, "depth": 5, "n_runs": 2},
         "theorem5": {
             "cases": [[4, 64]],

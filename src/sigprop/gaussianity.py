@@ -27,6 +27,8 @@ import math
 import torch
 from torch import Tensor
 
+from .metrics import singular_values
+
 __all__ = [
     "bures_w2_squared",
     "conditional_w2_squared",
@@ -34,25 +36,8 @@ __all__ = [
     "exchangeable_mean_gram",
     "gelbrich_lower_bound",
     "running_alpha_hat",
-    "singular_values",
     "theorem1_rhs",
 ]
-
-
-def singular_values(h: Tensor) -> Tensor:
-    """sigma_1 >= ... >= sigma_n of H in R^{d x n} (d >= n) from the n x n Gram, batched.
-
-    Args:
-        h: shape (..., d, n) with d >= n.
-    Returns:
-        shape (..., n), descending; sqrt of the eigenvalues of H^T H (round-off negatives -> 0).
-    Raises:
-        ValueError: if d < n (H would have fewer than n singular values).
-    """
-    d, n = h.shape[-2:]
-    if d < n:
-        raise ValueError(f"need d >= n (DJB21 assumes width >= batch size), got d={d}, n={n}")
-    return _gram_singular_values(h.mT @ h)
 
 
 def _gram_singular_values(gram: Tensor) -> Tensor:

@@ -1,7 +1,5 @@
 """Initializations of the bias-free ReLU MLP of DJB21 Sec. 5 (Thesis Sec. 2.4, App. A.4-A.5).
 
-- ``relu_mlp``: the MLP of DJB21 Figs. 3-4 [code]: Linear(d_in -> w), (depth - 2) x Linear(w -> w),
-  Linear(w -> k), ReLU after all but the last, no biases; ``depth`` counts the Linear layers.
 - ``xavier_init``: ``xavier_uniform_`` with gain sqrt(2) (``calculate_gain('relu')``) [code],
   seeded through ``sigprop.seeding``.
 - ``orthogonalizing_weight`` / ``iterative_orthogonalization``: DJB21 Eq. (6) (Thesis Eq. (2.6)),
@@ -9,8 +7,6 @@
   orthogonality §1.11 and §7.9.
 - ``orthogonal_weights``: the orthogonal-weights baseline of Thesis App. A.5 (i).
 - ``whitening``: the whitening remark after DJB21 Thm. 1 (M^{-1} in place of diag(M)^{-1} in BN).
-- ``rank_gap``: Eq. (2) on the smaller Gram matrix, the gap that App. E's algebra controls when
-  n > d (spec orthogonality §1.5, §2).
 
 Layouts: the matrix functions use the papers' layout h of shape (..., d, n) (columns are samples);
 the model functions take batches as the model consumes them, shape (n, features) (rows are
@@ -26,7 +22,6 @@ from collections.abc import Iterator
 import torch
 from torch import Tensor, nn
 
-from .metrics import orthogonality_gap
 from .seeding import generator
 
 log = logging.getLogger(__name__)
@@ -39,8 +34,6 @@ __all__ = [
     "linear_layers",
     "orthogonal_weights",
     "orthogonalizing_weight",
-    "rank_gap",
-    "relu_mlp",
     "whitening",
     "xavier_init",
 ]
@@ -51,30 +44,6 @@ XAVIER_GAIN = math.sqrt(2.0)
 VARIANTS = ("code", "paper", "paper_sliced")
 """Iterative orthogonalization: the authors' MLP code (exponent -1), DJB21 Eq. (6) (-1/2) with an
 orthogonal Q, or Eq. (6) as printed with the non-orthogonal sliced V' (kept as a control)."""
-
-
-def relu_mlp(d_in: int, width: int, depth: int, d_out: int = 10) -> nn.Sequential:
-    """The bias-free ReLU MLP of DJB21 Figs. 3-4 [code ``MLP(layer_num, 3072, width, 10)``].
-
-    Linear(d_in -> width), (depth - 2) x Linear(width -> width), Linear(width -> d_out), with a
-    ReLU after every Linear but the last. ``depth`` is the number of Linear layers (the code's
-    ``layer_num``). Weights keep PyTorch's default initialization; see ``xavier_init``.
-
-    Raises:
-        ValueError: for depth < 2 or a size < 1.
-    """
-    if depth < 2:
-        raise ValueError(f"depth (number of Linear layers) must be >= 2, got {depth}")
-    for name, value in (("d_in", d_in), ("width", width), ("d_out", d_out)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
-    sizes = [d_in] + [width] * (depth - 1) + [d_out]
-    modules: list[nn.Module] = []
-    for i in range(depth):
-        modules.append(nn.Linear(sizes[i], sizes[i + 1], bias=False))
-        if i < depth - 1:
-            modules.append(nn.ReLU())
-    return nn.Sequential(*modules)
 
 
 def linear_layers(model: nn.Module) -> list[nn.Linear]:
@@ -199,7 +168,7 @@ def iterative_orthogonalization(
 
     Args:
         model: ``nn.Sequential`` whose hidden Linear layers are square and bias-free
-            (e.g. ``relu_mlp``), with weights already initialized.
+            (e.g. ``models.relu_mlp``), with weights already initialized.
         batch: the initialization batch, shape (n, d_in), rows are samples (torch layout).
         variant: one of ``VARIANTS`` (see ``orthogonalizing_weight``).
     Returns:
@@ -260,7 +229,7 @@ def hidden_representations(
     """Pre-activations W_l H_l and representations H_l of a Sequential MLP, papers' layout.
 
     Args:
-        model: Linear / activation Sequential (e.g. ``relu_mlp``).
+        model: Linear / activation Sequential (e.g. ``models.relu_mlp``).
         batch: shape (n, d_in), rows are samples.
     Returns:
         (pre, post): ``pre[l]`` = W_l H_l for every Linear layer l = 0..depth-1, and ``post[l]``
@@ -273,22 +242,6 @@ def hidden_representations(
             post.append(x.mT)
             pre.append(module(x).mT)
     return pre, post
-
-
-def rank_gap(h: Tensor) -> Tensor:
-    """Orthogonality gap on the smaller Gram matrix: V(H) if n <= d, else V(H^T), Eq. (2).
-
-    With k = min(d, n) and p_i = sigma_i^2 / sum_j sigma_j^2 the normalized squared spectrum,
-    rank_gap(H)^2 = sum_{i <= k} (p_i - 1/k)^2: the gap of App. E's algebra (DJB21 Eq. (18),
-    Thesis Eq. (A.20)), restricted to the k nonzero singular values. Equals ``orthogonality_gap``
-    when n <= d; when n > d it discounts the rank floor sqrt((n - d) / (n d)) that Eq. (2) cannot
-    go below (spec orthogonality §1.5, §2 "App. E claim"). Zero iff the k nonzero singular
-    values are equal.
-
-    Args:
-        h: shape (..., d, n).
-    """
-    return orthogonality_gap(h) if h.shape[-1] <= h.shape[-2] else orthogonality_gap(h.mT)
 
 
 def whitening(h: Tensor) -> Tensor:

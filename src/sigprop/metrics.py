@@ -25,7 +25,10 @@ __all__ = [
     "gram_eigenvalues",
     "numerical_rank",
     "orthogonality_gap",
+    "rank_gap",
     "rank_lower_bound",
+    "singular_values",
+    "smallest_singular_value",
     "soft_rank",
     "spectral_statistics",
     "trace_diag_m2_squared",
@@ -187,3 +190,51 @@ def spectral_statistics(h: Tensor, taus: list[float], top: int = 0) -> dict[str,
     for k in range(min(top, lam.shape[-1])):
         out[f"sigma_{k + 1}"] = lam[..., k].sqrt()
     return out
+
+
+def rank_gap(h: Tensor) -> Tensor:
+    """Orthogonality gap on the smaller Gram matrix: V(H) if n <= d, else V(H^T), Eq. (2).
+
+    With k = min(d, n) and p_i = sigma_i^2 / sum_j sigma_j^2 the normalized squared spectrum,
+    rank_gap(H)^2 = sum_{i <= k} (p_i - 1/k)^2: the gap of App. E's algebra (DJB21 Eq. (18),
+    Thesis Eq. (A.20)), restricted to the k nonzero singular values. Equals ``orthogonality_gap``
+    when n <= d; when n > d it discounts the rank floor sqrt((n - d) / (n d)) that Eq. (2) cannot
+    go below (spec orthogonality §1.5, §2 "App. E claim"). Zero iff the k nonzero singular
+    values are equal.
+
+    Args:
+        h: shape (..., d, n).
+    """
+    return orthogonality_gap(h) if h.shape[-1] <= h.shape[-2] else orthogonality_gap(h.mT)
+
+
+def singular_values(h: Tensor) -> Tensor:
+    """sigma_1 >= ... >= sigma_n of H in R^{d x n} (d >= n) from the n x n Gram, batched.
+
+    Args:
+        h: shape (..., d, n) with d >= n.
+    Returns:
+        shape (..., n), descending; sqrt of the eigenvalues of H^T H (round-off negatives -> 0).
+    Raises:
+        ValueError: if d < n (H would have fewer than n singular values).
+    """
+    d, n = h.shape[-2:]
+    if d < n:
+        raise ValueError(f"need d >= n (DJB21 assumes width >= batch size), got d={d}, n={n}")
+    return torch.linalg.eigvalsh(h.mT @ h).flip(-1).clamp_min(0.0).sqrt()
+
+
+def smallest_singular_value(h: Tensor) -> Tensor:
+    """sigma_n(H) for H in R^{d x n}, d >= n: sqrt of the smallest eigenvalue of H^T H, batched.
+
+    Accuracy (||H||_F = 1): the eigenvalue carries an absolute error ~eps, so sigma_n near a
+    value t has relative error ~eps / (2 t^2), and values below ~sqrt(eps) (1.5e-8 in float64,
+    3.5e-4 in float32) are noise; the chain's own Gram square root (``chains.gram_sqrt``) has
+    the same floor. ``a1_grid`` warns where threshold * alpha_0 < 10 sqrt(eps) (error > 0.5%).
+
+    Returns:
+        shape (...) for h of shape (..., d, n), in h's dtype.
+    Raises:
+        ValueError: if d < n (then sigma_n(H) = 0 for every H; DJB21 assumes d >= n).
+    """
+    return singular_values(h)[..., -1]

@@ -28,6 +28,7 @@ __all__ = [
     "ReluMLP",
     "build",
     "features_by_samples",
+    "relu_mlp",
 ]
 
 NORMS = ("batchnorm", "none")
@@ -220,3 +221,27 @@ def features_by_samples(h: Tensor) -> Tensor:
     ``metrics.orthogonality_gap(features_by_samples(h))`` is the code's gap.
     """
     return h.flatten(start_dim=1).mT
+
+
+def relu_mlp(d_in: int, width: int, depth: int, d_out: int = 10) -> nn.Sequential:
+    """The bias-free ReLU MLP of DJB21 Figs. 3-4 [code ``MLP(layer_num, 3072, width, 10)``].
+
+    Linear(d_in -> width), (depth - 2) x Linear(width -> width), Linear(width -> d_out), with a
+    ReLU after every Linear but the last. ``depth`` is the number of Linear layers (the code's
+    ``layer_num``). Weights keep PyTorch's default initialization; see ``xavier_init``.
+
+    Raises:
+        ValueError: for depth < 2 or a size < 1.
+    """
+    if depth < 2:
+        raise ValueError(f"depth (number of Linear layers) must be >= 2, got {depth}")
+    for name, value in (("d_in", d_in), ("width", width), ("d_out", d_out)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    sizes = [d_in] + [width] * (depth - 1) + [d_out]
+    modules: list[nn.Module] = []
+    for i in range(depth):
+        modules.append(nn.Linear(sizes[i], sizes[i + 1], bias=False))
+        if i < depth - 1:
+            modules.append(nn.ReLU())
+    return nn.Sequential(*modules)

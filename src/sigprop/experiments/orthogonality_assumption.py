@@ -21,6 +21,7 @@ from torch import Tensor
 from .. import chains
 from ..compute import resolve_device, resolve_dtype
 from ..inputs import gaussian_inputs
+from ..metrics import smallest_singular_value
 from ..store import Labelled
 
 __all__ = [
@@ -29,7 +30,6 @@ __all__ = [
     "a1_grid",
     "a1_holds",
     "pixel_table",
-    "smallest_singular_value",
     "unit_frobenius_alpha",
 ]
 
@@ -37,25 +37,6 @@ log = logging.getLogger(__name__)
 
 CHECK_EVERY = 25
 """Layers between early-stopping checks (a pixel stops once all of its runs have failed)."""
-
-
-def smallest_singular_value(h: Tensor) -> Tensor:
-    """sigma_n(H) for H in R^{d x n}, d >= n: sqrt of the smallest eigenvalue of H^T H, batched.
-
-    Accuracy (||H||_F = 1): the eigenvalue carries an absolute error ~eps, so sigma_n near a
-    value t has relative error ~eps / (2 t^2), and values below ~sqrt(eps) (1.5e-8 in float64,
-    3.5e-4 in float32) are noise; the chain's own Gram square root (``chains.gram_sqrt``) has
-    the same floor. ``a1_grid`` warns where threshold * alpha_0 < 10 sqrt(eps) (error > 0.5%).
-
-    Returns:
-        shape (...) for h of shape (..., d, n), in h's dtype.
-    Raises:
-        ValueError: if d < n (then sigma_n(H) = 0 for every H; DJB21 assumes d >= n).
-    """
-    d, n = h.shape[-2:]
-    if d < n:
-        raise ValueError(f"sigma_n(H) needs d >= n, got d={d}, n={n}")
-    return torch.linalg.eigvalsh(h.mT @ h)[..., 0].clamp_min(0.0).sqrt()
 
 
 def unit_frobenius_alpha(h0: Tensor) -> Tensor:

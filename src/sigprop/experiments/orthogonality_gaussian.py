@@ -59,7 +59,7 @@ def observe_gaussianity(h: Tensor) -> dict[str, Tensor]:
     trace = h.square().sum(dim=(-2, -1))
     return {
         "gap": metrics.orthogonality_gap(h),
-        "sigma_min": gaussianity.singular_values(h)[..., -1],
+        "sigma_min": metrics.smallest_singular_value(h),
         "w2_conditional": gaussianity.conditional_w2_squared(h),
         "gram_offdiagonal": (total - trace) / (n * (n - 1)),
     }

@@ -12,7 +12,7 @@ import copy
 
 import torch
 
-from .. import data, initialization, metrics, seeding
+from .. import data, initialization, metrics, models, seeding
 from ..compute import resolve_device, resolve_dtype
 from ..store import Labelled
 
@@ -91,7 +91,7 @@ def init_gap(
             "init": images[perm[:n]].to(dev, torch_dtype),
             "eval": images[perm[n : n + eval_batch_size]].to(dev, torch_dtype),
         }
-        base = initialization.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
+        base = models.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
         initialization.xavier_init(base, experiment_id, r)
         for i, method in enumerate(methods):
             model = copy.deepcopy(base)

@@ -31,7 +31,7 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from .. import chains, initialization, inputs, metrics, ops, seeding
+from .. import chains, initialization, inputs, metrics, models, ops, seeding
 from ..claims import evaluate
 from ..compute import resolve_device
 from ..stats import mean_se, ols_slope
@@ -180,7 +180,7 @@ def _matrix_part(widths, batch_ratios, n_matrices, rows):
                 h = _random_matrices(kind, d, n, n_matrices, g)
                 sigma = torch.linalg.svdvals(h)
                 kappa = sigma[..., 0] / sigma[..., -1]
-                before = initialization.rank_gap(h)
+                before = metrics.rank_gap(h)
                 k = min(d, n)
                 s = sigma / sigma.square().sum(-1, keepdim=True).sqrt()
                 closed_form = s.sum(-1).square().reciprocal() - 1.0 / k  # App. E, V(W H)^2
@@ -188,7 +188,7 @@ def _matrix_part(widths, batch_ratios, n_matrices, rows):
                     if variant == "code" and n < d:
                         continue
                     wh = initialization.orthogonalizing_weight(h, variant) @ h
-                    after = initialization.rank_gap(wh)
+                    after = metrics.rank_gap(wh)
                     row = dict(
                         part="matrices",
                         case=f"{variant}.{kind}",
@@ -229,13 +229,13 @@ def _mlp_part(width, depth, n_runs, rows, device):
     for variant in ("paper", "code"):
         diffs = []
         for r in runs:
-            model = initialization.relu_mlp(width, width, depth).to(device, DTYPE)
+            model = models.relu_mlp(width, width, depth).to(device, DTYPE)
             initialization.xavier_init(model, eid, r)
             initialization.iterative_orthogonalization(model, x[r].mT, variant)
             pre, post = initialization.hidden_representations(model, x[r].mT)
             for layer in range(1, depth - 1):
-                before = initialization.rank_gap(post[layer]).item()
-                after = initialization.rank_gap(pre[layer]).item()
+                before = metrics.rank_gap(post[layer]).item()
+                after = metrics.rank_gap(pre[layer]).item()
                 diffs.append(after - before)
                 rows.append(
                     dict(
@@ -276,7 +276,7 @@ def app_e(
     paper variant (orthogonal Q) lowers the gap and matches the closed form V(W H)^2 =
     (sum sigma)^{-2} - 1/k; the code variant gives V(W H) = 0 at n = d up to round-off
     eps kappa(H) n; the printed sliced V' raises the gap of nearly isotropic H when n > d (the
-    control: App. E needs an orthogonal Q). Gap: ``initialization.rank_gap`` (Eq. (2) on the
+    control: App. E needs an orthogonal Q). Gap: ``metrics.rank_gap`` (Eq. (2) on the
     smaller Gram; equal to Eq. (2) for n <= d; for n > d it discounts the rank floor).
     (c) a bias-free ReLU MLP (width = input size = ``mlp_width``, ``mlp_depth`` Linear layers,
     Xavier, then iterative orthogonalization on n = 3 width Gaussian inputs, ``n_runs`` runs):
