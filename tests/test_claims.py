@@ -62,3 +62,13 @@ def test_verdict_caption_lists_every_claim_after_the_description(tmp_path):
     assert text.startswith("Fig. 1 of {{ snakemake.params.x }}.")
     assert "- PASS ``fam.fig.a``: measured 1 +- 0.1 <= 2." in text
     assert "- **FAIL** ``fam.fig.b``" in text and "quick scale" in text
+
+
+def test_verdict_caption_escapes_markup_in_statements():
+    record = {
+        "id": "family.item.what", "statement": "|x| of a*b", "source": "Eq. (1)", "scale": "quick",
+        "passed": True, "measured": 1.0, "measured_se": float("nan"), "relation": "<=",
+        "bound": 2.0, "tolerance": 0.0,
+    }  # fmt: skip
+    caption = claims.verdict_caption("Setup.", [record])
+    assert r"\|x\| of a\*b" in caption and "``family.item.what``" in caption

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
@@ -198,11 +199,17 @@ def summarize(records: Iterable[Mapping]) -> str:
     )
 
 
+def _rst_text(text: str) -> str:
+    """Plain text safe inside reStructuredText: markup characters backslash-escaped."""
+    return re.sub(r"([\\|*`_])", r"\\\1", text)
+
+
 def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
     """A report caption: the figure's description, then one line per verdict (reStructuredText).
 
     The description may hold Jinja placeholders (``{{ snakemake.params.* }}``); Snakemake
-    renders them when it builds the report.
+    renders them when it builds the report. Statements are plain text: characters that
+    reStructuredText reads as markup (``|x|`` substitutions, ``*``, backquotes) are escaped.
     """
     lines = [description.rstrip(), "", "**Verdicts:**", ""]
     for r in records:
@@ -210,7 +217,8 @@ def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
         tol = f", tolerance {r['tolerance']:.3g}" if r["tolerance"] else ""
         lines.append(
             f"- {'PASS' if r['passed'] else '**FAIL**'} ``{r['id']}``: measured "
-            f"{r['measured']:.4g}{se} {r['relation']} {r['bound']:.4g}{tol}. {r['statement']}"
+            f"{r['measured']:.4g}{se} {r['relation']} {r['bound']:.4g}{tol}. "
+            f"{_rst_text(r['statement'])}"
             f" ({r['source']}, {r['scale']} scale)"
         )
     return "\n".join(lines) + "\n"

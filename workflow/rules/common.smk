@@ -37,11 +37,15 @@ FIGURES = {
         "drift",
         "init_gap",
     ],
+    "mean_field": [],
+    "isometry": [],
 }
 """Figures per family, named by the seed's own numbers."""
 
 TABLES = {
     "orthogonality": ["table1"],
+    "mean_field": [],
+    "isometry": [],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -68,6 +72,8 @@ THEOREMS = {
         "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
+    "mean_field": {},
+    "isometry": {},
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 

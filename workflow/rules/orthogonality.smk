@@ -273,38 +273,6 @@ rule orthogonality_check_fig2_3:
         "../scripts/check.py"
 
 
-rule orthogonality_check_theorem:
-    """Theorem checks of DJB21 / Thesis ch. 2 without a figure of their own, one job per item of
-    THEOREMS["orthogonality"]: measured table and claims."""
-    output:
-        table=report(
-            "results/orthogonality/{item}.csv",
-            caption="../report/orthogonality/theorem.rst",
-            category="orthogonality",
-            subcategory="theorem checks",
-        ),
-        claims="results/claims/orthogonality/{item}.json",
-    log:
-        "logs/orthogonality/check_{item}.log",
-    benchmark:
-        "benchmarks/orthogonality/check_{item}.tsv"
-    wildcard_constraints:
-        item="|".join(THEOREMS["orthogonality"]),
-    conda:
-        "../../envs/sigprop.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
-    params:
-        check=lookup(within=THEOREMS, dpath="orthogonality/{item}"),
-        arguments=lookup(within=config, dpath="orthogonality/{item}"),
-        device=config["device"],
-        scale=config["scale"],
-    script:
-        "../scripts/theorem.py"
-
-
 rule orthogonality_simulate_real_gap:
     """V before each block of random ReLU nets (MLP, ConvNet) on real images, torch BN vs none (DJB21 Fig. 5)."""
     output:

@@ -301,35 +301,3 @@ rule rank_collapse_check_fig3b:
         scale=config["scale"],
     script:
         "../scripts/check.py"
-
-
-rule rank_collapse_check_theorem:
-    """Theorem checks of Dan+20 without a figure, one job per item of THEOREMS["rank_collapse"]
-    (Lemmas 1, 3, 4, 5-6, 7, Prop. 8, Examples 9, 11, 12): measured table and claims."""
-    output:
-        table=report(
-            "results/rank_collapse/{item}.csv",
-            caption="../report/rank_collapse/theorem.rst",
-            category="rank_collapse",
-            subcategory="theorem checks",
-        ),
-        claims="results/claims/rank_collapse/{item}.json",
-    log:
-        "logs/rank_collapse/check_{item}.log",
-    benchmark:
-        "benchmarks/rank_collapse/check_{item}.tsv"
-    wildcard_constraints:
-        item="|".join(THEOREMS["rank_collapse"]),
-    conda:
-        "../../envs/sigprop.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=30,
-    params:
-        check=lookup(within=THEOREMS, dpath="rank_collapse/{item}"),
-        arguments=lookup(within=config, dpath="rank_collapse/{item}"),
-        device=config["device"],
-        scale=config["scale"],
-    script:
-        "../scripts/theorem.py"
