@@ -37,7 +37,7 @@ FIGURES = {
         "drift",
         "init_gap",
     ],
-    "mean_field": [],
+    "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": [],
 }
 """Figures per family, named by the seed's own numbers."""
@@ -72,7 +72,9 @@ THEOREMS = {
         "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
-    "mean_field": {},
+    "mean_field": {
+        "fixed_point": "sigprop.theorems.mean_field:fixed_point",
+    },
     "isometry": {},
 }
 """Theorem checks without a figure: family -> config item -> check function."""

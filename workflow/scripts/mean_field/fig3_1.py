@@ -1,0 +1,24 @@
+"""Thesis Fig. 3.1: ||G_l - G_ref||_F vs layer, n = 5, widest d, with and without BN, 90% band."""
+
+from sigprop import plotting, store
+from sigprop.checks.mean_field import band
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+fig_cfg = snakemake.params.fig
+frame = store.load_frame(snakemake.input.chain)
+width = frame["width"].max()
+table = frame.query("batch_size == @fig_cfg['batch_size'] and width == @width")
+table = table[["network", "run", "layer", "distance"]]
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, ax = plotting.figure(width=4.6)
+summary = band(table, "layer", "distance", "network", fig_cfg["band"]).query("mean > 0")
+for net, part in summary.groupby("network", sort=False):
+    style = "--" if net.startswith("no_bn") else "-"
+    (line,) = ax.plot(part["layer"], part["mean"], style, label=net)
+    ax.fill_between(part["layer"], part["low"], part["high"], color=line.get_color(), alpha=0.2)
+ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"$\|G_\ell - G_{ref}\|_F$")
+ax.set_title(f"n = {fig_cfg['batch_size']}, d = {width}", fontsize=9)
+ax.legend(fontsize=7)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

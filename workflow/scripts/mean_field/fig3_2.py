@@ -1,0 +1,30 @@
+"""Thesis Fig. 3.2: ||G_l - G_*||_F, l = 1..L, n = 10, widest d, per activation; fitted shape."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.checks.mean_field import band, fit_decay_plateau
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+cfg = snakemake.params.fig
+frame = store.load_frame(snakemake.input.chain)
+width = int(frame["width"].max())
+table = frame.query(
+    "batch_size == @cfg['batch_size'] and width == @width and network.str.startswith('bn_')"
+    " and 1 <= layer <= @cfg['last_layer']"
+)[["network", "run", "layer", "distance"]]
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, ax = plotting.figure(width=4.6)
+for net, part in band(table, "layer", "distance", "network", 0.9).groupby("network", sort=False):
+    (line,) = ax.plot(part["layer"], part["mean"], "o-", ms=3, label=net)
+    ax.fill_between(part["layer"], part["low"], part["high"], color=line.get_color(), alpha=0.2)
+    c1, alpha, c2 = fit_decay_plateau(part["layer"], part["mean"], cfg["batch_size"], width)
+    ls = np.linspace(1, cfg["last_layer"], 100)
+    fit = c1 * (1 - alpha) ** (ls / 2) + c2 * cfg["batch_size"] / np.sqrt(width)
+    ax.plot(ls, fit, "--", color=line.get_color(), lw=1)
+ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"$\|G_\ell - G_*\|_F$")
+ax.set_title(f"n = {cfg['batch_size']}, d = {width}; dashed: fitted shape", fontsize=9)
+ax.legend(fontsize=7)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

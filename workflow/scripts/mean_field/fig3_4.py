@@ -1,0 +1,26 @@
+"""Thesis Fig. 3.4: ||G_20 - G_*||_F vs batch size n, log-log, widest d, per activation."""
+
+import numpy as np
+
+from sigprop import plotting, store
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+cfg = snakemake.params.fig
+frame = store.load_frame(snakemake.input.chain)
+width = int(frame["width"].max())
+table = frame.query("width == @width and layer == @cfg['layer'] and network.str.startswith('bn_')")[
+    ["network", "batch_size", "run", "distance", "kappa"]
+]
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, ax = plotting.figure(width=4.6)
+plotting.mean_ci(ax, table, x="batch_size", y="distance", hue="network", marker="o")
+ns = np.sort(table["batch_size"].unique()).astype(float)
+low = table.groupby("batch_size")["distance"].mean().iloc[0]
+ax.plot(ns, low * ns / ns[0], "k--", lw=1, label=r"$\propto n$")
+ax.set(xscale="log", yscale="log", xlabel="batch size $n$")
+ax.set(xticks=ns, xticklabels=[f"{v:.0f}" for v in ns])
+ax.set(ylabel=rf"$\|G_{{{cfg['layer']}}} - G_*\|_F$", title=f"d = {width}")
+ax.legend(fontsize=7)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
