@@ -21,6 +21,7 @@ low = table.groupby("batch_size")["distance"].mean().iloc[0]
 ax.plot(ns, low * ns / ns[0], "k--", lw=1, label=r"$\propto n$")
 ax.set(xscale="log", yscale="log", xlabel="batch size $n$")
 ax.set(xticks=ns, xticklabels=[f"{v:.0f}" for v in ns])
+ax.minorticks_off()
 ax.set(ylabel=rf"$\|G_{{{cfg['layer']}}} - G_*\|_F$", title=f"d = {width}")
 ax.legend(fontsize=7)
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
