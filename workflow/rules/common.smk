@@ -38,7 +38,7 @@ FIGURES = {
         "init_gap",
     ],
     "mean_field": [],
-    "isometry": [],
+    "isometry": ["fig4_1"],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -73,7 +73,12 @@ THEOREMS = {
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
     "mean_field": {},
-    "isometry": {},
+    "isometry": {
+        "lemma4_2": "sigprop.theorems.isometry:lemma4_2",
+        "theorem4_3": "sigprop.theorems.isometry:theorem4_3",
+        "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
+        "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
