@@ -99,6 +99,12 @@ TINY = {
             "chain_runs": 2,
         },
     },
+    "isometry": {
+        "lemma4_2": {"n_cases": 100, "n_range": [2, 10]},
+        "theorem4_3": {"n_cases": 100, "n_range": [2, 10]},
+        "corollary4_4": {"n_cases": 100, "n_range": [2, 10]},
+        "corollary4_5": {"n_cases": 100, "n_range": [2, 10]},
+    },
 }
 
 
@@ -385,6 +391,28 @@ QUICK_CLAIMS = [
     "mean_field.fixed_point.wide_chain",
     "mean_field.fixed_point.diagonal_quadrature",
     "mean_field.fixed_point.start_is_far",
+    "isometry.lemma4_2.scale_invariance",
+    "isometry.lemma4_2.gm_over_am",
+    "isometry.lemma4_2.unit_range",
+    "isometry.lemma4_2.one_at_identity",
+    "isometry.lemma4_2.below_one_off_identity",
+    "isometry.lemma4_2.zero_iff_singular",
+    "isometry.lemma4_2.positive_if_nonsingular",
+    "isometry.theorem4_3.bound",
+    "isometry.theorem4_3.exact_identity",
+    "isometry.theorem4_3.printed_equality_4_7",
+    "isometry.corollary4_4.scaling_bound",
+    "isometry.corollary4_4.scaling_exact_identity",
+    "isometry.corollary4_4.centered_never_decreases",
+    "isometry.corollary4_4.centered_bound",
+    "isometry.corollary4_5.scaling_bound",
+    "isometry.corollary4_5.scaling_exact_identity",
+    "isometry.corollary4_5.centered_never_decreases",
+    "isometry.corollary4_5.centered_bound",
+    "isometry.fig4_1.parallelogram_closed_form",
+    "isometry.fig4_1.printed_ratio_is_half",
+    "isometry.fig4_1.parallelepiped_closed_form",
+    "isometry.fig4_1.orthogonal_equal_norms_maximal",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -401,6 +429,12 @@ QUICK_FAILURES: set[str] = {
     # ||G_20 - G_*||_F grows faster than linearly in n at d = 400, n = 5..20 (n / sqrt(d) ~ 1)
     "mean_field.fig3_4.slope_bn_linear",
     "mean_field.fig3_4.slope_bn_relu",
+    # Thesis ch. 4: printed equality (4.7) (erratum) and the corollaries with mean centering
+    "isometry.theorem4_3.printed_equality_4_7",
+    "isometry.corollary4_4.centered_never_decreases",
+    "isometry.corollary4_4.centered_bound",
+    "isometry.corollary4_5.centered_never_decreases",
+    "isometry.corollary4_5.centered_bound",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 

@@ -6,7 +6,8 @@ therefore normalizes each row across the columns.
 
 Seed sections: Dan+20 Eq. (2) (``bn_rms``, ``second_moment``), DJB21 Eq. (1) = Thesis Eq. (2.1)
 (``bn_rms_scaled``), Dan+20 App. C (``bn_centered``), PyTorch BN of the training experiments
-(``batch_norm_torch``).
+(``batch_norm_torch``); Thesis Cor. 4.4 (``ln_rms``: LN as the projection onto the sqrt(d)-sphere,
+= RMSNorm) and LN with mean centering (``ln_centered``), which normalize each column (sample).
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ __all__ = [
     "bn_centered",
     "bn_rms",
     "bn_rms_scaled",
+    "ln_centered",
+    "ln_rms",
     "normalization",
     "second_moment",
     "tanh_plus_one",
@@ -98,6 +101,34 @@ def batch_norm_torch(h: Tensor, eps: float = 1e-5) -> Tensor:
     return (h - mean) * torch.rsqrt(var + eps)
 
 
+def ln_rms(h: Tensor) -> Tensor:
+    """LN(x) = sqrt(d) x / ||x|| per sample (column): Thesis Cor. 4.4, "projection onto the
+    sqrt(d)-sphere"; equals RMSNorm x / sqrt(mean_k x_k^2) without gain.
+
+    The column counterpart of ``bn_rms`` (which scales rows); no centering, no epsilon. Up to the
+    factor sqrt(d) it is the unit-sphere projection x / ||x|| of Thesis Thm. 4.3.
+
+    Args:
+        h: shape (..., d, n); each of the n columns must be nonzero.
+    Returns:
+        shape (..., d, n), every column of norm sqrt(d).
+    """
+    return h * torch.rsqrt(h.square().mean(dim=-2, keepdim=True))
+
+
+def ln_centered(h: Tensor) -> Tensor:
+    """Layer normalization with centering: subtract each column's mean over the d features, then
+    ``ln_rms`` (PyTorch ``LayerNorm`` at initialization with epsilon = 0).
+
+    Thesis Cor. 4.4 treats LN as the scaling ``ln_rms``; the centering is a projection that can
+    lower the isometry (spec mean_field_isometry §2, Cor. 4.4).
+
+    Args:
+        h: shape (..., d, n); no column may be constant.
+    """
+    return ln_rms(h - h.mean(dim=-2, keepdim=True))
+
+
 def _identity(h: Tensor) -> Tensor:
     return h
 
@@ -112,6 +143,8 @@ NORMALIZATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_rms_scaled": bn_rms_scaled,
     "bn_centered": bn_centered,
     "batch_norm_torch": batch_norm_torch,
+    "ln_rms": ln_rms,
+    "ln_centered": ln_centered,
 }
 """Normalizations by config name. ``"none"`` (vanilla networks) is handled by the chain engine."""
 

@@ -38,7 +38,7 @@ FIGURES = {
         "init_gap",
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
-    "isometry": [],
+    "isometry": ["fig4_1"],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -75,7 +75,12 @@ THEOREMS = {
     "mean_field": {
         "fixed_point": "sigprop.theorems.mean_field:fixed_point",
     },
-    "isometry": {},
+    "isometry": {
+        "lemma4_2": "sigprop.theorems.isometry:lemma4_2",
+        "theorem4_3": "sigprop.theorems.isometry:theorem4_3",
+        "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
+        "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
