@@ -36,6 +36,8 @@ __all__ = [
     "activation",
     "analyse",
     "CLOSED_FORMS",
+    "FIG5_1",
+    "fig5_1_activation",
     "closed_form_kernel",
     "convergence_bound",
     "gauss_hermite",
@@ -122,15 +124,11 @@ def _pieces(breaks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x.reshape(shape), w.reshape(shape)
 
 
-def _base_breaks() -> np.ndarray:
-    n = int(round(2 * LIMIT / _PIECE))
-    return np.linspace(-LIMIT, LIMIT, n + 1)
-
-
-def _breaks_with(kinks: np.ndarray) -> np.ndarray:
-    """Base breakpoints plus kinks (clipped to [-L, L]), sorted along the last axis."""
-    kinks = np.clip(kinks, -LIMIT, LIMIT)
-    base = np.broadcast_to(_base_breaks(), kinks.shape[:-1] + _base_breaks().shape)
+def _breaks_with(kinks: np.ndarray, limit: float = LIMIT) -> np.ndarray:
+    """Breakpoints of [-limit, limit] plus kinks (clipped), sorted along the last axis."""
+    kinks = np.clip(kinks, -limit, limit)
+    grid = np.linspace(-limit, limit, int(round(2 * limit / _PIECE)) + 1)
+    base = np.broadcast_to(grid, kinks.shape[:-1] + grid.shape)
     return np.sort(np.concatenate([base, kinks], axis=-1), axis=-1)
 
 
@@ -242,7 +240,8 @@ def activation(name: str) -> Activation:
 def hermite_coefficients(act: Activation, order: int) -> np.ndarray:
     """c_k = E[phi(X) he_k(X)], k = 0..order, Thesis Def. 5.5 (un-normalized phi).
 
-    Exact for a finite he-series; otherwise piecewise Gauss-Legendre at the kinks."""
+    Exact for a finite he-series; otherwise piecewise Gauss-Legendre split at the kinks, on
+    [-L', L'] with L' = L + 2 sqrt(order) (he_k oscillates out to about 2 sqrt(k))."""
     if order < 0:
         raise ValueError(f"order must be >= 0, got {order}")
     if act.hermite is not None:
@@ -250,7 +249,8 @@ def hermite_coefficients(act: Activation, order: int) -> np.ndarray:
         n = min(order + 1, len(act.hermite))
         c[:n] = act.hermite[:n]
         return c
-    x, w = _pieces(_breaks_with(np.asarray(act.kinks, dtype=np.float64)))
+    limit = LIMIT + 2.0 * math.sqrt(order)
+    x, w = _pieces(_breaks_with(np.asarray(act.kinks, dtype=np.float64), limit))
     return he(order, x) @ (w * act.phi(x))
 
 
@@ -569,3 +569,25 @@ def analyse(km: KernelMap, tolerance: float) -> KernelSummary:
         dkappa_star,
         alpha,
     )
+
+
+FIG5_1 = {
+    "case1": ((0.0, 0.4, math.sqrt(0.84)), 0.8),
+    "case2": ((0.8, -0.2, 0.4 * math.sqrt(2.0)), -0.1),
+    "case3": ((1.0 / math.sqrt(2.0), 0.0, 1.0 / math.sqrt(2.0)), -0.2),
+    "case4": ((math.sqrt(0.168), 0.4, math.sqrt(0.672)), -0.9),
+}
+"""Thesis Fig. 5.1's custom activations, one per case of Thm. 5.11, as normalized Hermite
+coefficients (c_0, c_1, c_2) with the plotted rho_0. Recovered from the authors' figure titles
+(monomials rounded to one decimal, catalog Sec. 3): case 1 -0.6 + 0.4x + 0.6x^2, case 2
+0.4 - 0.2x + 0.4x^2, case 3 0.2 + 0.5x^2, case 4 -0.2 + 0.4x + 0.6x^2; case 4 is chosen with
+c_0^2 / c_2^2 = 1/4 so rho* = 0.25 exactly, as plotted."""
+
+
+def fig5_1_activation(case: str) -> tuple[Activation, float]:
+    """The custom activation of Fig. 5.1 for ``case`` ("case1".."case4") and its rho_0."""
+    try:
+        coefficients, rho0 = FIG5_1[case]
+    except KeyError:
+        raise ValueError(f"case must be one of {sorted(FIG5_1)}, got {case!r}") from None
+    return hermite_activation(f"fig5_1_{case}", coefficients), rho0

@@ -45,7 +45,7 @@ FIGURES = {
 TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
-    "isometry": [],
+    "isometry": ["table5_1", "table5_2"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -73,7 +73,9 @@ THEOREMS = {
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
     },
     "mean_field": {},
-    "isometry": {},
+    "isometry": {
+        "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
