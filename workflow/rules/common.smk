@@ -45,7 +45,7 @@ FIGURES = {
 TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
-    "isometry": [],
+    "isometry": ["table5_1", "table5_2"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -80,6 +80,7 @@ THEOREMS = {
         "theorem4_3": "sigprop.theorems.isometry:theorem4_3",
         "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
         "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
+        "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""

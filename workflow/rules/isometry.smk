@@ -46,3 +46,99 @@ rule isometry_check_fig4_1:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule isometry_table5_1:
+    """He_k and he_k, k = 0..4, with orthonormality by Gauss-Hermite (Thesis Table 5.1)."""
+    output:
+        csv=report(
+            "results/isometry/table5_1.csv",
+            caption="../../results/captions/isometry/table5_1.rst",
+            category="isometry",
+        ),
+        md="results/isometry/table5_1.md",
+    log:
+        "logs/isometry/table5_1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        max_order=lookup(within=config, dpath="isometry/table5_1/max_order"),
+        nodes=lookup(within=config, dpath="isometry/table5_1/nodes"),
+    script:
+        "../scripts/isometry/table5_1.py"
+
+
+rule isometry_check_table5_1:
+    """Claims of Thesis Table 5.1: the recursion gives the printed He_k; orthonormality (5.5)."""
+    input:
+        table=rules.isometry_table5_1.output.csv,
+        description="workflow/report/isometry/table5_1.rst",
+    output:
+        claims="results/claims/isometry/table5_1.json",
+        caption="results/captions/isometry/table5_1.rst",
+    log:
+        "logs/isometry/check_table5_1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.isometry_hermite:table5_1_claims",
+        arguments={
+            "float_tolerance": lookup(within=config, dpath="isometry/table5_1/float_tolerance"),
+        },
+        figure=rules.isometry_table5_1.output.md,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule isometry_table5_2:
+    """Per activation: C, kappa(0), kappa'(0), kappa'(1) exact and truncated, rho*, case, alpha,
+    and the agreement of series, quadrature, closed forms and Monte Carlo (Thesis Table 5.2)."""
+    output:
+        csv=report(
+            "results/isometry/table5_2.csv",
+            caption="../../results/captions/isometry/table5_2.rst",
+            category="isometry",
+        ),
+        md="results/isometry/table5_2.md",
+    log:
+        "logs/isometry/table5_2.log",
+    benchmark:
+        "benchmarks/isometry/table5_2.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        activations=lookup(within=config, dpath="isometry/table5_2/activations"),
+        order=lookup(within=config, dpath="isometry/table5_2/order"),
+        series_order=lookup(within=config, dpath="isometry/table5_2/series_order"),
+        series_rho_max=lookup(within=config, dpath="isometry/table5_2/series_rho_max"),
+        case_tolerance=lookup(within=config, dpath="isometry/table5_2/case_tolerance"),
+        mc_samples=lookup(within=config, dpath="isometry/table5_2/mc_samples"),
+        mc_rhos=lookup(within=config, dpath="isometry/table5_2/mc_rhos"),
+    script:
+        "../scripts/isometry/table5_2.py"
+
+
+rule isometry_check_table5_2:
+    """Claims of Thesis Table 5.2: four routes to kappa agree; ReLU is case 3 exactly, case 2
+    only when truncated."""
+    input:
+        table=rules.isometry_table5_2.output.csv,
+        description="workflow/report/isometry/table5_2.rst",
+    output:
+        claims="results/claims/isometry/table5_2.json",
+        caption="results/captions/isometry/table5_2.rst",
+    log:
+        "logs/isometry/check_table5_2.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.isometry_hermite:table5_2_claims",
+        arguments={
+            "float_tolerance": lookup(within=config, dpath="isometry/table5_2/float_tolerance"),
+            "mc_z": lookup(within=config, dpath="isometry/table5_2/mc_z"),
+        },
+        figure=rules.isometry_table5_2.output.md,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

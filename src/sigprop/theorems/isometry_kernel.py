@@ -1,0 +1,274 @@
+"""Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11 and Remarks 5.12-5.14 along exact kernel iterations.
+
+For each activation (normalized, exact kernel map of ``sigprop.hermite``) the kernel sequence
+rho_l = kappa(rho_{l-1}) (Eq. (5.4)) is iterated ``depth`` layers from every rho_0, and the bound of
+its Thm. 5.11 case is compared layer by layer. Subjects: the configured activations, the four
+custom polynomials of Fig. 5.1, and he_3 (kappa = rho^3, Remark 5.13). Controls: identity (every
+point fixed: the non-linearity hypothesis is needed) and he_3 from rho_0 = +-1 (stuck: the
+exclusion of +-1 is needed); the printed Eq. (5.7) rate 1 / kappa'(1) is reported as violated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .. import hermite as H
+from ..claims import evaluate
+from . import TheoremCheck
+
+__all__ = ["kernel_bounds"]
+
+SOURCE = "Thesis Thm. 5.11"
+
+
+def _subjects(activations: list[str]) -> list[H.Activation]:
+    subjects = [H.activation(name) for name in activations]
+    subjects += [H.fig5_1_activation(case)[0] for case in H.FIG5_1]
+    subjects.append(H.hermite_activation("he3", [0.0, 0.0, 0.0, 1.0]))
+    return subjects
+
+
+def _excess(lhs: np.ndarray, bound: np.ndarray) -> tuple[float, float]:
+    """max(lhs - bound) and the largest lhs / bound (how close the bound comes), over layers
+    l >= 1 (at l = 0 every bound holds with equality or trivially)."""
+    lhs, bound = lhs[:, 1:], bound[:, 1:]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(bound > 0, lhs / bound, np.where(lhs > 0, np.inf, 0.0))
+    return float(np.max(lhs - bound)), float(np.max(ratio))
+
+
+def kernel_bounds(
+    activations: list[str],
+    rho0: list[float],
+    depth: int,
+    n_grid: int,
+    case_tolerance: float,
+    float_tolerance: float,
+    device: str = "cpu",
+) -> TheoremCheck:
+    """Bounds of Thm. 5.8 / Cor. 5.10 / Thm. 5.11 (5.8)-(5.10) and fixed-point uniqueness.
+
+    Args:
+        activations: names of ``sigprop.hermite.ACTIVATIONS`` (Fig. 5.1's polynomials and he_3
+            are always added).
+        rho0: initial cosines in (-1, 1).
+        depth: layers of the iteration.
+        n_grid: grid of [-1, 1] scanned for sign changes of kappa(rho) - rho.
+        case_tolerance: tolerance of kappa(0) = 0 and kappa'(1) = 1.
+        float_tolerance: allowed excess over a bound (round-off of iterated quadrature).
+        device: unused (numpy float64 on the CPU); accepted for the generic rule.
+    Returns:
+        one row per (activation, bound) with the case, alpha, rho*, the max excess of the
+        iterates over the bound and the max ratio, plus the fixed-point scan.
+    """
+    r0 = np.asarray(rho0, dtype=np.float64)
+    if np.any(np.abs(r0) >= 1):
+        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    ell = np.arange(depth + 1)
+    rows = []
+    uniqueness = []
+    for act in _subjects(activations):
+        km = H.kernel_map(act)
+        s = H.analyse(km, case_tolerance)
+        path = H.iterate(km.kappa, r0, depth)
+        base = {
+            "activation": act.name,
+            "case": s.case,
+            "alpha": s.alpha,
+            "rho_star": s.rho_star,
+            "kappa0": s.kappa0,
+            "dkappa0": s.dkappa0,
+            "dkappa1": s.dkappa1,
+            "dkappa_star": s.dkappa_star,
+            "final_distance": float(np.abs(path[:, -1] - s.rho_star).max()),
+        }
+        checks = []
+        if s.case == 1:
+            psi_bound = H.potential(r0)[:, None] * s.alpha**ell
+            checks.append(("thm5_8", "(5.6)", H.potential(path), psi_bound))
+            checks.append(("cor5_10", "Cor. 5.10", np.abs(path), psi_bound))
+            printed = H.potential(r0)[:, None] * (1.0 / s.dkappa1) ** ell
+            checks.append(("printed_eq5_7", "(5.7) printed", H.potential(path), printed))
+        else:
+            eq = {2: "(5.8)", 3: "(5.9)", 4: "(5.10)"}[s.case]
+            bound = H.convergence_bound(s.case, s.alpha, r0, s.rho_star, ell)
+            checks.append((f"case{s.case}", eq, np.abs(path - s.rho_star), bound))
+        for check, equation, lhs, bound in checks:
+            excess, ratio = _excess(lhs, bound)
+            rows.append(
+                {
+                    **base,
+                    "check": check,
+                    "equation": equation,
+                    "max_excess": excess,
+                    "max_ratio": ratio,
+                }
+            )
+        roots = H.sign_changes(km.kappa, n_grid)
+        expected = [] if s.case in (2, 3) else [s.rho_star]
+        ok = len(roots) == len(expected) and np.allclose(roots, expected, atol=1e-8)
+        uniqueness.append(
+            {
+                **base,
+                "check": "fixed_points",
+                "equation": "Thm. 5.11 uniqueness",
+                "interior_fixed_points": " ".join(f"{r:.10f}" for r in roots),
+                "unique_ok": bool(ok),
+            }
+        )
+    # Remark 5.13 controls
+    ident = H.kernel_map("identity")
+    ident_path = H.iterate(ident.kappa, r0, depth)
+    he3 = H.kernel_map(H.hermite_activation("he3", [0.0, 0.0, 0.0, 1.0]))
+    he3_path = H.iterate(he3.kappa, np.array([-1.0, 1.0]), depth)
+    controls = [
+        {
+            "activation": "identity",
+            "check": "control_identity",
+            "equation": "Remark 5.13",
+            "max_excess": float(np.abs(ident_path - r0[:, None]).max()),
+        },
+        {
+            "activation": "he3",
+            "check": "control_he3_pm1",
+            "equation": "Remark 5.13",
+            "max_excess": float(np.abs(np.abs(he3_path) - 1.0).max()),
+        },
+    ]
+    table = pd.DataFrame(rows + uniqueness + controls)
+    return TheoremCheck(table, _claims(table, depth, len(r0), float_tolerance))
+
+
+def _names(frame: pd.DataFrame) -> str:
+    return ", ".join(frame["activation"])
+
+
+def _claims(table: pd.DataFrame, depth: int, n_rho0: int, tol: float) -> list:
+    grid = f"{n_rho0} rho_0 in (-1, 1), layers 1..{depth}"
+    claims = []
+    specs = [
+        (
+            "thm5_8",
+            "Thm. 5.8 (Eq. (5.6)): Psi(rho_l) <= Psi(rho_0) alpha^l, alpha = 1 / (2 - kappa'(0)), "
+            "Psi(rho) = |rho| / (1 - |rho|), for kappa(0) = 0",
+            "Thesis Thm. 5.8 Eq. (5.6); Thm. 5.11 case 1 (corrected rate)",
+            "",
+        ),
+        (
+            "cor5_10",
+            "Cor. 5.10: |rho_l| <= |rho_0| / (1 - |rho_0|) alpha^l, alpha = 1 / (2 - kappa'(0))",
+            "Thesis Cor. 5.10",
+            "",
+        ),
+        (
+            "printed_eq5_7",
+            "Thm. 5.11 case 1 as printed (Eq. (5.7)): Psi(rho_l) <= Psi(rho_0) (1 / kappa'(1))^l",
+            "Thesis Thm. 5.11 Eq. (5.7)",
+            "expected failure: an erratum; the AISTATS'25 version and Thm. 5.8 have "
+            "alpha = 1 / (2 - kappa'(0)) (catalog Sec. 2 Ch. 5: tanh max excess 0.68)",
+        ),
+        (
+            "case2",
+            "Thm. 5.11 case 2 (Eq. (5.8)): kappa(0) > 0, kappa'(1) < 1: "
+            "|rho_l - 1| <= |rho_0 - 1| kappa'(1)^l",
+            "Thesis Thm. 5.11 Eq. (5.8)",
+            "",
+        ),
+        (
+            "case3",
+            "Thm. 5.11 case 3 (Eq. (5.9)): kappa'(1) = 1: |rho_l - 1| <= |rho_0 - 1| / "
+            "(l alpha |rho_0 - 1| + 1), alpha = 1 - kappa(0) - kappa'(0)",
+            "Thesis Thm. 5.11 Eq. (5.9)",
+            "ReLU and leaky ReLU are case 3 exactly (the thesis labels ReLU case 2)",
+        ),
+        (
+            "case4",
+            "Thm. 5.11 case 4 (Eq. (5.10)): kappa'(1) > 1: |rho_l - rho*| <= |rho_0 - rho*| / "
+            "(1 - |rho_0|) alpha^l, alpha = max{1 - kappa(0), kappa'(rho*), "
+            "(1 - rho*) / (2 - kappa'(rho*))}",
+            "Thesis Thm. 5.11 Eq. (5.10)",
+            "denominator 2 - kappa'(rho*) (the proof's 1 - kappa'(rho*) is a typo)",
+        ),
+    ]
+    for check, statement, source, note in specs:
+        rows = table[table["check"] == check]
+        if rows.empty:
+            continue
+        claims.append(
+            evaluate(
+                id=f"isometry.kernel_bounds.{check}",
+                statement=f"{statement}; max excess of the iterates over the bound ({grid})",
+                source=source,
+                measured=rows["max_excess"].max(),
+                relation="<=",
+                bound=0.0,
+                tolerance=tol,
+                note=f"{note}; activations: {_names(rows)}".lstrip("; "),
+            )
+        )
+    fixed = table[table["check"] == "fixed_points"]
+    claims.append(
+        evaluate(
+            id="isometry.kernel_bounds.unique_fixed_point",
+            statement=(
+                "Thm. 5.11: kappa(rho) = rho has exactly one solution in (-1, 1) (rho* = 0 in "
+                "case 1, rho* in (0, 1) in case 4) and none in cases 2-3 (rho* = 1); count of "
+                "activations violating this, from the sign changes of kappa(rho) - rho"
+            ),
+            source="Thesis Thm. 5.8, Thm. 5.11",
+            measured=float((~fixed["unique_ok"].astype(bool)).sum()),
+            relation="<=",
+            bound=0.0,
+            note=f"activations: {_names(fixed)}",
+        )
+    )
+    case4 = fixed[fixed["case"] == 4]
+    if len(case4):
+        claims.append(
+            evaluate(
+                id="isometry.kernel_bounds.case4_attracting",
+                statement="Thm. 5.11 case 4: kappa'(rho*) < 1 (the fixed point attracts)",
+                source="Thesis Thm. 5.11 case 4",
+                measured=case4["dkappa_star"].max(),
+                relation="<=",
+                bound=1.0 - tol,
+                note=f"activations: {_names(case4)}",
+            )
+        )
+    claims.append(
+        evaluate(
+            id="isometry.kernel_bounds.rho_star_above_kappa0",
+            statement="Remark 5.12: rho* >= kappa(0) >= 0 (min of rho* - kappa(0))",
+            source="Thesis Remark 5.12",
+            measured=(fixed["rho_star"] - fixed["kappa0"]).min(),
+            relation=">=",
+            bound=0.0,
+            tolerance=tol,
+        )
+    )
+    for check, statement in [
+        (
+            "control_identity",
+            "negative control (Remark 5.13): the identity is linear, kappa(rho) = rho, and every "
+            "rho_0 stays fixed: max |rho_L - rho_0|",
+        ),
+        (
+            "control_he3_pm1",
+            "negative control (Remark 5.13): phi = he_3, kappa = rho^3, from rho_0 = +-1 stays "
+            "at +-1 (Thm. 5.8 excludes the fixed points +-1): max ||rho_l| - 1|",
+        ),
+    ]:
+        row = table[table["check"] == check].iloc[0]
+        claims.append(
+            evaluate(
+                id=f"isometry.kernel_bounds.{check}",
+                statement=statement,
+                source="Thesis Remark 5.13",
+                measured=row["max_excess"],
+                relation="<=",
+                bound=0.0,
+                tolerance=tol,
+            )
+        )
+    return claims
