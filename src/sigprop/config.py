@@ -71,6 +71,8 @@ def check_consistency(config: Mapping) -> None:
     _check_orthogonality_init(orth)
     if "mean_field" in config:
         _check_mean_field(config["mean_field"])
+    if "isometry" in config:
+        _check_isometry_fig5(config["isometry"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -243,3 +245,16 @@ def _check_mean_field(mf: Mapping) -> None:
         raise ConfigError("mean_field.fixed_point.map_average exceeds map_iterations")
     if fp["chain_burn_in"] >= fp["chain_depth"]:
         raise ConfigError("mean_field.fixed_point.chain_burn_in must be below chain_depth")
+
+
+def _check_isometry_fig5(iso: Mapping) -> None:
+    """Thesis Figs. 5.1 / 5.2: one rho_0 per plotted activation."""
+    for item in ("fig5_1", "fig5_2"):
+        if item not in iso:
+            continue
+        cfg = iso[item]
+        if len(cfg["rho0"]) != len(cfg["activations"]):
+            raise ConfigError(
+                f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
+                f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
+            )

@@ -38,7 +38,7 @@ FIGURES = {
         "init_gap",
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
-    "isometry": ["fig4_1"],
+    "isometry": ["fig4_1", "fig5_1", "fig5_2"],
 }
 """Figures per family, named by the seed's own numbers."""
 

@@ -142,3 +142,117 @@ rule isometry_check_table5_2:
         scale=config["scale"],
     script:
         "../scripts/check.py"
+
+
+rule isometry_fig5_1:
+    """Custom polynomial activations, one per case of Thm. 5.11 (Thesis Fig. 5.1)."""
+    output:
+        pdf="figures/isometry/fig5_1.pdf",
+        png=report(
+            "figures/isometry/fig5_1.png",
+            caption="../../results/captions/isometry/fig5_1.rst",
+            category="isometry",
+        ),
+        csv="results/isometry/fig5_1.csv",
+        curves="results/isometry/fig5_1_curves.csv",
+    log:
+        "logs/isometry/fig5_1.log",
+    benchmark:
+        "benchmarks/isometry/fig5_1.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        subjects=lookup(within=config, dpath="isometry/fig5_1/activations"),
+        rho0=lookup(within=config, dpath="isometry/fig5_1/rho0"),
+        layers=lookup(within=config, dpath="isometry/fig5_1/layers"),
+        order=lookup(within=config, dpath="isometry/fig5_1/order"),
+        case_tolerance=lookup(within=config, dpath="isometry/fig5_1/case_tolerance"),
+        n_points=lookup(within=config, dpath="isometry/fig5_1/n_points"),
+    script:
+        "../scripts/isometry/fig5_kernel.py"
+
+
+rule isometry_check_fig5_1:
+    """Claims of Thesis Fig. 5.1: each case's iterates converge to rho* under its bound."""
+    input:
+        table=rules.isometry_fig5_1.output.csv,
+        description="workflow/report/isometry/fig5_1.rst",
+    output:
+        claims="results/claims/isometry/fig5_1.json",
+        caption="results/captions/isometry/fig5_1.rst",
+    log:
+        "logs/isometry/check_fig5_1.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.isometry_fig5:fig5_claims",
+        arguments={
+            "item": "fig5_1",
+            "float_tolerance": lookup(
+                within=config, dpath="isometry/fig5_1_check/float_tolerance"
+            ),
+            "max_contraction": lookup(
+                within=config, dpath="isometry/fig5_1_check/max_contraction"
+            ),
+        },
+        figure=rules.isometry_fig5_1.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule isometry_fig5_2:
+    """tanh, ReLU, exp, GELU scaled by 1 / C: activation, cobweb, convergence (Thesis Fig. 5.2)."""
+    output:
+        pdf="figures/isometry/fig5_2.pdf",
+        png=report(
+            "figures/isometry/fig5_2.png",
+            caption="../../results/captions/isometry/fig5_2.rst",
+            category="isometry",
+        ),
+        csv="results/isometry/fig5_2.csv",
+        curves="results/isometry/fig5_2_curves.csv",
+    log:
+        "logs/isometry/fig5_2.log",
+    benchmark:
+        "benchmarks/isometry/fig5_2.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        subjects=lookup(within=config, dpath="isometry/fig5_2/activations"),
+        rho0=lookup(within=config, dpath="isometry/fig5_2/rho0"),
+        layers=lookup(within=config, dpath="isometry/fig5_2/layers"),
+        order=lookup(within=config, dpath="isometry/fig5_2/order"),
+        case_tolerance=lookup(within=config, dpath="isometry/fig5_2/case_tolerance"),
+        n_points=lookup(within=config, dpath="isometry/fig5_2/n_points"),
+    script:
+        "../scripts/isometry/fig5_kernel.py"
+
+
+rule isometry_check_fig5_2:
+    """Claims of Thesis Fig. 5.2: iterates converge to rho* under the bound; printed (5.7) control."""
+    input:
+        table=rules.isometry_fig5_2.output.csv,
+        description="workflow/report/isometry/fig5_2.rst",
+    output:
+        claims="results/claims/isometry/fig5_2.json",
+        caption="results/captions/isometry/fig5_2.rst",
+    log:
+        "logs/isometry/check_fig5_2.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.isometry_fig5:fig5_claims",
+        arguments={
+            "item": "fig5_2",
+            "float_tolerance": lookup(
+                within=config, dpath="isometry/fig5_2_check/float_tolerance"
+            ),
+            "max_contraction": lookup(
+                within=config, dpath="isometry/fig5_2_check/max_contraction"
+            ),
+        },
+        figure=rules.isometry_fig5_2.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
