@@ -164,7 +164,7 @@ def lemma_b1_b2(
     fixed_point_samples: int = 200_000,
     quantile: float = 0.99,
     control_correlation: float = 0.9,
-    control_scale: float = 1.5,
+    control_scale: float = 2.0,
     n_boot: int = 200,
     z: float = 3.0,
     device: str = "auto",
