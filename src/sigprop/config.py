@@ -258,3 +258,5 @@ def _check_isometry_fig5(iso: Mapping) -> None:
                 f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
                 f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
             )
+    if "mixing" in mf and mf["mixing"]["merged_from"] > mf["mixing"]["depth"]:
+        raise ConfigError("mean_field.mixing.merged_from must not exceed mean_field.mixing.depth")

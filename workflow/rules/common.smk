@@ -74,6 +74,8 @@ THEOREMS = {
     },
     "mean_field": {
         "fixed_point": "sigprop.theorems.mean_field:fixed_point",
+        "lemma_b1_b2": "sigprop.theorems.mean_field_tails:lemma_b1_b2",
+        "mixing": "sigprop.theorems.mean_field_tails:mixing",
     },
     "isometry": {
         "lemma4_2": "sigprop.theorems.isometry:lemma4_2",
