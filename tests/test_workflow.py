@@ -106,6 +106,14 @@ TINY = {
         "corollary4_5": {"n_cases": 100, "n_range": [2, 10]},
         "table5_2": {"series_order": 60, "mc_samples": 20000},
         "kernel_bounds": {"rho0": [-0.9, 0.5], "depth": 20, "n_grid": 101},
+        "theorem5_15": {"activations": ["tanh", "relu"], "rho0": [-0.9, 0.5], "depth": 20},
+        "prop5_1": {
+            "activations": ["relu"],
+            "norms": ["none", "post_ln"],
+            "widths": [20, 40, 80],
+            "depth": 4,
+            "runs": 3,
+        },
     },
 }
 
@@ -435,6 +443,14 @@ QUICK_CLAIMS = [
     "isometry.kernel_bounds.rho_star_above_kappa0",
     "isometry.kernel_bounds.control_identity",
     "isometry.kernel_bounds.control_he3_pm1",
+    "isometry.theorem5_15.printed_eq5_14",
+    "isometry.theorem5_15.corrected_rate",
+    "isometry.theorem5_15.alpha_below_one",
+    "isometry.theorem5_15.control_uncentred",
+    "isometry.prop5_1.slope_gaussian",
+    "isometry.prop5_1.slope_uniform",
+    "isometry.prop5_1.laws_agree",
+    "isometry.prop5_1.control_wrong_kernel",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -460,6 +476,8 @@ QUICK_FAILURES: set[str] = {
     # Thesis errata, expected to fail: ReLU is case 3, not 2; printed Eq. (5.7) rate
     "isometry.table5_2.relu_case2_thesis",
     "isometry.kernel_bounds.printed_eq5_7",
+    # Thesis Thm. 5.15 printed rate (5.14) (erratum; 1 / (2 - kappa_psi'(0)) holds)
+    "isometry.theorem5_15.printed_eq5_14",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 
