@@ -245,6 +245,8 @@ def _check_mean_field(mf: Mapping) -> None:
         raise ConfigError("mean_field.fixed_point.map_average exceeds map_iterations")
     if fp["chain_burn_in"] >= fp["chain_depth"]:
         raise ConfigError("mean_field.fixed_point.chain_burn_in must be below chain_depth")
+    if "mixing" in mf and mf["mixing"]["merged_from"] > mf["mixing"]["depth"]:
+        raise ConfigError("mean_field.mixing.merged_from must not exceed mean_field.mixing.depth")
 
 
 def _check_isometry_fig5(iso: Mapping) -> None:
@@ -258,5 +260,3 @@ def _check_isometry_fig5(iso: Mapping) -> None:
                 f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
                 f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
             )
-    if "mixing" in mf and mf["mixing"]["merged_from"] > mf["mixing"]["depth"]:
-        raise ConfigError("mean_field.mixing.merged_from must not exceed mean_field.mixing.depth")

@@ -83,6 +83,8 @@ THEOREMS = {
         "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
         "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
         "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
+        "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
+        "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
