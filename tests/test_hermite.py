@@ -151,3 +151,11 @@ def test_tables_and_their_claims():
     verdicts = {c.id.split(".")[-1]: c.passed for c in T.table5_2_claims(t2, 1e-12, 4.0)}
     assert verdicts.pop("relu_case2_thesis") is False
     assert all(verdicts.values()), verdicts
+
+
+def test_truncated_relu_series_gives_the_thesis_case_2_slope():
+    """Order-25 truncation of ReLU's series: kappa'(1) = 0.9487 < 1 (exact: 1), Table 5.2."""
+    c = H.hermite_coefficients(H.activation("relu"), 25)
+    kappa0, dkappa1 = H.truncated_kernel_endpoints(c)
+    assert kappa0 == pytest.approx(1 / math.pi, abs=2e-3)
+    assert dkappa1 == pytest.approx(0.9487, abs=1e-4)

@@ -55,6 +55,7 @@ __all__ = [
     "sign_changes",
     "thm511_case",
     "thm511_rate",
+    "truncated_kernel_endpoints",
 ]
 
 LIMIT = 10.0
@@ -591,3 +592,10 @@ def fig5_1_activation(case: str) -> tuple[Activation, float]:
     except KeyError:
         raise ValueError(f"case must be one of {sorted(FIG5_1)}, got {case!r}") from None
     return hermite_activation(f"fig5_1_{case}", coefficients), rho0
+
+
+def truncated_kernel_endpoints(c: np.ndarray) -> tuple[float, float]:
+    """kappa(0) and kappa'(1) of the Hermite series c_0..c_K truncated at K and renormalized to
+    kappa(1) = 1 (Cor. 5.7), as the authors' code classifies Thm. 5.11's cases (order 25)."""
+    a = c**2 / np.sum(c**2)
+    return float(a[0]), float(np.sum(np.arange(len(a)) * a))

@@ -15,7 +15,6 @@ import pandas as pd
 
 from .. import hermite as H
 from ..claims import Claim, evaluate
-from .isometry_hermite import _truncated
 
 __all__ = ["fig5_claims", "kernel_convergence", "kernel_curves", "subject"]
 
@@ -65,7 +64,7 @@ def kernel_convergence(
         km = H.kernel_map(act)
         s = H.analyse(km, case_tolerance)
         c = H.hermite_coefficients(act, order) / km.scale
-        k0_trunc, dk1_trunc = _truncated(c)
+        k0_trunc, dk1_trunc = H.truncated_kernel_endpoints(c)
         path = H.iterate(km.kappa, [start], layers)[0]
         bound = H.convergence_bound(s.case, s.alpha, [start], s.rho_star, ell)[0]
         printed = H.printed_case1_bound(s.dkappa1, [start], ell)[0] if s.case == 1 else np.nan

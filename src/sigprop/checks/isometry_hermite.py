@@ -110,13 +110,6 @@ def table5_1_claims(table: pd.DataFrame, float_tolerance: float) -> list[Claim]:
     ]
 
 
-def _truncated(c: np.ndarray) -> tuple[float, float]:
-    """kappa(0) and kappa'(1) of the series truncated at len(c) - 1 and renormalized to
-    kappa(1) = 1, as in the authors' code (catalog Sec. 6.2)."""
-    a = c**2 / np.sum(c**2)
-    return float(a[0]), float(np.sum(np.arange(len(a)) * a))
-
-
 def table5_2(
     activations: list[str],
     order: int,
@@ -147,7 +140,7 @@ def table5_2(
         quad = H.kernel_map(act, method="quadrature") if km.method != "quadrature" else km
         s = H.analyse(km, case_tolerance)
         c = H.hermite_coefficients(act, order) / km.scale
-        k0_trunc, dk1_trunc = _truncated(c)
+        k0_trunc, dk1_trunc = H.truncated_kernel_endpoints(c)
         case_trunc = H.thm511_case(k0_trunc, dk1_trunc, case_tolerance)
         stein = max(
             abs(quad.kappa(0.0) - km.kappa0),
