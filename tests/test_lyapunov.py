@@ -174,3 +174,10 @@ def test_one_step_statistics_blocks_agree_in_law():
     large = lyapunov.one_step_statistics(s, 8, 3000, torch.Generator().manual_seed(10))
     se = math.hypot(small["vhat_next_se"], large["vhat_next_se"])
     assert abs(small["vhat_next"] - large["vhat_next"]) < 4 * se
+
+
+def test_drift_contraction_is_one_minus_two_thirds_sigma_n_squared():
+    """DJB21 Thm. 5: gamma = 1 - (2/3) sigma_n^2 with sigma_n^2 = 1/n - V_hat."""
+    n, sigma_n2 = 4, torch.tensor([0.0, 0.1, 0.25], dtype=torch.float64)
+    gamma = lyapunov.drift_contraction(1.0 / n - sigma_n2, n)
+    torch.testing.assert_close(gamma, 1.0 - 2.0 / 3.0 * sigma_n2)

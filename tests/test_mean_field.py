@@ -174,3 +174,11 @@ def test_config_consistency_names_the_keys():
     bad["mean_field"]["fig3_3"]["layer"] = 99
     with pytest.raises(ConfigError, match="mean_field.fig3_3.layer"):
         check_consistency(bad)
+
+
+def test_fitted_decay_plateau_recovers_the_eq_3_9_shape():
+    """fit_decay_plateau recovers (c1, alpha, c2) of a noiseless decay_plateau_shape curve."""
+    layers = np.arange(1, 21)
+    curve = checks.decay_plateau_shape(layers, 2.0, 0.4, 0.5, 10, 400)
+    c1, alpha, c2 = checks.fit_decay_plateau(layers, curve, 10, 400)
+    assert (c1, alpha, c2) == pytest.approx((2.0, 0.4, 0.5), rel=1e-4)

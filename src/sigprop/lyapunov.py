@@ -34,6 +34,7 @@ from torch import Tensor
 
 __all__ = [
     "QUADRATURE_STEP",
+    "drift_contraction",
     "f_coefficients",
     "g_integral",
     "lyapunov_gap",
@@ -318,3 +319,10 @@ def one_step_statistics(
     for name, m in moments.items():
         out[name], out[f"{name}_se"] = m.mean_se()
     return out
+
+
+def drift_contraction(vhat, n: int):
+    """gamma = 1 - (2/3) sigma_n^2 = 1 - (2/3)(1/n - V_hat), the contraction factor of DJB21
+    Thm. 5 and Lemma 8 (Thesis Thm. A.2, Lemma A.5) for unit-Frobenius H. Works on floats,
+    numpy arrays and tensors alike."""
+    return 1.0 - 2.0 / 3.0 * (1.0 / n - vhat)

@@ -17,6 +17,7 @@ from ..stats import bootstrap_slope
 
 __all__ = [
     "band",
+    "decay_plateau_shape",
     "fig3_1_claims",
     "fig3_2_claims",
     "fig3_3_claims",
@@ -44,6 +45,11 @@ def paired_t(a: np.ndarray, b: np.ndarray) -> float:
     return float(diff.mean() / (diff.std(ddof=1) / math.sqrt(diff.size)))
 
 
+def decay_plateau_shape(layers, c1: float, alpha: float, c2: float, n: int, d: int):
+    """c1 (1 - alpha)^{l/2} + c2 n / sqrt(d): the shape of Thm. 3.2's bound, Eq. (3.9)."""
+    return c1 * (1.0 - alpha) ** (np.asarray(layers, float) / 2.0) + c2 * n / math.sqrt(d)
+
+
 def fit_decay_plateau(layers, means, n: int, d: int) -> tuple[float, float, float]:
     """Least-squares fit of c1 (1 - alpha)^{l/2} + c2 n / sqrt(d) to a mean curve (Eq. (3.9)).
 
@@ -54,7 +60,7 @@ def fit_decay_plateau(layers, means, n: int, d: int) -> tuple[float, float, floa
     scale = n / math.sqrt(d)
 
     def model(x, c1, alpha, c2):
-        return c1 * (1.0 - alpha) ** (x / 2.0) + c2 * scale
+        return decay_plateau_shape(x, c1, alpha, c2, n, d)
 
     p0 = (max(means[0] - means[-1], 1e-3), 0.3, means[-1] / scale)
     bounds = ([0.0, 1e-6, 0.0], [np.inf, 1.0 - 1e-9, np.inf])

@@ -332,7 +332,7 @@ def _lemma8_columns(s: Tensor) -> dict[str, np.ndarray]:
         p_n=p[..., -1],
         sum_p2=p.square().sum(-1),
         contraction=1.0 / n - p[..., -1],
-        lemma8_paper=(1.0 - 2.0 / 3.0 * s_n) * vhat,
+        lemma8_paper=lyapunov.drift_contraction(vhat, n) * vhat,
         lemma8_sharp=(1.0 - 2.0 * n / (n + 2) * s_n) * vhat,
         control_c2=(1.0 - 2.0 * s_n) * vhat,
     )
@@ -407,7 +407,7 @@ def theorem5(
         g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", dev)
         stats = lyapunov.one_step_statistics(s, d, n_draws, g)
         cols = _lemma8_columns(s)
-        gamma = 1.0 - 2.0 / 3.0 * cols["sigma_n2"]
+        gamma = lyapunov.drift_contraction(cols["vhat"], n)
         for i, family in enumerate(families):
             row = dict(part="mc", family=family, n=n, d=d, state=i, n_draws=n_draws)
             row.update({k: float(v[i]) for k, v in cols.items()})

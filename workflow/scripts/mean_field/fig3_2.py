@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.checks.mean_field import band, fit_decay_plateau
+from sigprop.checks.mean_field import band, decay_plateau_shape, fit_decay_plateau
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
@@ -20,9 +20,9 @@ fig, ax = plotting.figure(width=4.6)
 for net, part in band(table, "layer", "distance", "network", 0.9).groupby("network", sort=False):
     (line,) = ax.plot(part["layer"], part["mean"], "o-", ms=3, label=net)
     ax.fill_between(part["layer"], part["low"], part["high"], color=line.get_color(), alpha=0.2)
-    c1, alpha, c2 = fit_decay_plateau(part["layer"], part["mean"], cfg["batch_size"], width)
+    shape = fit_decay_plateau(part["layer"], part["mean"], cfg["batch_size"], width)
     ls = np.linspace(1, cfg["last_layer"], 100)
-    fit = c1 * (1 - alpha) ** (ls / 2) + c2 * cfg["batch_size"] / np.sqrt(width)
+    fit = decay_plateau_shape(ls, *shape, cfg["batch_size"], width)
     ax.plot(ls, fit, "--", color=line.get_color(), lw=1)
 ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"$\|G_\ell - G_*\|_F$")
 ax.set_title(f"n = {cfg['batch_size']}, d = {width}; dashed: fitted shape", fontsize=9)

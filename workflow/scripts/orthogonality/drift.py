@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 
 from sigprop import plotting
+from sigprop.lyapunov import drift_contraction
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
@@ -18,8 +19,9 @@ for ax, (n, d) in zip(axes[0], cases, strict=True):
     part = table.query("n == @n and d == @d")
     v = np.linspace(0.0, 1.0 / n, 200)
     ax.plot(v, v, ":", color="grey", lw=1, label=r"$y = \widehat V(H_\ell)$")
-    ax.plot(v, (1 - 2 / 3 * (1 / n - v)) * v + 1 / np.sqrt(d), "r-", lw=1.2, label="Thm. 5 bound")
-    ax.plot(v, (1 - 2 / 3 * (1 / n - v)) * v, "k--", lw=1, label="Lemma 8 contraction")
+    contraction = drift_contraction(v, n) * v
+    ax.plot(v, contraction + 1 / np.sqrt(d), "r-", lw=1.2, label="Thm. 5 bound")
+    ax.plot(v, contraction, "k--", lw=1, label="Lemma 8 contraction")
     ax.plot(part.vhat, part.contraction, "o", mfc="none", color="k", ms=5, label=r"$1/n - p_n$")
     for family, marker in (("dirichlet", "o"), ("near_degenerate", "s")):
         f = part[part.family == family]
