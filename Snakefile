@@ -22,6 +22,7 @@ include: "workflow/rules/rank_collapse.smk"
 include: "workflow/rules/orthogonality.smk"
 include: "workflow/rules/mean_field.smk"
 include: "workflow/rules/isometry.smk"
+include: "workflow/rules/gradients.smk"
 include: "workflow/rules/theorems.smk"
 include: "workflow/rules/report.smk"
 

@@ -164,3 +164,35 @@ def test_unknown_dataset_lists_valid_names(tmp_path):
     with pytest.raises(ValueError, match="fashion_mnist") as info:
         data.load("imagenet", tmp_path)
     assert "imagenet" in str(info.value)
+
+
+def test_random_batch_is_seeded_distinct_normalized_and_flat(monkeypatch, tmp_path, no_sources):
+    """spec gradients §1.6: n distinct images without replacement, Normalize(mean, std), flattened."""
+    arrays = _write_source(tmp_path / "env" / "fashion-mnist", n_train=12, n_test=3, seed=4)
+    monkeypatch.setenv(data.ENV_SOURCES, str(tmp_path / "env"))
+    root = tmp_path / "root"
+
+    def draw(seed, **kw):
+        return data.random_batch(
+            "fashion_mnist", root, 5, torch.Generator().manual_seed(seed), **kw
+        )
+
+    x, y = draw(0)
+    assert x.shape == (5, 784) and x.dtype == torch.float32 and y.shape == (5,)
+    raw, _ = draw(0, normalize=False)
+    spec = data.DATASETS["fashion_mnist"]
+    torch.testing.assert_close(x, (raw - spec.mean[0]) / spec.std[0])
+    pixels = torch.from_numpy(arrays[IDX[0]]).float().div(255).flatten(1)
+    rows = [int(torch.nonzero((pixels == r).all(1))[0]) for r in raw]
+    assert len(set(rows)) == 5  # without replacement
+    torch.testing.assert_close(y, torch.from_numpy(arrays[IDX[1]]).long()[rows])
+    torch.testing.assert_close(draw(0)[0], x)
+    assert not torch.equal(draw(1)[0], x)
+    with pytest.raises(ValueError, match="batch_size"):
+        data.random_batch("fashion_mnist", root, 13, torch.Generator())
+
+
+def test_every_dataset_has_normalization_constants():
+    for spec in data.DATASETS.values():
+        assert len(spec.mean) == len(spec.std) in (1, 3)
+        assert all(0 < s < 1 for s in spec.std)

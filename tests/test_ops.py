@@ -38,6 +38,17 @@ def test_bn_rms_scaled_has_unit_frobenius_norm(dtype, rtol, gen):
     torch.testing.assert_close(out, ops.bn_rms(h) / math.sqrt(16 * 4), rtol=rtol, atol=rtol)
 
 
+def test_bn_unit_is_eq_6_4(dtype, rtol, gen):
+    """Thesis Eq. (6.4): BN(X)_ij = X_ij / sqrt(sum_k X_ik^2); rows of unit norm; = bn_rms / sqrt(n)."""
+    h = torch.randn(3, 6, 5, generator=gen, dtype=dtype)
+    out = ops.bn_unit(h)
+    naive = torch.diag_embed(torch.diagonal(h @ h.mT, dim1=-2, dim2=-1).rsqrt()) @ h
+    torch.testing.assert_close(out, naive, rtol=rtol, atol=rtol)
+    torch.testing.assert_close(out.norm(dim=-1), torch.ones(3, 6, dtype=dtype), rtol=rtol, atol=rtol)
+    torch.testing.assert_close(out, ops.bn_rms(h) / math.sqrt(5), rtol=rtol, atol=rtol)
+    torch.testing.assert_close(ops.bn_rms_scaled(h), out / math.sqrt(6), rtol=rtol, atol=rtol)
+
+
 def test_bn_centered_rows_have_zero_mean_and_unit_variance(dtype, rtol, gen):
     h = torch.randn(5, 9, generator=gen, dtype=dtype) + 3.0
     out = ops.bn_centered(h)

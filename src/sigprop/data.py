@@ -65,7 +65,9 @@ __all__ = [
     "DatasetNotFoundError",
     "DatasetSpec",
     "as_tensors",
+    "dataset_spec",
     "load",
+    "random_batch",
 ]
 
 log = logging.getLogger(__name__)
@@ -85,12 +87,18 @@ class DatasetSpec:
             of them whichever split is asked for). A local source holds each under its base
             name, optionally with ``.gz`` appended.
         apt_package: the Debian/Ubuntu package installing a local source, if there is one.
+        mean, std: per-channel ``transforms.Normalize`` constants of the Thesis ch. 6 code
+            (spec gradients §4), used by ``random_batch(normalize=True)``.
+        n_classes: number of classes (the read-out width of a classifier).
     """
 
     title: str
     cls: type[VisionDataset]
     files: tuple[str, ...]
     apt_package: str | None = None
+    mean: tuple[float, ...] = ()
+    std: tuple[float, ...] = ()
+    n_classes: int = 10
 
 
 def _idx_files(folder: str) -> tuple[str, ...]:
@@ -106,11 +114,38 @@ def _cifar10_files() -> tuple[str, ...]:
     return tuple(f"cifar-10-batches-py/{n}" for n in names)
 
 
+def _cifar100_files() -> tuple[str, ...]:
+    """The python-pickle files that torchvision's CIFAR100 reads."""
+    return tuple(f"cifar-100-python/{n}" for n in ("meta", "train", "test"))
+
+
 DATASETS: dict[str, DatasetSpec] = {
     "fashion_mnist": DatasetSpec(
-        "Fashion-MNIST", datasets.FashionMNIST, _idx_files("FashionMNIST"), "dataset-fashion-mnist"
+        "Fashion-MNIST",
+        datasets.FashionMNIST,
+        _idx_files("FashionMNIST"),
+        "dataset-fashion-mnist",
+        mean=(0.2860,),
+        std=(0.3530,),
     ),
-    "cifar10": DatasetSpec("CIFAR-10", datasets.CIFAR10, _cifar10_files()),
+    "mnist": DatasetSpec(
+        "MNIST", datasets.MNIST, _idx_files("MNIST"), mean=(0.1307,), std=(0.3081,)
+    ),
+    "cifar10": DatasetSpec(
+        "CIFAR-10",
+        datasets.CIFAR10,
+        _cifar10_files(),
+        mean=(0.4914, 0.4822, 0.4465),
+        std=(0.247, 0.243, 0.261),
+    ),
+    "cifar100": DatasetSpec(
+        "CIFAR-100",
+        datasets.CIFAR100,
+        _cifar100_files(),
+        mean=(0.5071, 0.4865, 0.4409),
+        std=(0.2673, 0.2564, 0.2762),
+        n_classes=100,
+    ),
 }
 """Dataset name -> how to obtain it."""
 
@@ -136,7 +171,9 @@ class DatasetNotFoundError(FileNotFoundError):
         self.searched = searched
 
 
-def _spec(name: str) -> tuple[str, DatasetSpec]:
+def dataset_spec(name: str) -> tuple[str, DatasetSpec]:
+    """The key of ``DATASETS`` for ``name`` ("fashion-mnist" works too) and its spec; a ValueError
+    lists the valid names."""
     key = name.lower().replace("-", "_")
     if key not in DATASETS:
         raise ValueError(f"unknown dataset {name!r}; valid names: {', '.join(sorted(DATASETS))}")
@@ -227,7 +264,7 @@ def load(
         ValueError: ``name`` is not a known dataset.
         DatasetNotFoundError: no prepared files, no local source and no (successful) download.
     """
-    key, spec = _spec(name)
+    key, spec = dataset_spec(name)
     root = Path(root).expanduser()
     missing = [rel for rel in spec.files if not (root / rel).is_file()]
     searched = [(root / Path(spec.files[0]).parent, "prepared files under root")]
@@ -281,3 +318,41 @@ def as_tensors(dataset: VisionDataset) -> tuple[torch.Tensor, torch.Tensor]:
     images = images.to(torch.float32, memory_format=torch.contiguous_format).div_(255)
     labels = torch.as_tensor(dataset.targets, dtype=torch.int64)
     return images, labels
+
+
+def random_batch(
+    name: str,
+    root: str | os.PathLike,
+    batch_size: int,
+    generator: torch.Generator,
+    download: bool = False,
+    normalize: bool = True,
+    train: bool = True,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """``batch_size`` distinct images of one split drawn without replacement, flattened.
+
+    The at-initialization batch of the Thesis ch. 6 code (spec gradients §1.6): ToTensor, then
+    (if ``normalize``) ``Normalize(spec.mean, spec.std)`` per channel, flattened to D = C H W.
+
+    Args:
+        name, root, download, train: as in ``load`` (raises ``DatasetNotFoundError`` if absent).
+        batch_size: n, at most the size of the split.
+        generator: a CPU generator choosing the images (``seeding.generator``).
+        normalize: apply the per-channel normalization; False keeps [0, 1] pixels.
+    Returns:
+        images: float32, shape (n, D), in the order drawn.
+        labels: int64, shape (n,).
+    """
+    key, spec = dataset_spec(name)
+    images, labels = as_tensors(load(key, root, train=train, download=download))
+    if not 1 <= batch_size <= len(images):
+        raise ValueError(
+            f"batch_size must be in [1, {len(images)}] for {spec.title}, got {batch_size}"
+        )
+    index = torch.randperm(len(images), generator=generator)[:batch_size]
+    batch = images[index]
+    if normalize:
+        mean = torch.tensor(spec.mean).view(-1, 1, 1)
+        std = torch.tensor(spec.std).view(-1, 1, 1)
+        batch = (batch - mean) / std
+    return batch.flatten(1), labels[index]

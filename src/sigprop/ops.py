@@ -5,7 +5,8 @@ the n samples of a mini-batch, leading dimensions index independent runs. Batch 
 therefore normalizes each row across the columns.
 
 Seed sections: Dan+20 Eq. (2) (``bn_rms``, ``second_moment``), DJB21 Eq. (1) = Thesis Eq. (2.1)
-(``bn_rms_scaled``), Dan+20 App. C (``bn_centered``), PyTorch BN of the training experiments
+(``bn_rms_scaled``), Thesis Eq. (6.4) (``bn_unit``: rows to unit norm), Dan+20 App. C
+(``bn_centered``), PyTorch BN of the training experiments
 (``batch_norm_torch``); Thesis Cor. 4.4 (``ln_rms``: LN as the projection onto the sqrt(d)-sphere,
 = RMSNorm) and LN with mean centering (``ln_centered``), which normalize each column (sample).
 """
@@ -25,6 +26,7 @@ __all__ = [
     "bn_centered",
     "bn_rms",
     "bn_rms_scaled",
+    "bn_unit",
     "ln_centered",
     "ln_rms",
     "normalization",
@@ -59,8 +61,23 @@ def bn_rms(h: Tensor) -> Tensor:
     return h * torch.rsqrt(h.square().mean(dim=-1, keepdim=True))
 
 
+def bn_unit(h: Tensor) -> Tensor:
+    """BN(H) = diag(H H^T)^{-1/2} H, Thesis Eq. (6.4) (the BN inside DJB21 Eq. (1)).
+
+    Each row (neuron) is divided by its Euclidean norm over the batch, so every row has unit
+    norm: no mean reduction, no 1/n factor, no epsilon. Equals ``bn_rms(h) / sqrt(n)``; the
+    "theory BN" with factor 1 of the Thesis ch. 6 experiments (spec gradients §1.2).
+
+    Args:
+        h: shape (..., d, n).
+    Returns:
+        shape (..., d, n), every row of norm 1.
+    """
+    return h * torch.rsqrt(h.square().sum(dim=-1, keepdim=True))
+
+
 def bn_rms_scaled(h: Tensor) -> Tensor:
-    """BN(H) / sqrt(d) with BN(H) = diag(H H^T)^{-1/2} H, DJB21 Eq. (1) (Thesis Eq. (2.1)).
+    """BN(H) / sqrt(d) with BN = ``bn_unit`` (Thesis Eq. (6.4)), DJB21 Eq. (1) (Thesis Eq. (2.1)).
 
     Each row is divided by its Euclidean norm over the batch and the result by sqrt(d), so that
     ||BN(H)/sqrt(d)||_F = 1 (DJB21 Eq. (10), Thesis Eq. (A.4)). Equals ``bn_rms(h) / sqrt(n d)``.
@@ -141,6 +158,7 @@ def tanh_plus_one(h: Tensor) -> Tensor:
 NORMALIZATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_rms": bn_rms,
     "bn_rms_scaled": bn_rms_scaled,
+    "bn_unit": bn_unit,
     "bn_centered": bn_centered,
     "batch_norm_torch": batch_norm_torch,
     "ln_rms": ln_rms,

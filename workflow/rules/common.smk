@@ -39,6 +39,7 @@ FIGURES = {
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
+    "gradients": [],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -46,6 +47,7 @@ TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
     "isometry": ["table5_1", "table5_2"],
+    "gradients": [],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -86,6 +88,7 @@ THEOREMS = {
         "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
         "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
+    "gradients": {},
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
