@@ -32,6 +32,7 @@ lint: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/chain_throughput.py
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/gradient_throughput.py
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html
