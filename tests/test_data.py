@@ -167,7 +167,7 @@ def test_unknown_dataset_lists_valid_names(tmp_path):
 
 
 def test_random_batch_is_seeded_distinct_normalized_and_flat(monkeypatch, tmp_path, no_sources):
-    """spec gradients §1.6: n distinct images without replacement, Normalize(mean, std), flattened."""
+    """spec gradients §1.6: n distinct images, no replacement, Normalize(mean, std), flattened."""
     arrays = _write_source(tmp_path / "env" / "fashion-mnist", n_train=12, n_test=3, seed=4)
     monkeypatch.setenv(data.ENV_SOURCES, str(tmp_path / "env"))
     root = tmp_path / "root"

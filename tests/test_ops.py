@@ -39,12 +39,14 @@ def test_bn_rms_scaled_has_unit_frobenius_norm(dtype, rtol, gen):
 
 
 def test_bn_unit_is_eq_6_4(dtype, rtol, gen):
-    """Thesis Eq. (6.4): BN(X)_ij = X_ij / sqrt(sum_k X_ik^2); rows of unit norm; = bn_rms / sqrt(n)."""
+    """Thesis Eq. (6.4): BN(X)_ij = X_ij / sqrt(sum_k X_ik^2), unit rows; = bn_rms / sqrt(n)."""
     h = torch.randn(3, 6, 5, generator=gen, dtype=dtype)
     out = ops.bn_unit(h)
     naive = torch.diag_embed(torch.diagonal(h @ h.mT, dim1=-2, dim2=-1).rsqrt()) @ h
     torch.testing.assert_close(out, naive, rtol=rtol, atol=rtol)
-    torch.testing.assert_close(out.norm(dim=-1), torch.ones(3, 6, dtype=dtype), rtol=rtol, atol=rtol)
+    torch.testing.assert_close(
+        out.norm(dim=-1), torch.ones(3, 6, dtype=dtype), rtol=rtol, atol=rtol
+    )
     torch.testing.assert_close(out, ops.bn_rms(h) / math.sqrt(5), rtol=rtol, atol=rtol)
     torch.testing.assert_close(ops.bn_rms_scaled(h), out / math.sqrt(6), rtol=rtol, atol=rtol)
 
