@@ -1,0 +1,14 @@
+"""Thesis Fig. 6.2: degenerate vs non-degenerate batch (Remark 6.6); log gradient norm vs depth L."""
+
+from sigprop import plotting, store
+from sigprop.checks.gradients_depth import CURVES, tidy
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = tidy(store.load_frame(snakemake.input.sweep), "fig6_2")
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, ax = plotting.figure()
+plotting.mean_ci(ax, table, x="depth", y="log_grad", hue=CURVES["fig6_2"][0], marker="o")
+ax.set(xlabel=r"depth $L$", ylabel=r"$\log \|\nabla_{W_1} \mathcal{L}\|_F$")
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
