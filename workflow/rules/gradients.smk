@@ -126,9 +126,7 @@ rule gradients_check_fig6_2:
             "min_difference": lookup(
                 within=config, dpath="gradients/depth_claims/degenerate_min_difference"
             ),
-            "distinct": lookup(
-                within=config, dpath="gradients/depth_sweep/degenerate/distinct"
-            ),
+            "distinct": lookup(within=config, dpath="gradients/depth_sweep/degenerate/distinct"),
             "repeats": lookup(within=config, dpath="gradients/depth_sweep/degenerate/repeats"),
         },
         figure=rules.gradients_fig6_2.output.pdf,
@@ -177,9 +175,7 @@ rule gradients_check_fig_c9:
         arguments={
             "window": lookup(within=config, dpath="gradients/depth_claims/window"),
             "flat_slope": lookup(within=config, dpath="gradients/depth_claims/flat_slope"),
-            "min_slope": lookup(
-                within=config, dpath="gradients/depth_claims/nonlinear_min_slope"
-            ),
+            "min_slope": lookup(within=config, dpath="gradients/depth_claims/nonlinear_min_slope"),
             "z": lookup(within=config, dpath="gradients/depth_claims/z"),
             "gap_floor": lookup(within=config, dpath="gradients/depth_claims/gap_floor"),
             "gap_decay": lookup(within=config, dpath="gradients/depth_claims/gap_decay"),

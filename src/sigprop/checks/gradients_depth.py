@@ -16,7 +16,15 @@ import pandas as pd
 from ..claims import Claim, evaluate
 from .orthogonality import per_run_slopes
 
-__all__ = ["CURVES", "fig6_2_claims", "fig6_3_claims", "fig_c9_claims", "fig_c10_claims", "tidy"]
+__all__ = [
+    "CURVES",
+    "fig6_2_claims",
+    "fig6_3_claims",
+    "fig_c9_claims",
+    "fig_c10_claims",
+    "palette",
+    "tidy",
+]
 
 CURVES: dict[str, tuple[str, dict[str, str], str]] = {
     "fig6_3": ("init", {"orthogonal": "orthogonal", "gaussian": "Gaussian"}, "log_grad_fc1"),
@@ -37,6 +45,11 @@ CURVES: dict[str, tuple[str, dict[str, str], str]] = {
     ),
 }
 """Figure -> (hue column, {sweep variant: curve label}, plotted gradient column)."""
+
+
+def palette(figure: str) -> dict[str, str]:
+    """Curve label -> colour in the seed's order (first blue, second orange, ...)."""
+    return {label: f"C{i}" for i, label in enumerate(CURVES[figure][1].values())}
 
 
 def tidy(sweep: pd.DataFrame, figure: str) -> pd.DataFrame:
