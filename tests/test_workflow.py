@@ -135,6 +135,10 @@ TINY = {
             "runs": 3,
         },
     },
+    "gradients": {
+        "depth_sweep": {"depths": [5, 20, 60], "n_runs": 2},
+        "depth_claims": {"window": [20, 60]},
+    },
 }
 
 
@@ -499,6 +503,21 @@ QUICK_CLAIMS = [
     "isometry.prop5_1.slope_uniform",
     "isometry.prop5_1.laws_agree",
     "isometry.prop5_1.control_wrong_kernel",
+    "gradients.fig6_2.degenerate_explodes",
+    "gradients.fig6_2.nondegenerate_flat",
+    "gradients.fig6_2.difference",
+    "gradients.fig6_3.orthogonal_flat",
+    "gradients.fig6_3.gaussian_explodes",
+    "gradients.fig6_3.gaussian_above_orthogonal",
+    "gradients.fig_c9.sin_explodes",
+    "gradients.fig_c9.tanh_explodes",
+    "gradients.fig_c9.identity_flat",
+    "gradients.fig_c9.sin_gap_large",
+    "gradients.fig_c9.tanh_gap_large",
+    "gradients.fig_c9.identity_gap_decays",
+    "gradients.fig_c10.with_flat",
+    "gradients.fig_c10.without_flat",
+    "gradients.fig_c10.slopes_agree",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 

@@ -73,6 +73,8 @@ def check_consistency(config: Mapping) -> None:
         _check_mean_field(config["mean_field"])
     if "isometry" in config:
         _check_isometry_fig5(config["isometry"])
+    if "gradients" in config:
+        _check_gradients_depth(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -259,4 +261,32 @@ def _check_isometry_fig5(iso: Mapping) -> None:
             raise ConfigError(
                 f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
                 f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
+            )
+
+
+def _check_gradients_depth(grad: Mapping) -> None:
+    """gradients.depth_sweep / depth_claims: the degenerate batch has n samples, and the slope
+    window holds at least two simulated depths."""
+    if "depth_sweep" not in grad:
+        return
+    sweep, n = grad["depth_sweep"], grad["data"]["batch_size"]
+    deg = sweep["degenerate"]
+    if deg["distinct"] * deg["repeats"] != n:
+        raise ConfigError(
+            f"gradients.depth_sweep.degenerate: distinct x repeats = {deg['distinct']} x "
+            f"{deg['repeats']} must equal gradients.data.batch_size = {n} (Fig. 6.2 compares "
+            "batches of the same size)"
+        )
+    if deg["distinct"] >= n:
+        raise ConfigError(
+            f"gradients.depth_sweep.degenerate.distinct = {deg['distinct']} must be below "
+            f"gradients.data.batch_size = {n} for the batch to be degenerate"
+        )
+    if "depth_claims" in grad:
+        lo, hi = grad["depth_claims"]["window"]
+        inside = [d for d in sweep["depths"] if lo <= d <= hi]
+        if len(inside) < 2:
+            raise ConfigError(
+                f"gradients.depth_claims.window {[lo, hi]} holds the depths {inside} of "
+                f"gradients.depth_sweep.depths {sweep['depths']}: the slope fits need >= 2"
             )

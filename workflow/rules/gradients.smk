@@ -1,1 +1,233 @@
 """Thesis ch. 6 and app. C (Meterez, Joudaki et al. 2024): gradients of BN networks at initialization."""
+
+
+rule gradients_simulate_depth_sweep:
+    """ln ||grad fc_0||, ln ||grad fc_1|| and psi(fc_(L-1)) per variant, depth and run (Thesis Figs. 6.2, 6.3, C.9, C.10)."""
+    output:
+        tensor="results/gradients/depth_sweep.pt",
+        meta="results/gradients/depth_sweep.json",
+    log:
+        "logs/gradients/simulate_depth_sweep.log",
+    benchmark:
+        "benchmarks/gradients/simulate_depth_sweep.tsv"
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=30,
+        gpu=SIMULATION_GPUS,
+    params:
+        experiment="sigprop.experiments.gradients_depth:depth_sweep",
+        setup={
+            **config["gradients"]["depth_sweep"],
+            "batch": config["gradients"]["data"],
+        },
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule gradients_fig6_3:
+    """ln ||grad W_1|| vs depth, orthogonal vs Gaussian weights (Thesis Fig. 6.3)."""
+    input:
+        sweep=rules.gradients_simulate_depth_sweep.output.tensor,
+    output:
+        pdf="figures/gradients/fig6_3.pdf",
+        png=report(
+            "figures/gradients/fig6_3.png",
+            caption="../../results/captions/gradients/fig6_3.rst",
+            category="gradients",
+        ),
+        csv="results/gradients/fig6_3.csv",
+    log:
+        "logs/gradients/fig6_3.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
+        claims=lookup(within=config, dpath="gradients/depth_claims"),
+    script:
+        "../scripts/gradients/fig6_3.py"
+
+
+rule gradients_check_fig6_3:
+    """Claims of Thesis Fig. 6.3: orthogonal flat (Thm. 6.5), Gaussian explodes (Yang et al. 2019)."""
+    input:
+        table=rules.gradients_fig6_3.output.csv,
+        description="workflow/report/gradients/fig6_3.rst",
+    output:
+        claims="results/claims/gradients/fig6_3.json",
+        caption="results/captions/gradients/fig6_3.rst",
+    log:
+        "logs/gradients/check_fig6_3.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.gradients_depth:fig6_3_claims",
+        arguments={
+            "window": lookup(within=config, dpath="gradients/depth_claims/window"),
+            "flat_slope": lookup(within=config, dpath="gradients/depth_claims/flat_slope"),
+            "min_slope": lookup(within=config, dpath="gradients/depth_claims/min_slope"),
+            "z": lookup(within=config, dpath="gradients/depth_claims/z"),
+            "min_difference": lookup(
+                within=config, dpath="gradients/depth_claims/gaussian_min_difference"
+            ),
+            "batch_size": lookup(within=config, dpath="gradients/data/batch_size"),
+        },
+        figure=rules.gradients_fig6_3.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule gradients_fig6_2:
+    """ln ||grad W_1|| vs depth, degenerate vs non-degenerate batch (Thesis Fig. 6.2)."""
+    input:
+        sweep=rules.gradients_simulate_depth_sweep.output.tensor,
+    output:
+        pdf="figures/gradients/fig6_2.pdf",
+        png=report(
+            "figures/gradients/fig6_2.png",
+            caption="../../results/captions/gradients/fig6_2.rst",
+            category="gradients",
+        ),
+        csv="results/gradients/fig6_2.csv",
+    log:
+        "logs/gradients/fig6_2.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
+        claims=lookup(within=config, dpath="gradients/depth_claims"),
+    script:
+        "../scripts/gradients/fig6_2.py"
+
+
+rule gradients_check_fig6_2:
+    """Claims of Thesis Fig. 6.2 (Remark 6.6): only the degenerate batch explodes."""
+    input:
+        table=rules.gradients_fig6_2.output.csv,
+        description="workflow/report/gradients/fig6_2.rst",
+    output:
+        claims="results/claims/gradients/fig6_2.json",
+        caption="results/captions/gradients/fig6_2.rst",
+    log:
+        "logs/gradients/check_fig6_2.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.gradients_depth:fig6_2_claims",
+        arguments={
+            "window": lookup(within=config, dpath="gradients/depth_claims/window"),
+            "flat_slope": lookup(within=config, dpath="gradients/depth_claims/flat_slope"),
+            "min_slope": lookup(within=config, dpath="gradients/depth_claims/min_slope"),
+            "z": lookup(within=config, dpath="gradients/depth_claims/z"),
+            "min_difference": lookup(
+                within=config, dpath="gradients/depth_claims/degenerate_min_difference"
+            ),
+            "distinct": lookup(within=config, dpath="gradients/depth_sweep/degenerate/distinct"),
+            "repeats": lookup(within=config, dpath="gradients/depth_sweep/degenerate/repeats"),
+        },
+        figure=rules.gradients_fig6_2.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule gradients_fig_c9:
+    """ln ||grad W_1|| and psi(fc_(L-1)) vs depth for sin, tanh, identity without gain (Thesis Fig. C.9)."""
+    input:
+        sweep=rules.gradients_simulate_depth_sweep.output.tensor,
+    output:
+        pdf="figures/gradients/fig_c9.pdf",
+        png=report(
+            "figures/gradients/fig_c9.png",
+            caption="../../results/captions/gradients/fig_c9.rst",
+            category="gradients",
+        ),
+        csv="results/gradients/fig_c9.csv",
+    log:
+        "logs/gradients/fig_c9.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
+        claims=lookup(within=config, dpath="gradients/depth_claims"),
+    script:
+        "../scripts/gradients/fig_c9.py"
+
+
+rule gradients_check_fig_c9:
+    """Claims of Thesis Fig. C.9: sin and tanh explode with a large last-layer psi; identity does not."""
+    input:
+        table=rules.gradients_fig_c9.output.csv,
+        description="workflow/report/gradients/fig_c9.rst",
+    output:
+        claims="results/claims/gradients/fig_c9.json",
+        caption="results/captions/gradients/fig_c9.rst",
+    log:
+        "logs/gradients/check_fig_c9.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.gradients_depth:fig_c9_claims",
+        arguments={
+            "window": lookup(within=config, dpath="gradients/depth_claims/window"),
+            "flat_slope": lookup(within=config, dpath="gradients/depth_claims/flat_slope"),
+            "min_slope": lookup(within=config, dpath="gradients/depth_claims/nonlinear_min_slope"),
+            "z": lookup(within=config, dpath="gradients/depth_claims/z"),
+            "gap_floor": lookup(within=config, dpath="gradients/depth_claims/gap_floor"),
+            "gap_decay": lookup(within=config, dpath="gradients/depth_claims/gap_decay"),
+        },
+        figure=rules.gradients_fig_c9.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"
+
+
+rule gradients_fig_c10:
+    """ln ||grad W_0|| vs depth, BN with vs without mean reduction (Thesis Fig. C.10)."""
+    input:
+        sweep=rules.gradients_simulate_depth_sweep.output.tensor,
+    output:
+        pdf="figures/gradients/fig_c10.pdf",
+        png=report(
+            "figures/gradients/fig_c10.png",
+            caption="../../results/captions/gradients/fig_c10.rst",
+            category="gradients",
+        ),
+        csv="results/gradients/fig_c10.csv",
+    log:
+        "logs/gradients/fig_c10.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
+        claims=lookup(within=config, dpath="gradients/depth_claims"),
+    script:
+        "../scripts/gradients/fig_c10.py"
+
+
+rule gradients_check_fig_c10:
+    """Claims of Thesis Fig. C.10: mean reduction leaves the (flat) slope unchanged."""
+    input:
+        table=rules.gradients_fig_c10.output.csv,
+        description="workflow/report/gradients/fig_c10.rst",
+    output:
+        claims="results/claims/gradients/fig_c10.json",
+        caption="results/captions/gradients/fig_c10.rst",
+    log:
+        "logs/gradients/check_fig_c10.log",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        check="sigprop.checks.gradients_depth:fig_c10_claims",
+        arguments={
+            "window": lookup(within=config, dpath="gradients/depth_claims/window"),
+            "flat_slope": lookup(within=config, dpath="gradients/depth_claims/flat_slope"),
+        },
+        figure=rules.gradients_fig_c10.output.pdf,
+        scale=config["scale"],
+    script:
+        "../scripts/check.py"

@@ -1,0 +1,143 @@
+"""Gradient norm vs depth at initialization: Thesis Figs. 6.2, 6.3 (Thm. 6.5), C.9 and C.10.
+
+One sweep over depths L: for each network variant, depth and run a fresh Eq. (6.3)/(6.11) network
+(``bn_mlp``, d = n) is drawn and one backward pass on the shared real batch records
+ln ||dLoss/dW||_F of ``fc_0`` (Fig. C.10) and ``fc_1`` (Figs. 6.2, 6.3, C.9; the authors' "first
+layer") and psi (Thesis Eq. (6.5)) of the ``fc_{L-1}`` output (Fig. C.9, right; spec gradients
+§6.7). The variants are the seed's curves (spec gradients §3, §6.7); they are definitions, not
+knobs, so they live here rather than in the config.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+from torch import Tensor
+
+from .. import bn_mlp
+from ..compute import resolve_device, resolve_dtype
+from ..store import Labelled
+
+__all__ = ["VARIANTS", "Variant", "degenerate_batch", "depth_sweep"]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One curve: the network law and whether the batch is the degenerate (repeated) one."""
+
+    init: str = "orthogonal"
+    norm: str = "bn_rms"
+    activation: str = "linear"
+    degenerate: bool = False
+
+
+VARIANTS: dict[str, Variant] = {
+    # Fig. 6.3 blue, Fig. 6.2 non-degenerate, Fig. C.9 identity: orthogonal, theory BN x sqrt(n).
+    "orthogonal": Variant(),
+    # Fig. 6.3 orange ("Normal"): xavier_normal weights.
+    "gaussian": Variant(init="gaussian"),
+    # Fig. 6.2 orange: repeated samples (Remark 6.6).
+    "degenerate": Variant(degenerate=True),
+    # Fig. C.9: sin and tanh without gain.
+    "sin": Variant(activation="sin"),
+    "tanh": Variant(activation="tanh"),
+    # Fig. C.10: with mean reduction (factor sqrt n) vs Eq. (6.4) exactly (factor 1).
+    "mean_reduction": Variant(norm="bn_centered"),
+    "no_mean_reduction": Variant(norm="bn_unit"),
+}
+"""The seed's curves by name (spec gradients §3 and §6.7)."""
+
+
+def degenerate_batch(
+    x: Tensor, labels: Tensor, distinct: int, repeats: int
+) -> tuple[Tensor, Tensor]:
+    """The first ``distinct`` samples of the batch, each repeated ``repeats`` times in a row.
+
+    Spec gradients §1.7's reading of Fig. 6.2's "repeated samples": rank <= ``distinct``, so
+    psi(X_0) = inf (Remark 6.6). Shapes (D, distinct * repeats) and (distinct * repeats,).
+
+    Raises:
+        ValueError: if the batch has fewer than ``distinct`` samples or a count is < 1.
+    """
+    if distinct < 1 or repeats < 1:
+        raise ValueError(f"distinct and repeats must be >= 1, got {distinct}, {repeats}")
+    if distinct > x.shape[1]:
+        raise ValueError(f"distinct = {distinct} exceeds the batch size {x.shape[1]}")
+    return (
+        x[:, :distinct].repeat_interleave(repeats, dim=1),
+        labels[:distinct].repeat_interleave(repeats),
+    )
+
+
+def depth_sweep(
+    depths: list[int],
+    n_runs: int,
+    width: int,
+    dtype: str,
+    degenerate: dict,
+    batch: dict,
+    device: str = "auto",
+    experiment_id: str = "gradients.depth_sweep",
+) -> Labelled:
+    """ln ||grad fc_0||_F, ln ||grad fc_1||_F and psi(H_{L-1}) per variant, depth L and run.
+
+    Args:
+        depths: the L grid (L BN layers, L + 1 linear layers; L >= 2 so that fc_1 is hidden).
+        n_runs: fresh networks per (variant, depth).
+        width: d (the seed's d = n = 100).
+        dtype: ``float64`` (float32 overflows for sin near L = 600, spec §1.6).
+        degenerate: ``{"distinct": k, "repeats": m}``, the repeat pattern of the degenerate batch.
+        batch: the config item ``gradients.data`` (``bn_mlp.input_batch``'s arguments).
+        experiment_id: seeding prefix. Run r at depth L draws its weights from the address
+            ``(f"{experiment_id}.L{L}", r)`` for every variant, so the variants of one (L, r)
+            share their Gaussian draws (common random numbers: paired differences between
+            curves; the orthogonal variants even share their weights).
+
+    Returns:
+        ``log_grad_fc0``, ``log_grad_fc1`` and ``gap_last`` over dims (variant, depth, run);
+        ``gap_last`` is inf where H_{L-1} is numerically rank-deficient (mean reduction,
+        degenerate batch).
+    """
+    if min(depths) < 2:
+        raise ValueError(f"depths must be >= 2 (fc_1 must be a hidden layer), got {depths}")
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be >= 1, got {n_runs}")
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    x, labels, n_classes = bn_mlp.input_batch(**batch, dtype=torch_dtype, device=device)
+    x_deg, labels_deg = degenerate_batch(x, labels, degenerate["distinct"], degenerate["repeats"])
+    runs = list(range(n_runs))
+    shape = (len(VARIANTS), len(depths), n_runs)
+    values = {k: torch.empty(shape, dtype=torch.float64) for k in ("fc0", "fc1", "gap")}
+    for i, variant in enumerate(VARIANTS.values()):
+        inputs = (x_deg, labels_deg) if variant.degenerate else (x, labels)
+        for j, depth in enumerate(depths):
+            arch = bn_mlp.Architecture(depth, width, variant.norm, variant.activation, variant.init)
+            profile = bn_mlp.gradient_profile(
+                arch,
+                *inputs,
+                experiment_id=f"{experiment_id}.L{depth}",
+                runs=runs,
+                n_classes=n_classes,
+                dtype=torch_dtype,
+                device=device,
+                gap_layers=[depth - 1],
+            )
+            values["fc0"][i, j] = profile.log_grad[:, 0].cpu()
+            values["fc1"][i, j] = profile.log_grad[:, 1].cpu()
+            values["gap"][i, j] = profile.gaps[depth - 1].cpu()
+    return Labelled(
+        dims=["variant", "depth", "run"],
+        coords={"variant": list(VARIANTS), "depth": list(depths), "run": runs},
+        values={
+            "log_grad_fc0": values["fc0"],
+            "log_grad_fc1": values["fc1"],
+            "gap_last": values["gap"],
+        },
+        seeds={
+            "experiment_ids": [f"{experiment_id}.L{L}" for L in depths],
+            "runs": runs,
+            "streams": ["weights"],
+            "batch": bn_mlp.BATCH_ID,
+        },
+    )

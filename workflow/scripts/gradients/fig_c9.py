@@ -1,0 +1,20 @@
+"""Thesis Fig. C.9: sin, tanh, identity without gain; log gradient norm and last-layer psi vs L."""
+
+from sigprop import plotting, store
+from sigprop.checks.gradients_depth import palette, tidy
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = tidy(store.load_frame(snakemake.input.sweep), "fig_c9")
+table.to_csv(snakemake.output.csv, index=False)
+
+fig, (left, right) = plotting.figure(ncols=2)
+plotting.mean_ci(
+    left, table, x="depth", y="log_grad", hue="activation", palette=palette("fig_c9"), marker="o"
+)
+left.set(xlabel=r"depth $L$", ylabel=r"$\log \|\nabla_{W_1} \mathcal{L}\|_F$")
+plotting.mean_ci(
+    right, table, x="depth", y="gap_last", hue="activation", palette=palette("fig_c9"), marker="o"
+)
+right.set(xlabel=r"depth $L$", ylabel=r"$\psi$ of the fc$_{L-1}$ output", yscale="log")
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
