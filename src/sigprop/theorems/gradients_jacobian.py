@@ -639,8 +639,10 @@ def lemma_c12(
             cum = out["log_j"].cumsum(-1)
             slopes[init] = _late_slopes(cum, window)
             psi = out["psi"]
-            bound = bj.c13_bound(psi[:, :-1].clamp_min(0), d)
-            viol = int((out["log_j"] > bound + 1e-9).sum()) if init == "orthogonal" else -1
+            # psi(H^l) = psi(X^l) for Haar W; psi carries eigensolver round-off ~ d eps, which
+            # the sqrt of (C.85) amplifies: the bound is taken at psi + 16 d eps
+            bound = bj.c13_bound(psi[:, :-1].clamp_min(0) + 16 * d * EPS, d)
+            viol = int((out["log_j"] > bound).sum()) if init == "orthogonal" else -1
             for r in range(runs):
                 for layer in range(depth):
                     rows.append(dict(d=d, init=init, run=r, layer=layer,
@@ -655,7 +657,8 @@ def lemma_c12(
                 claims.append(evaluate(
                     id=f"gradients.lemma_c12.c13_along_chain_d{d}",
                     statement=f"d = {d}, Haar W: every layer obeys log ||J_BN(H^l)|| <= the C.13 "
-                    f"bound of psi(H^l) ({runs} runs x {depth} layers): number of violations",
+                    f"bound of psi(H^l) + 16 d eps ({runs} runs x {depth} layers): number of "
+                    "violations",
                     source=src + ", Lemma C.13 along the chain (C.88)",
                     measured=float(viol), relation="<=", bound=0.0,
                     note=f"total sum / explicit C.94 bound: max {ratio:.2g} (very loose)",
@@ -673,7 +676,7 @@ def lemma_c12(
                 measured_se=so,
                 relation="<=",
                 bound=max_orthogonal_slope,
-                note=f"mean slope {mo:.3g}; rows trace-normalized (||H||_F^2 = d: no-op for Haar W)",
+                note=f"mean slope {mo:.3g}; H trace-normalized (no-op for Haar W)",
             ),
             evaluate(
                 id=f"gradients.lemma_c12.gaussian_linear_d{d}",
