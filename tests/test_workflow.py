@@ -138,6 +138,17 @@ TINY = {
     "gradients": {
         "depth_sweep": {"depths": [5, 20, 60], "n_runs": 2},
         "depth_claims": {"window": [20, 60]},
+        "jacobian": {"widths": [3, 4], "n_cases": 5},
+        "lemma_c11": {"classes": [3], "n_samples": 100},
+        "chain_rule": {"widths": [4], "depths": [3, 6], "runs": 2},
+        "lemma_c12": {"widths": [6], "depth": 120, "runs": 3},
+        "lemma_c14_c15": {
+            "widths": [3],
+            "depth": 80,
+            "runs": 4,
+            "step_states": 2,
+            "step_draws": 50,
+        },
     },
 }
 
@@ -518,6 +529,47 @@ QUICK_CLAIMS = [
     "gradients.fig_c10.with_flat",
     "gradients.fig_c10.without_flat",
     "gradients.fig_c10.slopes_agree",
+    "gradients.chain_rule.profile_consistency",
+    "gradients.chain_rule.bound_c80",
+    "gradients.chain_rule.bound_c82",
+    "gradients.chain_rule.readout_control",
+    "gradients.jacobian.closed_form_c18",
+    "gradients.jacobian.block_diagonal_c136",
+    "gradients.jacobian.spectrum_c19",
+    "gradients.jacobian.printed_multiplicity_c19",
+    "gradients.jacobian.op_norm_c138",
+    "gradients.jacobian.lemma_c16",
+    "gradients.jacobian.lemma_c20",
+    "gradients.jacobian.lemma_c17_general",
+    "gradients.jacobian.lemma_c17_small_psi",
+    "gradients.jacobian.lemma_c17_sharpness",
+    "gradients.jacobian.lemma_c13",
+    "gradients.jacobian.lemma_c13_scale_control",
+    "gradients.jacobian.lemma_c21",
+    "gradients.jacobian.lemma_c21_gaussian_control",
+    "gradients.lemma_c11.closed_forms",
+    "gradients.lemma_c11.ce_bound",
+    "gradients.lemma_c11.ce_sharp",
+    "gradients.lemma_c11.mse_softmax_bound",
+    "gradients.lemma_c11.mse_raw_control",
+    "gradients.lemma_c12.c13_along_chain_d8",
+    "gradients.lemma_c12.orthogonal_converges_d8",
+    "gradients.lemma_c12.gaussian_linear_d8",
+    "gradients.lemma_c12.c13_along_chain_d16",
+    "gradients.lemma_c12.orthogonal_converges_d16",
+    "gradients.lemma_c12.gaussian_linear_d16",
+    "gradients.lemma_c14_c15.hits_d4",
+    "gradients.lemma_c14_c15.c14_d4",
+    "gradients.lemma_c14_c15.gaussian_no_hit_d4",
+    "gradients.lemma_c14_c15.c15_d4",
+    "gradients.lemma_c14_c15.c108_d4",
+    "gradients.lemma_c14_c15.c108_gaussian_control_d4",
+    "gradients.lemma_c14_c15.hits_d8",
+    "gradients.lemma_c14_c15.c14_d8",
+    "gradients.lemma_c14_c15.gaussian_no_hit_d8",
+    "gradients.lemma_c14_c15.c15_d8",
+    "gradients.lemma_c14_c15.c108_d8",
+    "gradients.lemma_c14_c15.c108_gaussian_control_d8",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -546,6 +598,8 @@ QUICK_FAILURES: set[str] = {
     "isometry.fig5_2.tanh_printed_eq5_7",
     # Thesis Thm. 5.15 printed rate (5.14) (erratum; 1 / (2 - kappa_psi'(0)) holds)
     "isometry.theorem5_15.printed_eq5_14",
+    # Thesis Cor. C.19 printed multiplicity d^2 - 1 (erratum: n - 1 per row block)
+    "gradients.jacobian.printed_multiplicity_c19",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 

@@ -75,6 +75,7 @@ def check_consistency(config: Mapping) -> None:
         _check_isometry_fig5(config["isometry"])
     if "gradients" in config:
         _check_gradients_depth(config["gradients"])
+        _check_gradients_jac(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -290,3 +291,20 @@ def _check_gradients_depth(grad: Mapping) -> None:
                 f"gradients.depth_claims.window {[lo, hi]} holds the depths {inside} of "
                 f"gradients.depth_sweep.depths {sweep['depths']}: the slope fits need >= 2"
             )
+
+
+def _check_gradients_jac(grad: Mapping) -> None:
+    """Thesis app. C.3 checks: the Lemma C.12 slope window and the C.108 states."""
+    c12 = grad.get("lemma_c12")
+    if c12 is not None and c12["depth"] - int(c12["late_from"] * c12["depth"]) < 3:
+        raise ConfigError(
+            f"gradients.lemma_c12.late_from = {c12['late_from']} leaves fewer than 3 layers of "
+            f"gradients.lemma_c12.depth = {c12['depth']} for the late slope"
+        )
+    c14 = grad.get("lemma_c14_c15")
+    if c14 is not None and c14["step_states"] > c14["runs"]:
+        raise ConfigError(
+            f"gradients.lemma_c14_c15.step_states = {c14['step_states']} exceeds "
+            f"gradients.lemma_c14_c15.runs = {c14['runs']} (one state per chain at its hitting "
+            "time)"
+        )

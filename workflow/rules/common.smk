@@ -88,7 +88,13 @@ THEOREMS = {
         "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
         "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
-    "gradients": {},
+    "gradients": {
+        "jacobian": "sigprop.theorems.gradients_jacobian:jacobian",
+        "lemma_c11": "sigprop.theorems.gradients_jacobian:lemma_c11",
+        "chain_rule": "sigprop.theorems.gradients_jacobian:chain_rule",
+        "lemma_c12": "sigprop.theorems.gradients_jacobian:lemma_c12",
+        "lemma_c14_c15": "sigprop.theorems.gradients_jacobian:lemma_c14_c15",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
