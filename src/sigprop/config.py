@@ -73,6 +73,8 @@ def check_consistency(config: Mapping) -> None:
         _check_mean_field(config["mean_field"])
     if "isometry" in config:
         _check_isometry_fig5(config["isometry"])
+    if "gradients" in config:
+        _check_gradients_table_c1(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -260,3 +262,24 @@ def _check_isometry_fig5(iso: Mapping) -> None:
                 f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
                 f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
             )
+
+
+_IMAGE_DIMENSION = {"mnist": 784, "fashion_mnist": 784, "cifar10": 3072, "cifar100": 3072}
+"""D of the flattened images of each dataset (Table C.1 stops at n = 512 < 784, app. C.4)."""
+
+
+def _check_gradients_table_c1(gradients: Mapping) -> None:
+    """Thesis Table C.1: batch sizes within every dataset's dimension; controls within batches."""
+    item = gradients["table_c1"]
+    for dataset in item["datasets"]:
+        dim = _IMAGE_DIMENSION[dataset]
+        if max(item["batch_sizes"]) > dim:
+            raise ConfigError(
+                f"gradients.table_c1.batch_sizes {item['batch_sizes']} exceed D = {dim} of "
+                f"{dataset} (gradients.table_c1.datasets): such a batch cannot have rank n"
+            )
+    if item["control_batches"] > item["batches"]:
+        raise ConfigError(
+            f"gradients.table_c1.control_batches = {item['control_batches']} exceeds "
+            f"gradients.table_c1.batches = {item['batches']}"
+        )
