@@ -135,6 +135,9 @@ TINY = {
             "runs": 3,
         },
     },
+    "gradients": {
+        "table_c1": {"batch_sizes": [16, 256], "batches": 3, "control_batches": 1},
+    },
 }
 
 
@@ -499,6 +502,12 @@ QUICK_CLAIMS = [
     "isometry.prop5_1.slope_uniform",
     "isometry.prop5_1.laws_agree",
     "isometry.prop5_1.control_wrong_kernel",
+    "gradients.table_c1.full_rank",
+    "gradients.table_c1.duplicate_control",
+    "gradients.table_c1.float32_deficit",
+    "gradients.table_c1.deficit_is_tolerance",
+    "gradients.table_c1.printed_rank_fashion_mnist",
+    "gradients.table_c1.printed_cosine_fashion_mnist",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
