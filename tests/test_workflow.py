@@ -149,6 +149,7 @@ TINY = {
             "step_states": 2,
             "step_draws": 50,
         },
+        "table_c1": {"batch_sizes": [16, 256], "batches": 3, "control_batches": 1},
     },
 }
 
@@ -570,6 +571,12 @@ QUICK_CLAIMS = [
     "gradients.lemma_c14_c15.c15_d8",
     "gradients.lemma_c14_c15.c108_d8",
     "gradients.lemma_c14_c15.c108_gaussian_control_d8",
+    "gradients.table_c1.full_rank",
+    "gradients.table_c1.duplicate_control",
+    "gradients.table_c1.float32_deficit",
+    "gradients.table_c1.deficit_is_tolerance",
+    "gradients.table_c1.printed_rank_fashion_mnist",
+    "gradients.table_c1.printed_cosine_fashion_mnist",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 

@@ -76,6 +76,7 @@ def check_consistency(config: Mapping) -> None:
     if "gradients" in config:
         _check_gradients_depth(config["gradients"])
         _check_gradients_jac(config["gradients"])
+        _check_gradients_table_c1(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -307,4 +308,25 @@ def _check_gradients_jac(grad: Mapping) -> None:
             f"gradients.lemma_c14_c15.step_states = {c14['step_states']} exceeds "
             f"gradients.lemma_c14_c15.runs = {c14['runs']} (one state per chain at its hitting "
             "time)"
+        )
+
+
+_IMAGE_DIMENSION = {"mnist": 784, "fashion_mnist": 784, "cifar10": 3072, "cifar100": 3072}
+"""D of the flattened images of each dataset (Table C.1 stops at n = 512 < 784, app. C.4)."""
+
+
+def _check_gradients_table_c1(gradients: Mapping) -> None:
+    """Thesis Table C.1: batch sizes within every dataset's dimension; controls within batches."""
+    item = gradients["table_c1"]
+    for dataset in item["datasets"]:
+        dim = _IMAGE_DIMENSION[dataset]
+        if max(item["batch_sizes"]) > dim:
+            raise ConfigError(
+                f"gradients.table_c1.batch_sizes {item['batch_sizes']} exceed D = {dim} of "
+                f"{dataset} (gradients.table_c1.datasets): such a batch cannot have rank n"
+            )
+    if item["control_batches"] > item["batches"]:
+        raise ConfigError(
+            f"gradients.table_c1.control_batches = {item['control_batches']} exceeds "
+            f"gradients.table_c1.batches = {item['batches']}"
         )

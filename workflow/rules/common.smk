@@ -47,7 +47,7 @@ TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
     "isometry": ["table5_1", "table5_2"],
-    "gradients": [],
+    "gradients": ["table_c1"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
