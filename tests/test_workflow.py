@@ -135,6 +135,13 @@ TINY = {
             "runs": 3,
         },
     },
+    "gradients": {
+        "gain_depth": {"depths": [5, 10, 20], "runs": 2},
+        "constant_gain": {"gains": [0.5, 0.7, 0.85, 1.0], "depth": 30, "layers": [20], "runs": 2},
+        "fig_c1": {"fit_min_gain": 0.5},
+        "exponent_rate": {"exponents": [0.0, 1.0], "depths": [15], "runs": 2},
+        "fig_c2": {"flat_from": 1.0},
+    },
 }
 
 
@@ -499,6 +506,24 @@ QUICK_CLAIMS = [
     "isometry.prop5_1.slope_uniform",
     "isometry.prop5_1.laws_agree",
     "isometry.prop5_1.control_wrong_kernel",
+    "gradients.fig6_5.explodes_sin",
+    "gradients.fig6_5.explodes_tanh",
+    "gradients.fig6_5.identity_flat",
+    "gradients.fig6_5.bounded_identity",
+    "gradients.fig6_5.bounded_sin",
+    "gradients.fig6_5.bounded_tanh",
+    "gradients.fig_c1.increasing_sin",
+    "gradients.fig_c1.power_law_sin",
+    "gradients.fig_c1.gain_exponent_sin",
+    "gradients.fig_c1.increasing_tanh",
+    "gradients.fig_c1.power_law_tanh",
+    "gradients.fig_c1.gain_exponent_tanh",
+    "gradients.fig_c2.decreasing_sin",
+    "gradients.fig_c2.explodes_without_gain_sin",
+    "gradients.fig_c2.no_explosion_sin",
+    "gradients.fig_c2.decreasing_tanh",
+    "gradients.fig_c2.explodes_without_gain_tanh",
+    "gradients.fig_c2.no_explosion_tanh",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -527,6 +552,8 @@ QUICK_FAILURES: set[str] = {
     "isometry.fig5_2.tanh_printed_eq5_7",
     # Thesis Thm. 5.15 printed rate (5.14) (erratum; 1 / (2 - kappa_psi'(0)) holds)
     "isometry.theorem5_15.printed_eq5_14",
+    # Fig. C.1 heuristic: tanh c2 ~ 2.1 needs gamma >= 1 / c2 ~ 0.47 (0.4 gives k ~ 0.85)
+    "gradients.fig_c1.gain_exponent_tanh",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 

@@ -73,6 +73,8 @@ def check_consistency(config: Mapping) -> None:
         _check_mean_field(config["mean_field"])
     if "isometry" in config:
         _check_isometry_fig5(config["isometry"])
+    if "gradients" in config:
+        _check_gradients_gain(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -259,4 +261,50 @@ def _check_isometry_fig5(iso: Mapping) -> None:
             raise ConfigError(
                 f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
                 f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
+            )
+
+
+def _check_gradients_gain(grad: Mapping) -> None:
+    """Thesis Figs. 6.5, C.1, C.2 (activation shaping): windows, fit range and baselines."""
+    if "gain_depth" in grad:
+        gd = grad["gain_depth"]
+        if 0.0 not in gd["exponents"]:
+            raise ConfigError(
+                "gradients.gain_depth.exponents must include 0 (the 'Without gain' panel)"
+            )
+        if gd["layer"] > min(gd["depths"]):
+            raise ConfigError(
+                f"gradients.gain_depth.layer = {gd['layer']} exceeds the smallest depth "
+                f"{min(gd['depths'])} in gradients.gain_depth.depths"
+            )
+    if "constant_gain" in grad:
+        cg = grad["constant_gain"]
+        if any(not cg["gap"] <= k <= cg["depth"] for k in cg["layers"]):
+            raise ConfigError(
+                f"gradients.constant_gain.layers {cg['layers']} must lie in gap..depth = "
+                f"{cg['gap']}..{cg['depth']}"
+            )
+        if list(cg["gains"]) != sorted(set(cg["gains"])):
+            raise ConfigError("gradients.constant_gain.gains must be strictly increasing")
+        if "fig_c1" in grad and sum(g >= grad["fig_c1"]["fit_min_gain"] for g in cg["gains"]) < 3:
+            raise ConfigError(
+                "gradients.fig_c1.fit_min_gain leaves fewer than 3 of gradients.constant_gain.gains"
+            )
+    if "exponent_rate" in grad:
+        er = grad["exponent_rate"]
+        if "linear" not in er["activations"] or len(er["activations"]) < 2:
+            raise ConfigError(
+                "gradients.exponent_rate.activations must include linear (the Fig. C.2 reference) "
+                "and a shaped activation"
+            )
+        if er["from_layer"] + er["gap"] > min(er["depths"]):
+            raise ConfigError(
+                "gradients.exponent_rate.from_layer + gap exceeds the smallest of "
+                "gradients.exponent_rate.depths"
+            )
+        if list(er["exponents"]) != sorted(set(er["exponents"])):
+            raise ConfigError("gradients.exponent_rate.exponents must be strictly increasing")
+        if "fig_c2" in grad and grad["fig_c2"]["flat_from"] > max(er["exponents"]):
+            raise ConfigError(
+                "gradients.fig_c2.flat_from exceeds every gradients.exponent_rate.exponents"
             )

@@ -138,8 +138,8 @@ def fig_c1_claims(
         runs = _run_means(table[table["activation"] == act], ["gain"])  # gain x run
         gains = runs.index.to_numpy(float)
         steps = np.diff(runs.to_numpy(), axis=0)  # paired over runs (common weights)
-        step_mean = steps.mean(1)
-        step_se = steps.std(1, ddof=1) / math.sqrt(steps.shape[1])
+        step_mean = steps.mean(axis=1)
+        step_se = steps.std(axis=1, ddof=1) / math.sqrt(steps.shape[1])
         worst = int(np.argmin(step_mean + z * step_se))
         claims.append(
             evaluate(
@@ -157,7 +157,7 @@ def fig_c1_claims(
                 details={"step": [float(gains[worst]), float(gains[worst + 1])]},
             )
         )
-        mean = runs.mean(1).to_numpy()
+        mean = runs.mean(axis=1).to_numpy()
         sel = gains >= fit_min_gain
         fit = shaping.fit_power_law(gains[sel], mean[sel])
         gamma, gamma_se = shaping.gain_exponent(fit.c2, fit.c2_se, k)
@@ -223,8 +223,8 @@ def fig_c2_claims(
     claims = []
     for act in [a for a in wide.columns if a != baseline]:
         excess = (wide[act] - wide[baseline]).unstack("run")  # (depth, exponent) x run
-        mean = excess.mean(1)
-        se = excess.std(1, ddof=1) / math.sqrt(excess.shape[1])
+        mean = excess.mean(axis=1)
+        se = excess.std(axis=1, ddof=1) / math.sqrt(excess.shape[1])
         drops = [
             mean_se(
                 (
