@@ -150,6 +150,11 @@ TINY = {
             "step_draws": 50,
         },
         "table_c1": {"batch_sizes": [16, 256], "batches": 3, "control_batches": 1},
+        "gain_depth": {"depths": [5, 10, 20], "runs": 2},
+        "constant_gain": {"gains": [0.5, 0.7, 0.85, 1.0], "depth": 30, "layers": [20], "runs": 2},
+        "fig_c1": {"fit_min_gain": 0.5},
+        "exponent_rate": {"exponents": [0.0, 1.0], "depths": [15], "runs": 2},
+        "fig_c2": {"flat_from": 1.0},
     },
 }
 
@@ -577,6 +582,24 @@ QUICK_CLAIMS = [
     "gradients.table_c1.deficit_is_tolerance",
     "gradients.table_c1.printed_rank_fashion_mnist",
     "gradients.table_c1.printed_cosine_fashion_mnist",
+    "gradients.fig6_5.explodes_sin",
+    "gradients.fig6_5.explodes_tanh",
+    "gradients.fig6_5.identity_flat",
+    "gradients.fig6_5.bounded_identity",
+    "gradients.fig6_5.bounded_sin",
+    "gradients.fig6_5.bounded_tanh",
+    "gradients.fig_c1.increasing_sin",
+    "gradients.fig_c1.power_law_sin",
+    "gradients.fig_c1.gain_exponent_sin",
+    "gradients.fig_c1.increasing_tanh",
+    "gradients.fig_c1.power_law_tanh",
+    "gradients.fig_c1.gain_exponent_tanh",
+    "gradients.fig_c2.decreasing_sin",
+    "gradients.fig_c2.explodes_without_gain_sin",
+    "gradients.fig_c2.no_explosion_sin",
+    "gradients.fig_c2.decreasing_tanh",
+    "gradients.fig_c2.explodes_without_gain_tanh",
+    "gradients.fig_c2.no_explosion_tanh",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -607,6 +630,8 @@ QUICK_FAILURES: set[str] = {
     "isometry.theorem5_15.printed_eq5_14",
     # Thesis Cor. C.19 printed multiplicity d^2 - 1 (erratum: n - 1 per row block)
     "gradients.jacobian.printed_multiplicity_c19",
+    # Fig. C.1 heuristic: tanh c2 ~ 2.1 needs gamma >= 1 / c2 ~ 0.47 (0.4 gives k ~ 0.85)
+    "gradients.fig_c1.gain_exponent_tanh",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 

@@ -77,6 +77,7 @@ def check_consistency(config: Mapping) -> None:
         _check_gradients_depth(config["gradients"])
         _check_gradients_jac(config["gradients"])
         _check_gradients_table_c1(config["gradients"])
+        _check_gradients_gain(config["gradients"])
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -330,3 +331,49 @@ def _check_gradients_table_c1(gradients: Mapping) -> None:
             f"gradients.table_c1.control_batches = {item['control_batches']} exceeds "
             f"gradients.table_c1.batches = {item['batches']}"
         )
+
+
+def _check_gradients_gain(grad: Mapping) -> None:
+    """Thesis Figs. 6.5, C.1, C.2 (activation shaping): windows, fit range and baselines."""
+    if "gain_depth" in grad:
+        gd = grad["gain_depth"]
+        if 0.0 not in gd["exponents"]:
+            raise ConfigError(
+                "gradients.gain_depth.exponents must include 0 (the 'Without gain' panel)"
+            )
+        if gd["layer"] > min(gd["depths"]):
+            raise ConfigError(
+                f"gradients.gain_depth.layer = {gd['layer']} exceeds the smallest depth "
+                f"{min(gd['depths'])} in gradients.gain_depth.depths"
+            )
+    if "constant_gain" in grad:
+        cg = grad["constant_gain"]
+        if any(not cg["gap"] <= k <= cg["depth"] for k in cg["layers"]):
+            raise ConfigError(
+                f"gradients.constant_gain.layers {cg['layers']} must lie in gap..depth = "
+                f"{cg['gap']}..{cg['depth']}"
+            )
+        if list(cg["gains"]) != sorted(set(cg["gains"])):
+            raise ConfigError("gradients.constant_gain.gains must be strictly increasing")
+        if "fig_c1" in grad and sum(g >= grad["fig_c1"]["fit_min_gain"] for g in cg["gains"]) < 3:
+            raise ConfigError(
+                "gradients.fig_c1.fit_min_gain leaves fewer than 3 of gradients.constant_gain.gains"
+            )
+    if "exponent_rate" in grad:
+        er = grad["exponent_rate"]
+        if "linear" not in er["activations"] or len(er["activations"]) < 2:
+            raise ConfigError(
+                "gradients.exponent_rate.activations must include linear (the Fig. C.2 reference) "
+                "and a shaped activation"
+            )
+        if er["from_layer"] + er["gap"] > min(er["depths"]):
+            raise ConfigError(
+                "gradients.exponent_rate.from_layer + gap exceeds the smallest of "
+                "gradients.exponent_rate.depths"
+            )
+        if list(er["exponents"]) != sorted(set(er["exponents"])):
+            raise ConfigError("gradients.exponent_rate.exponents must be strictly increasing")
+        if "fig_c2" in grad and grad["fig_c2"]["flat_from"] > max(er["exponents"]):
+            raise ConfigError(
+                "gradients.fig_c2.flat_from exceeds every gradients.exponent_rate.exponents"
+            )

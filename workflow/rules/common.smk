@@ -39,7 +39,7 @@ FIGURES = {
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
-    "gradients": ["fig6_2", "fig6_3", "fig_c9", "fig_c10"],
+    "gradients": ["fig6_2", "fig6_3", "fig_c9", "fig_c10", "fig6_5", "fig_c1", "fig_c2"],
 }
 """Figures per family, named by the seed's own numbers."""
 

@@ -1,0 +1,187 @@
+"""Activation shaping at initialization, Thesis §6.4 and app. C.5 (Figs. 6.5, C.1, C.2).
+
+Every network is ``bn_mlp`` with d = n = 100 by default, Haar orthogonal weights, PyTorch
+``BatchNorm1d`` (training mode) before the activation, biases (Fig. 6.5's notebook:
+``bias=True``) and the one real batch ``bn_mlp.input_batch(**batch)``. Within one depth the
+weights of run r are shared by all activations, gains and exponents (``experiment_id`` +
+``.L<depth>``): common random numbers, so the curves differ only by the shaping.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import torch
+
+from .. import bn_mlp, shaping
+from ..compute import resolve_device, resolve_dtype
+from ..store import Labelled
+
+__all__ = ["constant_gain", "exponent_rate", "gain_depth"]
+
+
+def _setup(batch: Mapping, dtype: str, device: str):
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    x, labels, n_classes = bn_mlp.input_batch(**batch, dtype=torch_dtype, device=device)
+    return device, torch_dtype, x, labels, n_classes
+
+
+def _profile(arch, x, labels, n_classes, experiment_id, runs, dtype, device) -> torch.Tensor:
+    """log ||grad W_k||_F, shape (runs, L + 1), on the CPU."""
+    prof = bn_mlp.gradient_profile(
+        arch, x, labels, f"{experiment_id}.L{arch.depth}", runs, n_classes, dtype, device
+    )
+    return prof.log_grad.cpu()
+
+
+def gain_depth(
+    activations: list[str],
+    exponents: list[float],
+    depths: list[int],
+    runs: int,
+    layer: int,
+    batch: Mapping,
+    width: int = 100,
+    norm: str = "batch_norm_torch",
+    bias: bool = True,
+    dtype: str = "float64",
+    device: str = "auto",
+    experiment_id: str = "gradients.gain_depth",
+) -> Labelled:
+    """log ||grad_{W_layer} L||_F vs depth for gain schedules alpha_l = (l + 1)^-gamma, Fig. 6.5.
+
+    Thesis Eq. (6.11); gamma = 0 is "Without gain", 0.4 "With gain"; ``layer`` = 1 is ``fc_1``.
+
+    Returns:
+        ``log_grad`` over dims (exponent, activation, depth, run).
+    """
+    if not all(0 <= layer <= d for d in depths):
+        raise ValueError(f"layer {layer} must lie in 0..depth for every depth {depths}")
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    run_ids = list(range(runs))
+    out = torch.empty(len(exponents), len(activations), len(depths), runs, dtype=torch.float64)
+    for i, gamma in enumerate(exponents):
+        for j, act in enumerate(activations):
+            for k, depth in enumerate(depths):
+                arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", 1.0, gamma, bias)
+                lg = _profile(
+                    arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
+                )
+                out[i, j, k] = lg[:, layer].double()
+    return Labelled(
+        dims=["exponent", "activation", "depth", "run"],
+        coords={
+            "exponent": list(exponents),
+            "activation": list(activations),
+            "depth": list(depths),
+            "run": run_ids,
+        },
+        values={"log_grad": out},
+        seeds={
+            "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
+            "runs": run_ids,
+            "streams": ["weights", "biases"],
+        },
+    )
+
+
+def constant_gain(
+    activations: list[str],
+    gains: list[float],
+    depth: int,
+    layers: list[int],
+    gap: int,
+    runs: int,
+    batch: Mapping,
+    width: int = 100,
+    norm: str = "batch_norm_torch",
+    bias: bool = True,
+    dtype: str = "float64",
+    device: str = "auto",
+    experiment_id: str = "gradients.constant_gain",
+) -> Labelled:
+    """Explosion rate R(l, alpha) (``shaping.explosion_rate``) at several layers l of one
+    ``depth``-layer net with the same gain alpha in every layer, Fig. C.1 (Thesis app. C.5).
+
+    Returns:
+        ``rate`` over dims (activation, gain, layer, run).
+    """
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    run_ids = list(range(runs))
+    out = torch.empty(len(activations), len(gains), len(layers), runs, dtype=torch.float64)
+    for i, act in enumerate(activations):
+        for j, alpha in enumerate(gains):
+            arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", alpha, 0.0, bias)
+            lg = _profile(arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device)
+            for k, layer in enumerate(layers):
+                out[i, j, k] = shaping.explosion_rate(lg.double(), layer, gap)
+    return Labelled(
+        dims=["activation", "gain", "layer", "run"],
+        coords={
+            "activation": list(activations),
+            "gain": list(gains),
+            "layer": list(layers),
+            "run": run_ids,
+        },
+        values={"rate": out},
+        seeds={
+            "experiment_ids": [f"{experiment_id}.L{depth}"],
+            "runs": run_ids,
+            "streams": ["weights", "biases"],
+        },
+    )
+
+
+def exponent_rate(
+    activations: list[str],
+    exponents: list[float],
+    depths: list[int],
+    from_layer: int,
+    gap: int,
+    runs: int,
+    batch: Mapping,
+    width: int = 100,
+    norm: str = "batch_norm_torch",
+    bias: bool = True,
+    dtype: str = "float64",
+    device: str = "auto",
+    experiment_id: str = "gradients.exponent_rate",
+) -> Labelled:
+    """Early-layer explosion rate vs gain exponent gamma for several depths, Fig. C.2.
+
+    R = (log g_{from_layer} - log g_{from_layer + gap}) / gap, i.e. ``shaping.explosion_rate`` at
+    l = from_layer + gap. The seed's "l = 10" with 0-based layers compares ``fc_10`` with the
+    input projection ``fc_0``, whose gradient has another scale (spec §1.8); ``from_layer`` = 1
+    measures between hidden layers only (``fc_1`` .. ``fc_11``), ``from_layer`` = 0 is literal.
+
+    Returns:
+        ``rate`` over dims (activation, depth, exponent, run).
+    """
+    if from_layer < 0 or any(from_layer + gap > d for d in depths):
+        raise ValueError(f"from_layer + gap = {from_layer + gap} must lie in 1..depth {depths}")
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    run_ids = list(range(runs))
+    out = torch.empty(len(activations), len(depths), len(exponents), runs, dtype=torch.float64)
+    for i, act in enumerate(activations):
+        for j, depth in enumerate(depths):
+            for k, gamma in enumerate(exponents):
+                arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", 1.0, gamma, bias)
+                lg = _profile(
+                    arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
+                )
+                out[i, j, k] = shaping.explosion_rate(lg.double(), from_layer + gap, gap)
+    return Labelled(
+        dims=["activation", "depth", "exponent", "run"],
+        coords={
+            "activation": list(activations),
+            "depth": list(depths),
+            "exponent": list(exponents),
+            "run": run_ids,
+        },
+        values={"rate": out},
+        seeds={
+            "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
+            "runs": run_ids,
+            "streams": ["weights", "biases"],
+        },
+    )

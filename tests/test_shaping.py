@@ -1,0 +1,112 @@
+"""sigprop.shaping (Thesis Eq. (C.155), app. C.5) and the activation-shaping claims."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from sigprop import bn_mlp, shaping
+from sigprop.checks import gradients_gain as checks
+
+
+def test_rate_sign_positive_when_gradients_grow_toward_input():
+    log_grad = torch.tensor([[30.0 - 0.5 * k for k in range(31)]])  # grows toward fc_0
+    assert shaping.explosion_rate(log_grad, 20).item() == pytest.approx(0.5)
+    assert shaping.explosion_rate(-log_grad, 10, gap=5).item() == pytest.approx(-0.5)
+
+
+@pytest.mark.parametrize("layer, gap", [(5, 10), (31, 10), (5, 0)])
+def test_rate_rejects_bad_layer(layer, gap):
+    with pytest.raises(ValueError):
+        shaping.explosion_rate(torch.zeros(2, 31), layer, gap)
+
+
+def test_power_law_recovers_exact_parameters():
+    alpha = np.array([0.3, 0.5, 0.7, 1.0, 1.3])
+    fit = shaping.fit_power_law(alpha, 0.107 * alpha**2.65)
+    assert fit.c1 == pytest.approx(0.107, rel=1e-10)
+    assert fit.c2 == pytest.approx(2.65, rel=1e-10)
+    assert fit.r2 == pytest.approx(1.0) and fit.n == 5
+
+
+def test_power_law_rejects_nonpositive_rate():
+    with pytest.raises(ValueError):
+        shaping.fit_power_law([0.5, 0.7, 1.0], [0.01, -0.001, 0.1])
+    with pytest.raises(ValueError):
+        shaping.fit_power_law([0.5, 1.0], [0.01, 0.1])
+
+
+def test_gain_exponent_delta_method():
+    gamma, se = shaping.gain_exponent(2.5, 0.1, k=1.0)
+    assert gamma == pytest.approx(0.4) and se == pytest.approx(0.1 / 6.25)
+    with pytest.raises(ValueError):
+        shaping.gain_exponent(-1.0)
+
+
+def test_small_gain_linearizes_tanh():
+    """alpha -> 0 makes sigma(alpha x) ~ alpha x: tanh's profile approaches the identity net's
+    (BN is scale invariant; only the read-out sees alpha)."""
+    g = torch.Generator().manual_seed(0)
+    x, labels = torch.randn(40, 16, generator=g, dtype=torch.float64), torch.arange(16) % 4
+    prof = {
+        act: bn_mlp.gradient_profile(
+            bn_mlp.Architecture(12, 16, "batch_norm_torch", act, gain=1e-4), x, labels, "t", [0], 4
+        ).log_grad
+        for act in ("tanh", "linear")
+    }
+    assert torch.allclose(prof["tanh"], prof["linear"], atol=1e-5)
+
+
+def _fig65_table(sin_slope):
+    rows = []
+    for gamma, slopes in (
+        (0.0, {"identity": 0.0, "sin": sin_slope}),
+        (0.4, {"identity": -0.01, "sin": -0.01}),
+    ):
+        for act, s in slopes.items():
+            for run in range(3):
+                for depth in (5, 50, 200):
+                    rows.append(
+                        (gamma, act, depth, run, 1.0 + s * depth + 1e-3 * run * (-1) ** depth)
+                    )
+    return pd.DataFrame(rows, columns=["exponent", "activation", "depth", "run", "log_grad"])
+
+
+def test_fig65_claims_fail_without_explosion():
+    ok = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.13), 0.05, 0.002, 2.0)}
+    assert all(ok.values()) and "gradients.fig6_5.explodes_sin" in ok
+    bad = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.01), 0.05, 0.002, 2.0)}
+    assert not bad["gradients.fig6_5.explodes_sin"]
+
+
+def test_fig_c1_claims_on_exact_power_law():
+    rows = [
+        ("sin", a, layer, run, 0.1 * a**2.0 * (1 + 0.01 * run))
+        for a in (0.4, 0.6, 0.8, 1.0)
+        for layer in (50, 100)
+        for run in range(3)
+    ]
+    table = pd.DataFrame(rows, columns=["activation", "gain", "layer", "run", "rate"])
+    got = {c.id: c for c in checks.fig_c1_claims(table, 0.4, 0.98, 0.4, 1.0, 2.0)}
+    assert got["gradients.fig_c1.power_law_sin"].details["c2"] == pytest.approx(2.0)
+    assert got["gradients.fig_c1.increasing_sin"].passed
+    # 1 / c2 = 0.5 > 0.4: gamma = 0.4 does not make the rates summable (k = 0.8)
+    assert not got["gradients.fig_c1.gain_exponent_sin"].passed
+    assert got["gradients.fig_c1.gain_exponent_sin"].measured == pytest.approx(0.5)
+
+
+def test_fig_c2_claims_use_identity_baseline():
+    rows = []
+    for depth in (50, 100):
+        for gamma in (0.0, 0.5, 1.0):
+            for run in range(3):
+                noise = 1e-4 * run
+                rows.append(("identity", depth, gamma, run, 0.016 + noise))
+                rows.append(("sin", depth, gamma, run, 0.016 + 0.13 * math.exp(-3 * gamma) + noise))
+    table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
+    got = {c.id: c.passed for c in checks.fig_c2_claims(table, 1.0, 0.01, "identity", 2.0)}
+    assert all(got.values()) and len(got) == 3
+    strict = {c.id: c.passed for c in checks.fig_c2_claims(table, 0.5, 0.01, "identity", 2.0)}
+    assert not strict["gradients.fig_c2.no_explosion_sin"]

@@ -1,0 +1,25 @@
+"""Thesis Fig. C.1: explosion rate R(l, alpha) vs constant gain alpha, with the c1 alpha^c2 fit."""
+
+import numpy as np
+
+from sigprop import plotting, shaping, store
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.rates)  # activation, gain, layer, run, rate
+table.to_csv(snakemake.output.csv, index=False)
+
+acts = sorted(table["activation"].unique())
+fig, axes = plotting.figure(ncols=len(acts))
+for ax, act in zip(np.atleast_1d(axes), acts, strict=True):
+    part = table[table["activation"] == act].assign(layer=lambda t: "l = " + t["layer"].astype(str))
+    plotting.mean_ci(ax, part, x="gain", y="rate", hue="layer", marker="o")
+    mean = part.groupby("gain")["rate"].mean()
+    fitted = mean[mean.index >= snakemake.params.fit_min_gain]
+    fit = shaping.fit_power_law(fitted.index, fitted.to_numpy())
+    grid = np.linspace(mean.index.min(), mean.index.max(), 100)
+    label = rf"${fit.c1:.3f}\,\alpha^{{{fit.c2:.2f}}}$"
+    ax.plot(grid, fit.c1 * grid**fit.c2, "k-", lw=1, label=label)
+    ax.set(xlabel=r"gain $\alpha$", ylabel=r"$R(\ell, \alpha)$", title=act)
+    ax.legend()
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
