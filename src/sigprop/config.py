@@ -373,6 +373,11 @@ def _check_gradients_gain(grad: Mapping) -> None:
             )
         if list(er["exponents"]) != sorted(set(er["exponents"])):
             raise ConfigError("gradients.exponent_rate.exponents must be strictly increasing")
+        if "fig_c2" in grad and grad["fig_c2"]["used_exponent"] not in er["exponents"]:
+            raise ConfigError(
+                f"gradients.fig_c2.used_exponent = {grad['fig_c2']['used_exponent']} must be one "
+                f"of gradients.exponent_rate.exponents {er['exponents']}"
+            )
         if "fig_c2" in grad and grad["fig_c2"]["flat_from"] > max(er["exponents"]):
             raise ConfigError(
                 "gradients.fig_c2.flat_from exceeds every gradients.exponent_rate.exponents"

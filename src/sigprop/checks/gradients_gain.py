@@ -203,7 +203,12 @@ def fig_c1_claims(
 
 
 def fig_c2_claims(
-    table: pd.DataFrame, flat_from: float, max_excess: float, baseline: str, z: float
+    table: pd.DataFrame,
+    flat_from: float,
+    max_excess: float,
+    baseline: str,
+    z: float,
+    used_exponent: float,
 ) -> list[Claim]:
     """The early-layer rate falls with the gain exponent to the level of the linear network.
 
@@ -214,7 +219,11 @@ def fig_c2_claims(
         baseline: the activation whose R is the no-explosion reference (``linear``: Thm. 6.5's
             network, whose early-layer R is the input transient, not explosion).
         z: one-sided confidence multiplier of the SE over runs.
+        used_exponent: the gamma of Fig. 6.5 (0.4); the same no-explosion test is applied to it
+            alone, so Fig. C.2 is read against the exponent the thesis trains with.
     """
+    if used_exponent not in set(table["exponent"]):
+        raise ValueError(f"used_exponent {used_exponent} is not a simulated exponent")
     wide = table.pivot_table(
         index=["depth", "exponent", "run"], columns="activation", values="rate"
     )
@@ -291,6 +300,23 @@ def fig_c2_claims(
                         str(g): float((mean + z * se).xs(g, level="exponent").max()) for g in exps
                     },
                 },
+            )
+        )
+        used = (mean + z * se).xs(used_exponent, level="exponent")
+        claims.append(
+            evaluate(
+                id=f"gradients.fig_c2.used_exponent_{act}",
+                statement=(
+                    f"{act}, the gain exponent {used_exponent} of Fig. 6.5: R - R_{baseline} has "
+                    f"upper confidence limit (mean + {z} SE) <= {max_excess} per layer at every "
+                    f"depth {depths} (measured: the largest)"
+                ),
+                source=f"{SOURCE_C}, Figs. C.2 and 6.5",
+                measured=float(used.max()),
+                measured_se=float(se.xs(used_exponent, level="exponent")[used.idxmax()]),
+                relation="<=",
+                bound=max_excess,
+                details={"depth": int(used.idxmax()), "by_depth": used.to_dict()},
             )
         )
     return claims
