@@ -12,7 +12,7 @@ table.to_csv(snakemake.output.csv, index=False)
 acts = sorted(table["activation"].unique())
 fig, axes = plotting.figure(ncols=len(acts))
 for ax, act in zip(np.atleast_1d(axes), acts, strict=True):
-    part = table[table["activation"] == act].assign(layer=lambda t: "l = " + t["layer"].astype(str))
+    part = table[table["activation"] == act]  # numeric hue: layers in numeric order
     plotting.mean_ci(ax, part, x="gain", y="rate", hue="layer", marker="o")
     mean = part.groupby("gain")["rate"].mean()
     fitted = mean[mean.index >= snakemake.params.fit_min_gain]
@@ -21,5 +21,5 @@ for ax, act in zip(np.atleast_1d(axes), acts, strict=True):
     label = rf"${fit.c1:.3f}\,\alpha^{{{fit.c2:.2f}}}$"
     ax.plot(grid, fit.c1 * grid**fit.c2, "k-", lw=1, label=label)
     ax.set(xlabel=r"gain $\alpha$", ylabel=r"$R(\ell, \alpha)$", title=act)
-    ax.legend()
+    ax.legend(title=r"layer $\ell$")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
