@@ -39,7 +39,7 @@ FIGURES = {
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
-    "gradients": [],
+    "gradients": ["fig6_1"],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -88,7 +88,11 @@ THEOREMS = {
         "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
         "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
-    "gradients": {},
+    "gradients": {
+        "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",
+        "theorem6_3": "sigprop.theorems.gradients_isometry:theorem6_3",
+        "lemma_c8_c9": "sigprop.theorems.gradients_isometry:lemma_c8_c9",
+    },
 }
 """Theorem checks without a figure: family -> config item -> check function."""
 
