@@ -45,7 +45,7 @@ __all__ = [
 ]
 
 AUTHORS_C = 0.015
-"""The hand-set constant of the dashed "theory" curves of Fig. 6.1 (authors' notebook, spec §6.7)."""
+"""The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook, spec §6.7)."""
 
 
 def normalized_eigenvalues(x: Tensor) -> Tensor:
@@ -84,7 +84,7 @@ def authors_rate(d: int, psi0: float, c: float = AUTHORS_C) -> float:
 
 
 def weingarten_e1(d: int) -> float:
-    """E[W_ik^2 W_jq^2] = Wg^O([1, 1]) = (d + 1) / (d (d + 2) (d - 1)), i != j, k != q, Eq. (C.29)."""
+    """E[W_ik^2 W_jq^2] = (d + 1) / (d (d + 2) (d - 1)), i != j, k != q (Wg^O([1, 1])), (C.29)."""
     if d < 2:
         raise ValueError(f"d must be >= 2, got {d}")
     return (d + 1) / (d * (d + 2) * (d - 1))

@@ -99,8 +99,8 @@ def fig6_1_claims(
             evaluate(
                 id=f"gradients.fig6_1.decay_d{d}",
                 statement=(
-                    f"d = {d}: psi(X_l) decays exponentially: the mean per-run OLS slope of log psi "
-                    f"on l over layers {first}..{last}, plus {slope_z:g} SE, is below 0"
+                    f"d = {d}: psi(X_l) decays exponentially: the mean per-run OLS slope of log "
+                    f"psi on l over layers {first}..{last}, plus {slope_z:g} SE, is below 0"
                 ),
                 source=SOURCE,
                 measured=mean + slope_z * se,
@@ -183,8 +183,8 @@ def fig6_1_claims(
                 id=f"gradients.fig6_1.authors_curve_d{d}",
                 statement=(
                     f"d = {d}: the mean psi_l lies below the authors' dashed curve "
-                    f"psi_0 e^{{-l/k}}, k = C d^2 (1 + d psi_0), C = {authors_c:g} (k = {k:.3g}), at "
-                    f"every layer >= 1; measured is the largest ratio, within {slope_z:g} SE"
+                    f"psi_0 e^{{-l/k}}, k = C d^2 (1 + d psi_0), C = {authors_c:g} (k = {k:.3g}), "
+                    f"at every layer >= 1; measured is the largest ratio, within {slope_z:g} SE"
                 ),
                 source=SOURCE + '; authors\' notebook "Isometry gap" (C = 0.015, spec §6.7)',
                 measured=ratio,

@@ -566,8 +566,8 @@ def lemma_c8_c9(
             mc[low],
             "c49",
             "gradients.lemma_c8_c9.regime_small",
-            "Lemma C.9, Eq. (C.49): psi(X) <= 1/(16 d) gives E psi(BN(W X)) <= psi(X)(1 - 1/(2 d^2)); "
-            "ratio of the measured drop to psi/(2 d^2)",
+            "Lemma C.9, Eq. (C.49): psi(X) <= 1/(16 d) gives E psi(BN(W X)) <= "
+            "psi(X)(1 - 1/(2 d^2)); ratio of the measured drop to psi/(2 d^2)",
             src9 + ", Eq. (C.49), (C.62)",
             z,
         ),

@@ -11,7 +11,7 @@ table = store.load_frame(snakemake.input.gaps)  # width, run, layer, psi
 table.to_csv(snakemake.output.csv, index=False)
 
 widths = sorted(table["width"].unique())
-palette = dict(zip((f"d = {d}" for d in widths), sns.color_palette(None, len(widths))))
+palette = dict(zip((f"d = {d}" for d in widths), sns.color_palette(None, len(widths)), strict=True))
 fig, ax = plotting.figure(width=4.6)
 curves = table.assign(d=table["width"].map("d = {}".format))
 plotting.mean_ci(ax, curves, "layer", "psi", hue="d", palette=palette)
