@@ -30,7 +30,7 @@ from ..claims import Claim, evaluate
 from ..compute import resolve_device
 from . import TheoremCheck
 
-__all__ = ["lemma6_2", "lemma_c8_c9", "rotated_bn_input", "theorem6_3"]
+__all__ = ["input_gaps", "lemma6_2", "lemma_c8_c9", "rotated_bn_input", "theorem6_3"]
 
 DTYPE = torch.float64
 EPS = torch.finfo(DTYPE).eps
@@ -52,6 +52,25 @@ def rotated_bn_input(d: int, spread: float, g: torch.Generator, device="cpu") ->
     u, v = dec.haar_batch(2, d, g, DTYPE, device)
     s = torch.exp(spread * torch.randn(d, generator=g, dtype=DTYPE, device=device))
     return ops.bn_unit((u * s) @ v.mT)
+
+
+def _inputs(item: str, d: int, spreads, device) -> list[Tensor]:
+    """The inputs ``rotated_bn_input(d, spread)`` of the Monte Carlo cases, one per spread, from
+    their own stream ``("gradients.<item>", d, "inputs")`` (independent of the Haar draws)."""
+    g = seeding.generator(f"gradients.{item}", d, "inputs", device)
+    return [rotated_bn_input(d, float(spread), g, device) for spread in spreads]
+
+
+def input_gaps(
+    item: str, widths: Sequence[int], spreads: Sequence[float], device="cpu"
+) -> dict[tuple[int, float], float]:
+    """psi(X) of each Monte Carlo input (d, spread) of ``item`` (cheap: no Haar draws), e.g. for
+    ``sigprop.config`` to check before any job that the spreads straddle psi = 1/(16 d)."""
+    return {
+        (d, float(s)): iso.isometry_gap(x @ x.mT).item()
+        for d in _check_widths(widths)
+        for s, x in zip(spreads, _inputs(item, d, spreads, device), strict=True)
+    }
 
 
 def _kappa(x: Tensor) -> Tensor:
@@ -208,8 +227,7 @@ def _mc_cases(item: str, widths, spreads, draws, device) -> pd.DataFrame:
     rows = []
     for d in widths:
         g = seeding.generator(f"gradients.{item}", d, "cases", device)
-        for spread in spreads:
-            x = rotated_bn_input(d, float(spread), g, device)
+        for spread, x in zip(spreads, _inputs(item, d, spreads, device), strict=True):
             lam = dec.normalized_eigenvalues(x)
             step = dec.haar_step(x, draws, g)
             psi0 = iso.isometry_gap(x @ x.mT).item()
