@@ -11,16 +11,15 @@ table = store.load_frame(snakemake.input.gaps)  # width, run, layer, psi
 table.to_csv(snakemake.output.csv, index=False)
 
 widths = sorted(table["width"].unique())
-palette = dict(zip((f"d = {d}" for d in widths), sns.color_palette(None, len(widths)), strict=True))
+palette = dict(zip(widths, sns.color_palette(None, len(widths)), strict=True))
 fig, ax = plotting.figure(width=4.6)
-curves = table.assign(d=table["width"].map("d = {}".format))
-plotting.mean_ci(ax, curves, "layer", "psi", hue="d", palette=palette)
+plotting.mean_ci(ax, table, "layer", "psi", hue="width", palette=palette)  # numeric order
 for d, rows in table.groupby("width"):
     psi0, layers = rows.loc[rows["layer"] == 0, "psi"].mean(), np.sort(rows["layer"].unique())
     k = isometry_decay.authors_rate(d, psi0, snakemake.params.authors_c)
-    ax.plot(layers, psi0 * np.exp(-layers / k), "--", color=palette[f"d = {d}"], lw=1)
+    ax.plot(layers, psi0 * np.exp(-layers / k), "--", color=palette[d], lw=1)
 ax.plot([], [], "k--", lw=1, label=f"theory, C = {snakemake.params.authors_c:g}")
 ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"isometry gap $\psi(X_\ell)$")
 ax.set_ylim(bottom=max(ax.get_ylim()[0], 0.1 * table["psi"].min()))
-ax.legend(fontsize="small")
+ax.legend(title=r"width $d$", fontsize="small")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
