@@ -155,6 +155,11 @@ TINY = {
         "fig_c1": {"fit_min_gain": 0.5},
         "exponent_rate": {"exponents": [0.0, 0.4, 1.0], "depths": [15], "runs": 2},
         "fig_c2": {"flat_from": 1.0},
+        "isometry_chain": {"widths": [8, 16], "depth": 30, "n_runs": 2},
+        "fig6_1": {"fit_window": [5, 30]},
+        "lemma6_2": {"n_cases": 50, "d_range": [2, 6]},
+        "theorem6_3": {"widths": [4], "spreads": [0.01, 0.3], "draws": 300},
+        "lemma_c8_c9": {"widths": [4], "n_spectra": 200, "spreads": [0.01, 1.0], "draws": 300},
     },
 }
 
@@ -602,6 +607,40 @@ QUICK_CLAIMS = [
     "gradients.fig_c2.explodes_without_gain_tanh",
     "gradients.fig_c2.no_explosion_tanh",
     "gradients.fig_c2.used_exponent_tanh",
+    "gradients.fig6_1.monotone",
+    "gradients.fig6_1.decay_d16",
+    "gradients.fig6_1.decay_d32",
+    "gradients.fig6_1.decay_d50",
+    "gradients.fig6_1.decay_d100",
+    "gradients.fig6_1.slower_for_wider",
+    "gradients.fig6_1.proof_bound",
+    "gradients.fig6_1.control_fast_bound",
+    "gradients.fig6_1.authors_curve_d16",
+    "gradients.fig6_1.authors_curve_d32",
+    "gradients.fig6_1.authors_curve_d50",
+    "gradients.fig6_1.authors_curve_d100",
+    "gradients.fig6_1.k_exponent",
+    "gradients.lemma6_2.lemma_c1_identity",
+    "gradients.lemma6_2.lemma_c1_bound",
+    "gradients.lemma6_2.rotation_invariance",
+    "gradients.lemma6_2.rotation_bound",
+    "gradients.lemma6_2.corollary_c3",
+    "gradients.theorem6_3.isometry_gain",
+    "gradients.theorem6_3.control_tightened",
+    "gradients.theorem6_3.equality_orthogonal",
+    "gradients.theorem6_3.corollary6_4",
+    "gradients.theorem6_3.eq_c48",
+    "gradients.theorem6_3.weingarten",
+    "gradients.theorem6_3.control_gaussian_moments",
+    "gradients.theorem6_3.printed_eigenvalues_unit_interval",
+    "gradients.lemma_c8_c9.lemma_c8_printed",
+    "gradients.lemma_c8_c9.eq_c56",
+    "gradients.lemma_c8_c9.control_c56_threshold",
+    "gradients.lemma_c8_c9.eq_c53",
+    "gradients.lemma_c8_c9.control_c53_hypothesis",
+    "gradients.lemma_c8_c9.eq_c60",
+    "gradients.lemma_c8_c9.regime_small",
+    "gradients.lemma_c8_c9.regime_large",
 ]
 """Every claim of the quick scale (config/config.yaml)."""
 
@@ -637,6 +676,14 @@ QUICK_FAILURES: set[str] = {
     # Fig. C.2 at Fig. 6.5's gamma = 0.4: early-layer R still exceeds identity's by ~0.03/layer
     "gradients.fig_c2.used_exponent_sin",
     "gradients.fig_c2.used_exponent_tanh",
+    # Thesis Fig. 6.1: the authors' dashed curves (k = 0.015 d^2 (1 + d psi_0)) lie below the data
+    # at the quick-only widths d = 16, 32 (data k ~ d); k ~ d^2 of Thm. 6.1 is refuted (beta ~ 1)
+    "gradients.fig6_1.authors_curve_d16",
+    "gradients.fig6_1.authors_curve_d32",
+    "gradients.fig6_1.k_exponent",
+    # Thesis errata, expected to fail: "eigenvalues in (0, 1]" after Thm. 6.3; Lemma C.8 as printed
+    "gradients.theorem6_3.printed_eigenvalues_unit_interval",
+    "gradients.lemma_c8_c9.lemma_c8_printed",
 }
 """Claims that fail at quick scale, as reported in the closing notes (config/README.md)."""
 

@@ -78,6 +78,7 @@ def check_consistency(config: Mapping) -> None:
         _check_gradients_jac(config["gradients"])
         _check_gradients_table_c1(config["gradients"])
         _check_gradients_gain(config["gradients"])
+        _check_gradients_isometry(config)
 
 
 def _check_real_gap(orth: Mapping) -> None:
@@ -381,4 +382,39 @@ def _check_gradients_gain(grad: Mapping) -> None:
         if "fig_c2" in grad and grad["fig_c2"]["flat_from"] > max(er["exponents"]):
             raise ConfigError(
                 "gradients.fig_c2.flat_from exceeds every gradients.exponent_rate.exponents"
+            )
+
+
+def _check_gradients_isometry(config: Mapping) -> None:
+    """Thesis Fig. 6.1 and the ch. 6 isometry lemma checks (items of ``gradients``).
+
+    Fig. 6.1's fit window lies in the simulated layers; its width and exponent claims need two
+    widths and two runs; Lemma 6.2's d range is ordered; Lemma C.9's Monte Carlo inputs (seeded,
+    computed here without the Haar draws) lie on both sides of psi = 1/(16 d).
+    """
+    grads = config.get("gradients", {})
+    chain, fig = grads.get("isometry_chain"), grads.get("fig6_1")
+    if chain is not None and fig is not None:
+        _window(fig, "fit_window", chain["depth"], "gradients.isometry_chain.depth")
+        if len(set(chain["widths"])) < 2 or chain["n_runs"] < 2:
+            raise ConfigError(
+                f"gradients.isometry_chain.widths {chain['widths']} / n_runs = {chain['n_runs']}: "
+                "gradients.fig6_1's width comparison and k-exponent fit need >= 2 widths and "
+                ">= 2 runs"
+            )
+    lemma = grads.get("lemma6_2")
+    if lemma is not None and lemma["d_range"][0] > lemma["d_range"][1]:
+        raise ConfigError(f"gradients.lemma6_2.d_range {lemma['d_range']} is not ordered")
+    c89 = grads.get("lemma_c8_c9")
+    if c89 is not None:
+        from .theorems.gradients_isometry import input_gaps  # torch only when the item exists
+
+        gaps = input_gaps("lemma_c8_c9", c89["widths"], c89["spreads"])
+        low = [psi <= 1 / (16 * d) for (d, _), psi in gaps.items()]
+        if all(low) or not any(low):
+            side = "<=" if all(low) else ">"
+            raise ConfigError(
+                f"gradients.lemma_c8_c9.spreads {c89['spreads']}: every input has psi {side} "
+                f"1/(16 d) at gradients.lemma_c8_c9.widths {c89['widths']}; Lemma C.9's two "
+                "regimes need inputs on both sides (add a smaller and a larger spread)"
             )

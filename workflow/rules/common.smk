@@ -39,7 +39,16 @@ FIGURES = {
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
-    "gradients": ["fig6_2", "fig6_3", "fig_c9", "fig_c10", "fig6_5", "fig_c1", "fig_c2"],
+    "gradients": [
+        "fig6_1",
+        "fig6_2",
+        "fig6_3",
+        "fig_c9",
+        "fig_c10",
+        "fig6_5",
+        "fig_c1",
+        "fig_c2",
+    ],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -89,6 +98,9 @@ THEOREMS = {
         "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
     "gradients": {
+        "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",
+        "theorem6_3": "sigprop.theorems.gradients_isometry:theorem6_3",
+        "lemma_c8_c9": "sigprop.theorems.gradients_isometry:lemma_c8_c9",
         "jacobian": "sigprop.theorems.gradients_jacobian:jacobian",
         "lemma_c11": "sigprop.theorems.gradients_jacobian:lemma_c11",
         "chain_rule": "sigprop.theorems.gradients_jacobian:chain_rule",

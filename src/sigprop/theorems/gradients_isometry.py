@@ -1,0 +1,603 @@
+"""Theorem checks of Thesis ch. 6 / app. C.1-C.2: isometry after rotation and BN, its decay rate.
+
+Catalog ``spec/gradients.md`` §1.4, §2. Definitions in ``sigprop.isometry_decay``; float64.
+
+- ``lemma6_2``: Lemma C.1 (exact identity I(BN X) / I(X) = AM(r^2) / GM(r^2), r = row norms, and
+  the bound (C.1)), Lemma 6.2 / C.2 (I(W X) = I(X), and (C.2)), Cor. C.3 (BN(U^T X) = V^T).
+- ``theorem6_3``: Monte Carlo over Haar W of Thm. 6.3 / C.4 (Eq. (6.8)), Cor. 6.4 / C.6
+  (Eq. (6.9)), Eq. (C.48), equality for orthogonal X, the Weingarten moments (C.29)-(C.31) and
+  E W_ik^2 = 1/d, the printed "eigenvalues in (0, 1]" (erratum), and two negative controls.
+- ``lemma_c8_c9``: Lemma C.8 as printed (erratum), Eq. (C.56), (C.53), (C.60) on random
+  trace-normalized spectra, and Lemma C.9's two regimes (C.49), (C.50) by Monte Carlo.
+
+Claim ids ``gradients.<item>.<what>``; random streams ``seeding.generator("gradients.<item>", d,
+<stream>)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pandas as pd
+import torch
+from torch import Tensor
+
+from .. import isometry as iso
+from .. import isometry_decay as dec
+from .. import ops, seeding
+from ..claims import Claim, evaluate
+from ..compute import resolve_device
+from . import TheoremCheck
+
+__all__ = ["input_gaps", "lemma6_2", "lemma_c8_c9", "rotated_bn_input", "theorem6_3"]
+
+DTYPE = torch.float64
+EPS = torch.finfo(DTYPE).eps
+SRC = "Thesis "
+
+
+def _check_widths(widths: Sequence[int]) -> list[int]:
+    widths = [int(d) for d in widths]
+    if not widths or min(widths) < 2:
+        raise ValueError(f"widths must be a non-empty list of integers >= 2, got {widths}")
+    return widths
+
+
+def rotated_bn_input(d: int, spread: float, g: torch.Generator, device="cpu") -> Tensor:
+    """X = BN(U diag(e^{spread z}) V^T), U, V Haar, z ~ N(0, I): a BN output (unit rows, trace
+    d) whose isometry gap grows with ``spread`` (spread = 0: X orthogonal). Shape (d, d)."""
+    if spread < 0:
+        raise ValueError(f"spread must be >= 0, got {spread}")
+    u, v = dec.haar_batch(2, d, g, DTYPE, device)
+    s = torch.exp(spread * torch.randn(d, generator=g, dtype=DTYPE, device=device))
+    return ops.bn_unit((u * s) @ v.mT)
+
+
+def _inputs(item: str, d: int, spreads, device) -> list[Tensor]:
+    """The inputs ``rotated_bn_input(d, spread)`` of the Monte Carlo cases, one per spread, from
+    their own stream ``("gradients.<item>", d, "inputs")`` (independent of the Haar draws)."""
+    g = seeding.generator(f"gradients.{item}", d, "inputs", device)
+    return [rotated_bn_input(d, float(spread), g, device) for spread in spreads]
+
+
+def input_gaps(
+    item: str, widths: Sequence[int], spreads: Sequence[float], device="cpu"
+) -> dict[tuple[int, float], float]:
+    """psi(X) of each Monte Carlo input (d, spread) of ``item`` (cheap: no Haar draws), e.g. for
+    ``sigprop.config`` to check before any job that the spreads straddle psi = 1/(16 d)."""
+    return {
+        (d, float(s)): iso.isometry_gap(x @ x.mT).item()
+        for d in _check_widths(widths)
+        for s, x in zip(spreads, _inputs(item, d, spreads, device), strict=True)
+    }
+
+
+def _kappa(x: Tensor) -> Tensor:
+    sv = torch.linalg.svdvals(x)
+    return (sv[..., 0] / sv[..., -1]).square()
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma C.1, Lemma 6.2 / C.2, Cor. C.3
+
+
+def lemma6_2(
+    *,
+    n_cases: int = 2000,
+    d_range: Sequence[int] = (2, 32),
+    max_spread: float = 1.0,
+    roundoff_units: float = 4.0,
+    device: str = "auto",
+) -> TheoremCheck:
+    """Lemma C.1, Lemma 6.2 / C.2 and Cor. C.3 on random square X = U diag(e^{s z}) V^T with
+    random row scales, s ~ U(0, max_spread), d uniform in ``d_range``, ``n_cases`` matrices.
+
+    Round-off: a gap computed from a Gram of condition kappa is off by about d eps kappa; the
+    claims allow ``roundoff_units`` such units.
+    """
+    device = resolve_device(device)
+    lo, hi = (int(v) for v in d_range)
+    if not 2 <= lo <= hi or n_cases < 1 or max_spread < 0:
+        raise ValueError("need 2 <= d_min <= d_max, n_cases >= 1, max_spread >= 0")
+    g = seeding.generator("gradients.lemma6_2", 0, "cases", device)
+    sizes = torch.randint(lo, hi + 1, (n_cases,), generator=g, device=device)
+    rows = []
+    for d in sizes.unique().tolist():
+        c = int((sizes == d).sum())
+        kw = dict(generator=g, dtype=DTYPE, device=device)
+        spread = max_spread * torch.rand(c, 1, 1, **kw)
+        u, v = dec.haar_batch(c, d, g, DTYPE, device), dec.haar_batch(c, d, g, DTYPE, device)
+        x = (u * torch.exp(spread * torch.randn(c, 1, d, **kw))) @ v.mT
+        x = x * torch.exp(spread * torch.randn(c, d, 1, **kw))  # uneven row norms
+        w = dec.haar_batch(c, d, g, DTYPE, device)
+        r = torch.linalg.vector_norm(x, dim=-1)
+        rw = torch.linalg.vector_norm(w @ x, dim=-1)
+        gap_x, gap_wx = iso.isometry_gap(x @ x.mT), iso.isometry_gap((w @ x) @ (w @ x).mT)
+        gap_bn = iso.isometry_gap(ops.bn_unit(x) @ ops.bn_unit(x).mT)
+        gap_bnw = iso.isometry_gap(ops.bn_unit(w @ x) @ ops.bn_unit(w @ x).mT)
+        uu, _, vh = torch.linalg.svd(x)
+        c3 = ops.bn_unit(uu.mT @ x)
+        c3_err = (c3.abs() - vh.abs()).abs().amax((-2, -1))  # BN(U^T X) = V^T up to row signs
+        c3_sign = (c3 * vh).sum(-1).abs().sub(1.0).abs().amax(-1)
+        kappa = _kappa(x)
+        for i in range(c):
+            rows.append(
+                dict(
+                    d=d,
+                    kappa=kappa[i].item(),
+                    gap_x=gap_x[i].item(),
+                    gap_wx=gap_wx[i].item(),
+                    gap_bn=gap_bn[i].item(),
+                    gap_bn_wx=gap_bnw[i].item(),
+                    log_am_gm_r2=iso.am_over_gm(r[i].square()).log().item(),
+                    log_norm_variation=iso.norm_variation(r[i]).log().item(),
+                    log_am_gm_rw2=iso.am_over_gm(rw[i].square()).log().item(),
+                    log_norm_variation_w=iso.norm_variation(rw[i]).log().item(),
+                    c3_error=max(c3_err[i].item(), c3_sign[i].item()),
+                    c3_gap=iso.isometry_gap(c3[i] @ c3[i].mT).item(),
+                )
+            )
+    t = pd.DataFrame(rows)
+    t["unit"] = t["d"] * EPS * t["kappa"]
+    gain, gain_w = t["gap_x"] - t["gap_bn"], t["gap_x"] - t["gap_bn_wx"]
+    identity = ((gain - t["log_am_gm_r2"]).abs() / t["unit"]).max()
+    bound = ((t["log_norm_variation"] - gain) / t["unit"]).max()
+    rot = ((t["gap_wx"] - t["gap_x"]).abs() / t["unit"]).max()
+    bound_w = ((t["log_norm_variation_w"] - gain_w) / t["unit"]).max()
+    c3 = (t["c3_error"] / t["unit"]).max()
+    c3_gap = (t["c3_gap"] / (t["d"] * EPS)).max()
+    n = len(t)
+    units = f"{roundoff_units:g} round-off unit(s) d eps kappa"
+    claims = [
+        evaluate(
+            id="gradients.lemma6_2.lemma_c1_identity",
+            statement=(
+                f"I(BN X) / I(X) = AM(r^2) / GM(r^2), r the row norms of X, for {n} random square "
+                f"X; measured is the largest |error| of the log ratio in units d eps kappa"
+            ),
+            source=SRC + "Lemma C.1 (JDB23b Cor. 3), exact form of Eq. (C.1)",
+            measured=identity,
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+        ),
+        evaluate(
+            id="gradients.lemma6_2.lemma_c1_bound",
+            statement=(
+                f"Eq. (C.1): I(BN X) >= (1 + var(r) / mean(r)^2) I(X) for {n} random X, within "
+                f"{units}; measured is the largest shortfall (log) in those units"
+            ),
+            source=SRC + "Lemma C.1, Eq. (C.1); display before Lemma 6.2",
+            measured=bound,
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+            note=f"smallest log margin {(gain - t['log_norm_variation']).min():.3g}",
+        ),
+        evaluate(
+            id="gradients.lemma6_2.rotation_invariance",
+            statement=(
+                f"I(W X) = I(X) for Haar W ({n} cases, det and trace rotation invariant, Eq. "
+                f"(C.3)-(C.6)), within {units}"
+            ),
+            source=SRC + "Lemma 6.2 / C.2 (proof)",
+            measured=rot,
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+        ),
+        evaluate(
+            id="gradients.lemma6_2.rotation_bound",
+            statement=(
+                f"Eq. (6.7)/(C.2): I(BN(W X)) >= (1 + var(r') / mean(r')^2) I(X), r' the row "
+                f"norms of W X, Haar W, {n} cases, within {units}"
+            ),
+            source=SRC + "Lemma 6.2 / C.2, Eq. (6.7), (C.2)",
+            measured=bound_w,
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+        ),
+        evaluate(
+            id="gradients.lemma6_2.corollary_c3",
+            statement=(
+                f"Cor. C.3: X = U S V^T gives BN(U^T X) = V^T (rows up to the SVD's signs) and "
+                f"isometry 1, {n} cases; measured is the largest entry error in units d eps "
+                "kappa"
+            ),
+            source=SRC + "Cor. C.3, Eq. (C.7)-(C.12) (printed 'U^T H': typo for U^T X)",
+            measured=c3,
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+            note=f"largest psi(BN(U^T X)) = {t['c3_gap'].max():.3g} ({c3_gap:.3g} d eps)",
+        ),
+    ]
+    return TheoremCheck(table=t, claims=claims)
+
+
+# ---------------------------------------------------------------------------------------------
+# Theorem 6.3 / C.4, Corollary 6.4 / C.6, Eq. (C.48), Weingarten moments
+
+
+def _mc_cases(item: str, widths, spreads, draws, device) -> pd.DataFrame:
+    """One row per (d, spread): psi(X), factor, sigma_lambda, and Monte Carlo moments of
+    psi(BN(W X)) and I(BN(W X)) over ``draws`` Haar W."""
+    rows = []
+    for d in widths:
+        g = seeding.generator(f"gradients.{item}", d, "cases", device)
+        for spread, x in zip(spreads, _inputs(item, d, spreads, device), strict=True):
+            lam = dec.normalized_eigenvalues(x)
+            step = dec.haar_step(x, draws, g)
+            psi0 = iso.isometry_gap(x @ x.mT).item()
+            rows.append(
+                dict(
+                    d=d,
+                    spread=float(spread),
+                    psi0=psi0,
+                    log_factor=dec.rotation_factor(lam).log().item(),
+                    sigma_lambda=dec.sigma_lambda(lam).item(),
+                    max_lambda=lam.max().item(),
+                    max_abs_eps=(lam - 1).abs().max().item(),
+                    mean_psi=step["psi"].mean().item(),
+                    se_psi=step["psi"].std().item() / math.sqrt(draws),
+                    mean_iso=step["isometry"].mean().item(),
+                    se_iso=step["isometry"].std().item() / math.sqrt(draws),
+                    max_iso_error=(1 - step["isometry"]).abs().max().item(),
+                )
+            )
+    t = pd.DataFrame(rows)
+    drop = t["psi0"] - t["mean_psi"]
+    t["ratio_thm6_3"] = (t["mean_iso"].apply(math.log) + t["psi0"]) / -t["log_factor"]
+    t["se_thm6_3"] = t["se_iso"] / t["mean_iso"] / -t["log_factor"]
+    t["ratio_cor6_4"] = drop / -t["log_factor"]
+    t["se_cor6_4"] = t["se_psi"] / -t["log_factor"]
+    t["ratio_c48"] = drop / (t["sigma_lambda"] / (2 * t["d"] ** 2))
+    t["se_c48"] = t["se_psi"] / (t["sigma_lambda"] / (2 * t["d"] ** 2))
+    return t
+
+
+def _ratio_claim(t, key, id, statement, source, z, note="") -> Claim:
+    """min over cases of measured/predicted improvement >= 1 within z SE of the worst case."""
+    i = (t[f"ratio_{key}"] + z * t[f"se_{key}"]).idxmin()
+    return evaluate(
+        id=id,
+        statement=statement + f"; measured is the smallest ratio, within {z:g} SE",
+        source=source,
+        measured=t.loc[i, f"ratio_{key}"],
+        measured_se=t.loc[i, f"se_{key}"],
+        relation=">=",
+        bound=1.0,
+        tolerance=z * t.loc[i, f"se_{key}"],
+        note=(
+            f"worst case d = {t.loc[i, 'd']}, spread {t.loc[i, 'spread']:g}; ratio / d ranges "
+            f"{(t[f'ratio_{key}'] / t['d']).min():.3g}..{(t[f'ratio_{key}'] / t['d']).max():.3g}"
+            + note
+        ),
+    )
+
+
+def theorem6_3(
+    *,
+    widths: Sequence[int] = (4, 8, 16),
+    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
+    draws: int = 4000,
+    z: float = 4.0,
+    control_factor: float = 8.0,
+    roundoff_units: float = 4.0,
+    device: str = "auto",
+) -> TheoremCheck:
+    """Monte Carlo over ``draws`` Haar W per input X = ``rotated_bn_input(d, spread)``.
+
+    Improvements are compared as ratios: measured log E I(BN(W X)) - log I(X) over the predicted
+    -log(factor) (Thm. 6.3), psi(X) - E psi(BN(W X)) over -log(factor) (Cor. 6.4) and over
+    sigma_lambda / (2 d^2) (Eq. (C.48)); each must be >= 1. Negative control: the Thm. 6.3 gain
+    multiplied by ``control_factor`` d is refuted in some case (the data's ratio is about 2 d).
+    """
+    device = resolve_device(device)
+    widths = _check_widths(widths)
+    if draws < 2 or not spreads or min(spreads) <= 0:
+        raise ValueError(f"need draws >= 2 and positive spreads, got {draws}, {spreads}")
+    t = _mc_cases("theorem6_3", widths, spreads, draws, device)
+    ortho = _mc_cases("theorem6_3.orthogonal", widths, [0.0], draws, device)
+    g = seeding.generator("gradients.theorem6_3", 0, "weingarten", device)
+    moments = []
+    for d in widths:
+        p = dec.haar_batch(draws, d, g, DTYPE, device).square()
+        col = p.sum(-2)  # sum_i P_ik (= 1 up to round-off)
+        same_k = (col.square() - p.square().sum(-2)).sum(-1) / (d * d * (d - 1))
+        total = (p.sum((-2, -1)).square() - p.sum(-1).square().sum(-1)) - same_k * d * d * (d - 1)
+        e1 = total / (d * (d - 1) * d * (d - 1))
+        for name, est, exact in (
+            ("E1", e1, dec.weingarten_e1(d)),
+            ("E2", same_k, dec.weingarten_e2(d)),
+            ("EW2", p[:, 0, 0], 1.0 / d),
+        ):
+            mean, se = est.mean().item(), est.std().item() / math.sqrt(draws)
+            moments.append(dict(d=d, moment=name, mc=mean, se=se, exact=exact))
+    m = pd.DataFrame(moments)
+    m["z"] = (m["mc"] - m["exact"]).abs() / m["se"]
+    m["z_gaussian"] = (m["mc"] - 1.0 / m["d"] ** 2).abs() / m["se"]
+    source_thm = SRC + "Thm. 6.3 / C.4, Eq. (6.8), (C.13)"
+    ctrl = (t["ratio_thm6_3"] / t["d"]).idxmin()
+    claims = [
+        _ratio_claim(
+            t,
+            "thm6_3",
+            "gradients.theorem6_3.isometry_gain",
+            "E_W[I(BN(W X)) | X] >= I(X) / (1 - sum_k (lambda_k - 1)^2 / (2 d^2 (d + 2))) for "
+            f"X = BN(.), d in {widths}, {len(spreads)} input spreads, {draws} Haar draws each",
+            source_thm,
+            z,
+        ),
+        evaluate(
+            id="gradients.theorem6_3.control_tightened",
+            statement=(
+                f"negative control: the Thm. 6.3 log-gain multiplied by {control_factor:g} d is "
+                "refuted in some case; measured is the smallest (measured / predicted log-gain) "
+                f"/ d, below {control_factor:g} by {z:g} SE"
+            ),
+            source=source_thm + " (negative control)",
+            measured=t.loc[ctrl, "ratio_thm6_3"] / t.loc[ctrl, "d"],
+            measured_se=t.loc[ctrl, "se_thm6_3"] / t.loc[ctrl, "d"],
+            relation="<=",
+            bound=control_factor - z * t.loc[ctrl, "se_thm6_3"] / t.loc[ctrl, "d"],
+            note="the measured log-gain is about 2 d times the theorem's: the bound is loose",
+        ),
+        evaluate(
+            id="gradients.theorem6_3.equality_orthogonal",
+            statement=(
+                "equality for orthogonal X: I(BN(W X)) = 1 = I(X) for every Haar draw; measured "
+                f"is the largest |1 - I| in units d eps, within {roundoff_units:g}"
+            ),
+            source=source_thm,
+            measured=(ortho["max_iso_error"] / (ortho["d"] * EPS)).max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+        ),
+        _ratio_claim(
+            t,
+            "cor6_4",
+            "gradients.theorem6_3.corollary6_4",
+            "E_W[psi(BN(W X)) | X] <= psi(X) + log(1 - sum_k (lambda_k - 1)^2 / (2 d^2 (d + 2))) "
+            "(X' read as BN(W X): psi(W X) = psi(X))",
+            SRC + "Cor. 6.4 / C.6, Eq. (6.9), (C.40), (C.47)",
+            z,
+        ),
+        _ratio_claim(
+            t,
+            "c48",
+            "gradients.theorem6_3.eq_c48",
+            "E[psi(X^{l+1}) | X^l] <= psi(X^l) - sigma_lambda(X^l) / (2 d^2) (uses 1/(d(d+2)) ~ "
+            "1/d^2)",
+            SRC + "Eq. (C.48), (C.51)",
+            z,
+        ),
+        evaluate(
+            id="gradients.theorem6_3.weingarten",
+            statement=(
+                "Haar moments E1 = (d+1)/(d(d+2)(d-1)), E2 = 1/(d(d+2)) (Eq. (C.29)-(C.31)) and "
+                f"E W_ik^2 = 1/d by Monte Carlo ({draws} draws per d); measured is the largest "
+                f"|MC - exact| / SE, at most {z:g}"
+            ),
+            source=SRC + "proof of Thm. C.4, Eq. (C.29)-(C.31), (C.22)-(C.23)",
+            measured=m["z"].max(),
+            relation="<=",
+            bound=z,
+            note="E1, E2 averaged over all index tuples of a draw; E W^2 from entry (0, 0)",
+        ),
+        evaluate(
+            id="gradients.theorem6_3.control_gaussian_moments",
+            statement=(
+                "negative control: the Monte Carlo E2 rejects the independent-entries value 1/d^2 "
+                f"by more than {z:g} SE at every d"
+            ),
+            source=SRC + "Eq. (C.31) (negative control)",
+            measured=m.loc[m["moment"] == "E2", "z_gaussian"].min(),
+            relation=">=",
+            bound=z,
+        ),
+        evaluate(
+            id="gradients.theorem6_3.printed_eigenvalues_unit_interval",
+            statement=(
+                "printed after Thm. 6.3: the eigenvalues of X X^T, X = BN(.), lie in (0, 1]; "
+                "measured is the largest eigenvalue over all cases (they sum to d)"
+            ),
+            source=SRC + "text after Thm. 6.3",
+            measured=t["max_lambda"].max(),
+            relation="<=",
+            bound=1.0,
+            tolerance=float(max(widths)) * EPS,
+            note=(
+                "erratum, expected to fail: trace(X X^T) = d forces max lambda >= 1, equality "
+                "only for orthogonal X; the factor is still in (0, 1] since "
+                "sum (lambda - 1)^2 <= d^2 - d"
+            ),
+        ),
+    ]
+    table = pd.concat(
+        [t.assign(kind="case"), ortho.assign(kind="orthogonal"), m.assign(kind="moment")]
+    )
+    return TheoremCheck(table=table, claims=claims)
+
+
+# ---------------------------------------------------------------------------------------------
+# Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9
+
+
+def _spectra(d: int, count: int, log10_range, g: torch.Generator, device) -> Tensor:
+    """Trace-normalized spectra (count, d) of matrices X = U diag(sqrt(lambda)) V^T: half with
+    all eigenvalues perturbed (Gaussian), half with one spike, scales 10^U(log10_range)."""
+    kw = dict(generator=g, dtype=DTYPE, device=device)
+    lo, hi = log10_range
+    scale = 10.0 ** (lo + (hi - lo) * torch.rand(count, 1, **kw))
+    eps = torch.randn(count, d, **kw)
+    spike = torch.zeros(count, d, dtype=DTYPE, device=device)
+    spike[:, 0] = torch.where(torch.rand(count, **kw) < 0.5, 1.0, -1.0)
+    eps = torch.where(torch.arange(count, device=device)[:, None] % 2 == 0, eps, spike)
+    eps = eps - eps.mean(-1, keepdim=True)
+    eps = eps * scale / eps.abs().amax(-1, keepdim=True)  # max |eps| = scale
+    lam = torch.clamp(1.0 + eps, min=1e-3)
+    lam = lam * d / lam.sum(-1, keepdim=True)
+    u, v = dec.haar_batch(count, d, g, DTYPE, device), dec.haar_batch(count, d, g, DTYPE, device)
+    x = (u * lam.sqrt().unsqueeze(-2)) @ v.mT
+    return dec.normalized_eigenvalues(x.mT)  # eigenvalues of X^T X
+
+
+def lemma_c8_c9(
+    *,
+    widths: Sequence[int] = (4, 8, 16),
+    n_spectra: int = 2000,
+    log10_range: Sequence[float] = (-4.0, 0.0),
+    control_threshold: float = 4.0,
+    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
+    draws: int = 4000,
+    z: float = 4.0,
+    roundoff_units: float = 4.0,
+    device: str = "auto",
+) -> TheoremCheck:
+    """Lemma C.8 and the facts of Lemma C.9's proof on ``n_spectra`` random trace-normalized
+    spectra per d; Lemma C.9's regimes by Monte Carlo (``draws`` Haar W per input spread).
+
+    Negative controls: with psi <= control_threshold / (16 d) some spectrum has max |eps| > 1/2
+    (so (C.56) is not vacuous), and outside max |eps| <= 1/2 some spectrum has psi > sigma_lambda
+    (so (C.53)'s hypothesis matters).
+    """
+    device = resolve_device(device)
+    widths = _check_widths(widths)
+    if n_spectra < 2 or control_threshold <= 1:
+        raise ValueError("need n_spectra >= 2 and control_threshold > 1")
+    frames = []
+    for d in widths:
+        g = seeding.generator("gradients.lemma_c8_c9", d, "spectra", device)
+        lam = _spectra(d, n_spectra, log10_range, g, device)
+        psi = lam.mean(-1).log() - lam.log().mean(-1)
+        frames.append(
+            pd.DataFrame(
+                dict(
+                    d=d,
+                    psi=psi.cpu().numpy(),
+                    sigma_lambda=dec.sigma_lambda(lam).cpu().numpy(),
+                    max_abs_eps=(lam - 1).abs().amax(-1).cpu().numpy(),
+                )
+            )
+        )
+    s = pd.concat(frames, ignore_index=True)
+    tol = roundoff_units * s["d"] * EPS
+    s["c_min"] = 16 * s["d"] * s["psi"]  # smallest c with psi <= c / (16 d)
+    c8_viol = s["max_abs_eps"] > s["c_min"] + tol
+    small = s[s["psi"] <= 1 / (16 * s["d"])]
+    ctrl = s[s["psi"] <= control_threshold / (16 * s["d"])]
+    inside = s[s["max_abs_eps"] <= 0.5]
+    outside = s[s["max_abs_eps"] > 0.5]
+    above = s[s["psi"] > 1 / (16 * s["d"])]
+    mc = _mc_cases("lemma_c8_c9", widths, [float(v) for v in spreads], draws, device)
+    drop = mc["psi0"] - mc["mean_psi"]
+    low = mc["psi0"] <= 1 / (16 * mc["d"])
+    mc["ratio_c49"] = (drop / (mc["psi0"] / (2 * mc["d"] ** 2))).where(low)
+    mc["se_c49"] = (mc["se_psi"] / (mc["psi0"] / (2 * mc["d"] ** 2))).where(low)
+    mc["ratio_c50"] = (drop * 32 * mc["d"] ** 3).where(~low)
+    mc["se_c50"] = (mc["se_psi"] * 32 * mc["d"] ** 3).where(~low)
+    if not low.any() or low.all():
+        raise ValueError(f"spreads {spreads} must give inputs on both sides of psi = 1/(16 d)")
+    src9 = SRC + "Lemma C.9"
+    claims = [
+        evaluate(
+            id="gradients.lemma_c8_c9.lemma_c8_printed",
+            statement=(
+                "Lemma C.8 as printed: psi(X) <= c / (16 d) implies the eigenvalues of X^T X lie "
+                f"in [1 - c, 1 + c]; measured is the number of {len(s)} random spectra violating "
+                "it at c = 16 d psi (the smallest admissible c)"
+            ),
+            source=SRC + "Lemma C.8",
+            measured=float(c8_viol.sum()),
+            relation="<=",
+            bound=0.0,
+            note=(
+                "erratum, expected to fail: for small perturbations psi ~ sum eps^2 / (2 d), so "
+                "16 d psi ~ 8 sum eps^2 << max |eps|; the scale is |eps| ~ sqrt(2 d psi). Largest "
+                f"max|eps| / c_min = {(s['max_abs_eps'] / s['c_min']).max():.3g}"
+            ),
+        ),
+        evaluate(
+            id="gradients.lemma_c8_c9.eq_c56",
+            statement=(
+                "Eq. (C.56): psi(X) <= 1/(16 d) implies max_k |eps_k| <= 1/2; measured is the "
+                f"largest max |eps| over the {len(small)} spectra with psi <= 1/(16 d)"
+            ),
+            source=SRC + "Eq. (C.54)-(C.56) (proof of Lemma C.9)",
+            measured=small["max_abs_eps"].max(),
+            relation="<=",
+            bound=0.5,
+            note="the proof's sharper interval is -0.35 <= eps <= 0.4",
+        ),
+        evaluate(
+            id="gradients.lemma_c8_c9.control_c56_threshold",
+            statement=(
+                f"negative control: with the looser psi <= {control_threshold:g}/(16 d) some "
+                "spectrum has max |eps| > 1/2; measured is the largest max |eps| there"
+            ),
+            source=SRC + "Eq. (C.56) (negative control)",
+            measured=ctrl["max_abs_eps"].max(),
+            relation=">=",
+            bound=0.5,
+        ),
+        evaluate(
+            id="gradients.lemma_c8_c9.eq_c53",
+            statement=(
+                "Eq. (C.53): max |eps| <= 1/2 implies psi <= sigma_lambda; measured is the largest "
+                f"psi - sigma_lambda over the {len(inside)} such spectra, in units "
+                f"d eps (at most {roundoff_units:g})"
+            ),
+            source=SRC + "Eq. (C.51)-(C.53)",
+            measured=((inside["psi"] - inside["sigma_lambda"]) / (inside["d"] * EPS)).max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+        ),
+        evaluate(
+            id="gradients.lemma_c8_c9.control_c53_hypothesis",
+            statement=(
+                "negative control: without max |eps| <= 1/2, psi > sigma_lambda happens; measured "
+                f"is the largest psi - sigma_lambda over the {len(outside)} other spectra"
+            ),
+            source=SRC + "Eq. (C.53) (negative control)",
+            measured=(outside["psi"] - outside["sigma_lambda"]).max(),
+            relation=">=",
+            bound=0.0,
+            tolerance=0.0,
+        ),
+        evaluate(
+            id="gradients.lemma_c8_c9.eq_c60",
+            statement=(
+                "Eq. (C.60): psi > 1/(16 d) implies sigma_lambda > 1/(16 d); measured is the "
+                f"number of violations among the {len(above)} spectra with psi > 1/(16 d)"
+            ),
+            source=SRC + "Eq. (C.57)-(C.60)",
+            measured=float((above["sigma_lambda"] <= 1 / (16 * above["d"])).sum()),
+            relation="<=",
+            bound=0.0,
+        ),
+        _ratio_claim(
+            mc[low],
+            "c49",
+            "gradients.lemma_c8_c9.regime_small",
+            "Lemma C.9, Eq. (C.49): psi(X) <= 1/(16 d) gives E psi(BN(W X)) <= "
+            "psi(X)(1 - 1/(2 d^2)); ratio of the measured drop to psi/(2 d^2)",
+            src9 + ", Eq. (C.49), (C.62)",
+            z,
+        ),
+        _ratio_claim(
+            mc[~low],
+            "c50",
+            "gradients.lemma_c8_c9.regime_large",
+            "Lemma C.9, Eq. (C.50): psi(X) > 1/(16 d) gives E psi(BN(W X)) <= psi(X) - 1/(32 d^3); "
+            "ratio of the measured drop to 1/(32 d^3)",
+            src9 + ", Eq. (C.50), (C.63)",
+            z,
+        ),
+    ]
+    table = pd.concat([s.assign(kind="spectrum"), mc.assign(kind="monte_carlo")])
+    return TheoremCheck(table=table, claims=claims)

@@ -1,0 +1,68 @@
+"""Thesis ch. 6 / app. C.1-C.2 theorem checks at small arguments: what must hold holds, the
+errata fail, bad input raises."""
+
+import pytest
+import torch
+
+from sigprop import isometry, ops
+from sigprop.theorems import gradients_isometry as G
+
+
+def _verdicts(check):
+    return {c.id.rsplit(".", 1)[-1]: c.passed for c in check.claims}
+
+
+def test_rotated_bn_input_is_a_bn_output_with_growing_gap():
+    g = torch.Generator().manual_seed(0)
+    gaps = []
+    for spread in (0.0, 0.1, 1.0):
+        x = G.rotated_bn_input(6, spread, g)
+        assert torch.allclose(x.square().sum(-1), torch.ones(6, dtype=x.dtype))
+        gaps.append(isometry.isometry_gap(x @ x.mT).item())
+    assert gaps[0] < 1e-13 < gaps[1] < gaps[2]
+    assert torch.allclose(ops.bn_unit(x), x)
+    with pytest.raises(ValueError, match="spread"):
+        G.rotated_bn_input(4, -0.1, g)
+
+
+def test_lemma6_2_claims_hold():
+    check = G.lemma6_2(n_cases=60, d_range=(2, 6), roundoff_units=8.0, device="cpu")
+    assert all(_verdicts(check).values()), _verdicts(check)
+    assert len(check.table) == 60 and set(check.table["d"]) <= set(range(2, 7))
+    with pytest.raises(ValueError, match="d_min"):
+        G.lemma6_2(n_cases=10, d_range=(1, 4), device="cpu")
+
+
+def test_theorem6_3_holds_and_the_printed_interval_fails():
+    check = G.theorem6_3(
+        widths=(4,), spreads=(0.01, 0.3), draws=400, roundoff_units=8.0, device="cpu"
+    )
+    v = _verdicts(check)
+    assert v.pop("printed_eigenvalues_unit_interval") is False  # erratum: trace d forces max >= 1
+    assert all(v.values()), v
+    loose = G.theorem6_3(widths=(4,), spreads=(0.3,), draws=400, control_factor=0.5, device="cpu")
+    assert _verdicts(loose)["control_tightened"] is False  # the control can fail (ratio ~ 2 d)
+    with pytest.raises(ValueError, match="widths"):
+        G.theorem6_3(widths=(1,), device="cpu")
+    with pytest.raises(ValueError, match="draws"):
+        G.theorem6_3(widths=(4,), spreads=(0.1,), draws=1, device="cpu")
+    with pytest.raises(ValueError, match="spreads"):
+        G.theorem6_3(widths=(4,), spreads=(0.0,), draws=10, device="cpu")
+
+
+def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
+    check = G.lemma_c8_c9(
+        widths=(4,),
+        n_spectra=300,
+        spreads=(0.01, 1.0),
+        draws=400,
+        roundoff_units=8.0,
+        device="cpu",
+    )
+    v = _verdicts(check)
+    assert v.pop("lemma_c8_printed") is False  # erratum: the scale is sqrt(2 d psi), not 16 d psi
+    assert all(v.values()), v
+    with pytest.raises(ValueError, match="control_threshold"):
+        G.lemma_c8_c9(widths=(4,), control_threshold=1.0, device="cpu")
+    with pytest.raises(ValueError, match="both sides"):
+        G.lemma_c8_c9(widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")

@@ -1,0 +1,25 @@
+"""Thesis Fig. 6.1: isometry gap psi(X_l) vs layer (Haar W, identity, theory BN), dashed theory."""
+
+import numpy as np
+import seaborn as sns
+
+from sigprop import isometry_decay, plotting, store
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.gaps)  # width, run, layer, psi
+table.to_csv(snakemake.output.csv, index=False)
+
+widths = sorted(table["width"].unique())
+palette = dict(zip(widths, sns.color_palette(None, len(widths)), strict=True))
+fig, ax = plotting.figure(width=4.6)
+plotting.mean_ci(ax, table, "layer", "psi", hue="width", palette=palette)  # numeric order
+for d, rows in table.groupby("width"):
+    psi0, layers = rows.loc[rows["layer"] == 0, "psi"].mean(), np.sort(rows["layer"].unique())
+    k = isometry_decay.authors_rate(d, psi0, snakemake.params.authors_c)
+    ax.plot(layers, psi0 * np.exp(-layers / k), "--", color=palette[d], lw=1)
+ax.plot([], [], "k--", lw=1, label=f"theory, C = {snakemake.params.authors_c:g}")
+ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"isometry gap $\psi(X_\ell)$")
+ax.set_ylim(bottom=max(ax.get_ylim()[0], 0.1 * table["psi"].min()))
+ax.legend(title=r"width $d$", fontsize="small")
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
