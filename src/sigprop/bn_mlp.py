@@ -40,6 +40,7 @@ __all__ = [
     "forward",
     "gaussian_weights",
     "gradient_profile",
+    "haar_from_gaussian",
     "haar_weights",
     "init_parameters",
     "input_batch",
@@ -119,6 +120,16 @@ def _draws(
     return torch.stack([torch.randn(shape, generator=g, dtype=dtype, device=device) for g in gens])
 
 
+def haar_from_gaussian(g: Tensor) -> Tensor:
+    """Q of the QR factorization of a (batch of) tall Gaussian matrix g (..., rows >= cols), with
+    the signs of diag(R) moved into Q: Haar on the Stiefel manifold, as ``nn.init.orthogonal_``.
+
+    Without the sign fix Q is not Haar (LAPACK's R has a sign convention). Shape unchanged.
+    """
+    q, r = torch.linalg.qr(g)
+    return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
+
+
 def haar_weights(
     gens: Sequence[torch.Generator], rows: int, cols: int, dtype: torch.dtype, device
 ) -> Tensor:
@@ -128,9 +139,7 @@ def haar_weights(
     rows <= cols gives orthonormal rows, rows >= cols orthonormal columns; shape (runs, rows, cols).
     """
     tall = rows >= cols
-    g = _draws(gens, (rows, cols) if tall else (cols, rows), dtype, device)
-    q, r = torch.linalg.qr(g)
-    q = q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
+    q = haar_from_gaussian(_draws(gens, (rows, cols) if tall else (cols, rows), dtype, device))
     return q if tall else q.mT
 
 

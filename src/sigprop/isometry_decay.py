@@ -25,7 +25,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from . import bn_mlp, isometry, ops, seeding
+from . import bn_mlp, isometry, ops, seeding, stats
 
 __all__ = [
     "AUTHORS_C",
@@ -162,16 +162,13 @@ def haar_batch(
     """``count`` Haar orthogonal d x d matrices from one generator (QR with sign fix, as
     ``bn_mlp.haar_weights``). Shape (count, d, d)."""
     g = torch.randn(count, d, d, generator=generator, dtype=dtype, device=device)
-    q, r = torch.linalg.qr(g)
-    return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
+    return bn_mlp.haar_from_gaussian(g)
 
 
 def fitted_rate(layers: Tensor, mean_gap: Tensor) -> float:
-    """k of mean psi_l ~ a e^{-l / k}: -1 / (OLS slope of log mean psi on l)."""
-    x = layers.to(torch.float64)
-    y = mean_gap.to(torch.float64).log()
-    slope = ((x - x.mean()) * (y - y.mean())).sum() / (x - x.mean()).square().sum()
-    return -1.0 / slope.item() if slope.item() != 0 else math.inf
+    """k of mean psi_l ~ a e^{-l / k}: -1 / (OLS slope of log mean psi on l, ``stats.ols_slope``)."""
+    slope = stats.ols_slope(layers.double().cpu().numpy(), mean_gap.double().log().cpu().numpy())
+    return -1.0 / slope.value if slope.value != 0 else math.inf
 
 
 def isometry_of(x: Tensor) -> Tensor:
