@@ -166,7 +166,7 @@ def haar_batch(
 
 
 def fitted_rate(layers: Tensor, mean_gap: Tensor) -> float:
-    """k of mean psi_l ~ a e^{-l / k}: -1 / (OLS slope of log mean psi on l, ``stats.ols_slope``)."""
+    """k of mean psi_l ~ a e^{-l / k}: -1 / (``stats.ols_slope`` of log mean psi on l)."""
     slope = stats.ols_slope(layers.double().cpu().numpy(), mean_gap.double().log().cpu().numpy())
     return -1.0 / slope.value if slope.value != 0 else math.inf
 

@@ -45,10 +45,9 @@ rule gradients_fig6_3:
     conda:
         "../../envs/sigprop.yaml"
     params:
-        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
-        claims=lookup(within=config, dpath="gradients/depth_claims"),
+        figure="fig6_3",
     script:
-        "../scripts/gradients/fig6_3.py"
+        "../scripts/gradients/log_grad_vs_depth.py"
 
 
 rule gradients_check_fig6_3:
@@ -98,10 +97,9 @@ rule gradients_fig6_2:
     conda:
         "../../envs/sigprop.yaml"
     params:
-        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
-        claims=lookup(within=config, dpath="gradients/depth_claims"),
+        figure="fig6_2",
     script:
-        "../scripts/gradients/fig6_2.py"
+        "../scripts/gradients/log_grad_vs_depth.py"
 
 
 rule gradients_check_fig6_2:
@@ -203,10 +201,9 @@ rule gradients_fig_c10:
     conda:
         "../../envs/sigprop.yaml"
     params:
-        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
-        claims=lookup(within=config, dpath="gradients/depth_claims"),
+        figure="fig_c10",
     script:
-        "../scripts/gradients/fig_c10.py"
+        "../scripts/gradients/log_grad_vs_depth.py"
 
 
 rule gradients_check_fig_c10:
