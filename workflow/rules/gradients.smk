@@ -46,6 +46,7 @@ rule gradients_fig6_3:
         "../../envs/sigprop.yaml"
     params:
         figure="fig6_3",
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
     script:
         "../scripts/gradients/log_grad_vs_depth.py"
 
@@ -98,6 +99,7 @@ rule gradients_fig6_2:
         "../../envs/sigprop.yaml"
     params:
         figure="fig6_2",
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
     script:
         "../scripts/gradients/log_grad_vs_depth.py"
 
@@ -151,7 +153,6 @@ rule gradients_fig_c9:
         "../../envs/sigprop.yaml"
     params:
         sweep=lookup(within=config, dpath="gradients/depth_sweep"),
-        claims=lookup(within=config, dpath="gradients/depth_claims"),
     script:
         "../scripts/gradients/fig_c9.py"
 
@@ -202,6 +203,7 @@ rule gradients_fig_c10:
         "../../envs/sigprop.yaml"
     params:
         figure="fig_c10",
+        sweep=lookup(within=config, dpath="gradients/depth_sweep"),
     script:
         "../scripts/gradients/log_grad_vs_depth.py"
 
