@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from sigprop import bn_jacobian as bj
-from sigprop import ops
+from sigprop import bn_mlp, ops
 
 torch.set_num_threads(1)
 D = torch.float64
@@ -51,7 +51,7 @@ def test_trace_normalize_and_scale():
 
 def test_c17_holds_and_small_branch():
     x = bj.trace_normalize(_x(6, 6))
-    psi = bj.gap(x)
+    psi = bn_mlp.representation_gap(x)
     general, small = bj.c17_bound(psi, 6)
     lam = torch.linalg.eigvalsh(x.mT @ x)[:, 0]
     assert torch.all(-lam.log() <= general)

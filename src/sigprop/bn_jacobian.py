@@ -31,8 +31,6 @@ import math
 import torch
 from torch import Tensor
 
-from . import isometry
-
 __all__ = [
     "bn_jacobian",
     "bn_jacobian_norm",
@@ -43,7 +41,6 @@ __all__ = [
     "c17_bound",
     "c108_factor",
     "ce_logit_gradient",
-    "gap",
     "critical_gap",
     "hitting_time",
     "log_bn_jacobian_norm",
@@ -187,8 +184,3 @@ def mse_softmax_logit_gradient(z: Tensor, y: Tensor) -> Tensor:
     p, onehot = _probs(z, y)
     r = p - onehot
     return (2.0 / z.shape[-1]) * (p * r - p * (p * r).sum(-1, keepdim=True))
-
-
-def gap(x: Tensor) -> Tensor:
-    """psi(X) of Eq. (6.5) from the n x n sample Gram (``isometry``), shape (..., d, n) -> (...)."""
-    return isometry.isometry_gap(isometry.gram(x))

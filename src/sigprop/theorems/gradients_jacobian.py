@@ -130,7 +130,7 @@ def jacobian(
             lam = torch.linalg.eigvalsh(x @ x.mT)
             lam_min, lam_max = lam[..., 0], lam[..., -1]
             kappa = lam_max / lam_min
-            psi = bj.gap(x)
+            psi = bn_mlp.representation_gap(x)
             general, small = bj.c17_bound(psi, d)
             neg_log_lam = -lam_min.log()
             log_j = bj.log_bn_jacobian_norm(x)
@@ -586,12 +586,12 @@ def _bn_chain(x0: Tensor, init: str, depth: int, experiment_id: str, device) -> 
     runs, d, _ = x0.shape
     gens = seeding.generators(experiment_id, range(runs), "weights", device)
     draw = bn_mlp.haar_weights if init == "orthogonal" else bn_mlp.gaussian_weights
-    x, psi, log_j, xs = x0, [bj.gap(x0)], [], [x0]
+    x, psi, log_j, xs = x0, [bn_mlp.representation_gap(x0)], [], [x0]
     for _ in range(depth):
         h = draw(gens, d, d, DTYPE, device) @ x
         log_j.append(bj.log_bn_jacobian_norm(bj.trace_normalize(h)))
         x = ops.bn_unit(h)
-        psi.append(bj.gap(x))
+        psi.append(bn_mlp.representation_gap(x))
         xs.append(x)
     return dict(psi=torch.stack(psi, -1), log_j=torch.stack(log_j, -1), xs=torch.stack(xs, 1))
 
@@ -742,11 +742,11 @@ def lemma_c14_c15(
         states = states[:step_states]
         ratios = {"orthogonal": [], "gaussian": []}
         for xst in states:
-            p = bj.gap(xst).clamp_min(1e-300)
+            p = bn_mlp.representation_gap(xst).clamp_min(1e-300)
             wo = _haar(g, step_draws, d, device)
             wg = torch.randn(step_draws, d, d, generator=g, dtype=DTYPE, device=device)
             for name, w in (("orthogonal", wo), ("gaussian", wg)):
-                q = bj.gap(ops.bn_unit(w @ xst)).clamp_min(0)
+                q = bn_mlp.representation_gap(ops.bn_unit(w @ xst)).clamp_min(0)
                 ratios[name].append((q.sqrt() / p.sqrt()).cpu().numpy())
                 steps.append(dict(d=d, init=name, psi=p.item(), ratio_mean=float(
                     ratios[name][-1].mean()), ratio_se=float(ratios[name][-1].std(ddof=1) /
