@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Claim, evaluate
+from ..stats import mean_se
 from .orthogonality import per_run_slopes
 
 __all__ = [
@@ -74,9 +75,8 @@ def _slopes(table: pd.DataFrame, hue: str, level: str, window) -> tuple[float, f
     inside = sorted(d for d in rows["depth"].unique() if lo <= d <= hi)
     if len(inside) < 2:
         raise ValueError(f"fit window {list(window)} holds depths {inside}: need at least 2")
-    s = per_run_slopes(rows, "depth", "log_grad", (lo, hi))
-    se = s.std(ddof=1) / math.sqrt(s.size) if s.size > 1 else math.nan
-    return float(s.mean()), float(se), len(inside)
+    mean, se = mean_se(per_run_slopes(rows, "depth", "log_grad", (lo, hi)))
+    return mean, se, len(inside)
 
 
 def _window_text(table: pd.DataFrame, window) -> str:
@@ -127,8 +127,7 @@ def _gap_at_last_depth(table, hue, high, low) -> tuple[float, float, int]:
     """Mean and SE over runs of the paired difference high - low at the largest depth."""
     depth = int(table["depth"].max())
     last = table[table["depth"] == depth].pivot(index="run", columns=hue, values="log_grad")
-    diff = (last[high] - last[low]).to_numpy()
-    return float(diff.mean()), float(diff.std(ddof=1) / math.sqrt(diff.size)), depth
+    return (*mean_se((last[high] - last[low]).to_numpy()), depth)
 
 
 def fig6_3_claims(
@@ -315,7 +314,7 @@ def fig_c9_claims(
     lo, hi = window
     for act in ("sin", "tanh"):
         rows = table[(table["activation"] == act) & table["depth"].between(lo, hi)]
-        per_run = rows.groupby("run")["gap_last"].mean().to_numpy()
+        gap_mean, gap_se = mean_se(rows.groupby("run")["gap_last"].mean().to_numpy())
         claims.append(
             evaluate(
                 id=f"gradients.fig_c9.{act}_gap_large",
@@ -324,8 +323,8 @@ def fig_c9_claims(
                     f"{_window_text(table, window)} is >= {gap_floor}"
                 ),
                 source=source,
-                measured=float(per_run.mean()),
-                measured_se=float(per_run.std(ddof=1) / math.sqrt(per_run.size)),
+                measured=gap_mean,
+                measured_se=gap_se,
                 relation=">=",
                 bound=gap_floor,
             )
@@ -333,7 +332,7 @@ def fig_c9_claims(
     ident = table[table["activation"] == "identity"]
     first, last = int(ident["depth"].min()), int(ident["depth"].max())
     start = ident[ident["depth"] == first]["gap_last"].mean()
-    end = ident[ident["depth"] == last]["gap_last"].to_numpy()
+    end_mean, end_se = mean_se(ident[ident["depth"] == last]["gap_last"].to_numpy())
     claims.append(
         evaluate(
             id="gradients.fig_c9.identity_gap_decays",
@@ -342,8 +341,8 @@ def fig_c9_claims(
                 f"is <= {gap_decay} x its mean at L = {first} ({start:.3g})"
             ),
             source="Thesis Fig. C.9 (right) and Thm. 6.1",
-            measured=float(end.mean()),
-            measured_se=float(end.std(ddof=1) / math.sqrt(end.size)),
+            measured=end_mean,
+            measured_se=end_se,
             relation="<=",
             bound=float(gap_decay * start),
         )
