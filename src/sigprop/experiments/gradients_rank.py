@@ -37,7 +37,7 @@ import math
 import torch
 from torch import Tensor
 
-from .. import data
+from .. import data, metrics
 from ..compute import resolve_device
 from ..seeding import generator
 from ..store import Labelled
@@ -97,9 +97,9 @@ def _float64_tolerance(sigma: Tensor, d: int, n: int) -> Tensor:
 
 
 def float64_rank(x: Tensor) -> Tensor:
-    """#{sigma_i(X) > sigma_1(X) max(D, n) eps_float64}, x float64 (..., D, n) -> (...) float64."""
-    sigma = torch.linalg.svdvals(x)
-    return (sigma > _float64_tolerance(sigma, *x.shape[-2:])).sum(-1).to(torch.float64)
+    """#{sigma_i(X) > sigma_1(X) max(D, n) eps_float64}: ``metrics.numerical_rank`` with the
+    float64 epsilon as its per-dimension tolerance; x float64 (..., D, n) -> (...) float64."""
+    return metrics.numerical_rank(x, rtol_per_dim=torch.finfo(torch.float64).eps)
 
 
 def batch_statistics(x: Tensor, step: float) -> dict[str, Tensor]:
