@@ -24,6 +24,7 @@ include: "workflow/rules/mean_field.smk"
 include: "workflow/rules/isometry.smk"
 include: "workflow/rules/gradients.smk"
 include: "workflow/rules/theorems.smk"
+include: "workflow/rules/items.smk"
 include: "workflow/rules/report.smk"
 
 

@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as st
 
-__all__ = ["Estimate", "bootstrap_slope", "mean_ci", "mean_se", "ols_slope"]
+__all__ = ["Estimate", "bootstrap_slope", "mean_ci", "mean_se", "ols_slope", "per_run_slopes"]
 
 BOOTSTRAP_SEED = 20201122
 """Fixed seed of bootstrap resampling, so reruns give byte-identical claims."""
@@ -95,3 +95,10 @@ def bootstrap_slope(
     for b in range(n_boot):
         reps[b] = fit(np.array([rng.choice(g, g.size).mean() for g in groups]))
     return Estimate(slope, reps.std(ddof=1))
+
+
+def per_run_slopes(table: pd.DataFrame, x: str, y: str, window: tuple[int, int]) -> np.ndarray:
+    """OLS slope of y on x within the closed window, one per run."""
+    lo, hi = window
+    inside = table[(table[x] >= lo) & (table[x] <= hi)]
+    return np.array([ols_slope(g[x], g[y]).value for _, g in inside.groupby("run")])

@@ -11,6 +11,7 @@ import logging
 import os
 import sys
 import time
+from types import SimpleNamespace
 
 import pandas as pd
 import torch
@@ -20,8 +21,12 @@ from .compute import resolve_device
 
 __all__ = [
     "import_object",
+    "item_params",
     "log_to_file",
+    "render_description",
     "run_check",
+    "run_judge",
+    "run_measure",
     "run_simulation",
     "run_theorem",
     "write_caption",
@@ -49,30 +54,42 @@ def import_object(spec: str):
     return getattr(importlib.import_module(module_name), attr)
 
 
-def _timed_call(spec: str, arguments: dict, device: str, threads: int):
-    """Call ``spec(**arguments, device=...)`` on ``threads`` CPU threads; log and time it."""
+def _qualified_name(function) -> str:
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def _timed_call(function, arguments: dict, device: str, threads: int):
+    """Call ``function(**arguments, device=...)`` on ``threads`` CPU threads; log and time it.
+
+    ``function`` is a callable or a ``"module:name"`` string.
+    """
+    if isinstance(function, str):
+        function = import_object(function)
     torch.set_num_threads(max(1, threads))
     resolved = resolve_device(device)
-    logging.getLogger("sigprop").info("%s on %s with %s", spec, resolved, arguments)
+    logging.getLogger("sigprop").info(
+        "%s on %s with %s", _qualified_name(function), resolved, arguments
+    )
     start = time.perf_counter()
-    result = import_object(spec)(**arguments, device=str(resolved))
+    result = function(**arguments, device=str(resolved))
     return result, resolved, time.perf_counter() - start
 
 
 def run_simulation(
-    experiment: str, setup: dict, device: str, tensor_path: str, threads: int = 1
+    experiment, setup: dict, device: str, tensor_path: str, threads: int = 1
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
 
     Args:
-        experiment: ``"sigprop.experiments.<family>:<function>"``.
+        experiment: the registry item's ``run`` function (or a ``"module:name"`` string).
         setup: the rule's config slice, passed as keyword arguments and recorded in the sidecar.
         device: ``auto``, ``cpu`` or ``cuda``.
         tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
     """
     result, resolved, wall = _timed_call(experiment, setup, device, threads)
-    meta = store.provenance(dict(setup), result.seeds, resolved, wall, experiment=experiment)
+    name = experiment if isinstance(experiment, str) else _qualified_name(experiment)
+    meta = store.provenance(dict(setup), result.seeds, resolved, wall, experiment=name)
     store.save(tensor_path, result, meta)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
 
@@ -131,3 +148,61 @@ def run_theorem(
     if description_path and caption_path:
         write_caption(description_path, claims_path, caption_path)
     logging.getLogger("sigprop").info("%.2fs\n%s", wall, claims.summarize(claims.read(claims_path)))
+
+
+def run_measure(measure, setup: dict, device: str, table_path: str, threads: int = 1) -> None:
+    """Call a theorem item's ``measure(**setup, device=...)``; save its table with provenance.
+
+    The table goes to ``table_path`` (CSV, full float precision); the sidecar beside it
+    (``.json``) records the settings, device, versions, git revision and wall time.
+    """
+    table, resolved, wall = _timed_call(measure, setup, device, threads)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError(f"{_qualified_name(measure)} must return a pandas.DataFrame")
+    with store.atomic_path(table_path) as tmp:
+        table.to_csv(tmp, index=False)
+    meta = store.provenance(dict(setup), {}, resolved, wall, measure=_qualified_name(measure))
+    store.write_json(store.sidecar(table_path), meta)
+    logging.getLogger("sigprop").info("wrote %s in %.2fs", table_path, wall)
+
+
+def read_table(path: str | os.PathLike) -> pd.DataFrame:
+    """A CSV written by a figure, table or measurement, floats read back bit for bit."""
+    return pd.read_csv(path, float_precision="round_trip")
+
+
+def run_judge(
+    judge,
+    table_path: str,
+    arguments: dict,
+    claims_path: str,
+    figure: str,
+    scale: str,
+    description: str,
+    caption_path: str,
+) -> None:
+    """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption."""
+    verdicts = judge(read_table(table_path), **arguments)
+    claims.write(claims_path, verdicts, figure=figure, scale=scale)
+    with store.atomic_path(caption_path) as tmp:
+        tmp.write_text(claims.verdict_caption(description, claims.read(claims_path)))
+    logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
+
+
+def render_description(template: str, params: dict, config: dict, wildcards: dict) -> str:
+    """An item's report description with its Jinja placeholders filled.
+
+    Descriptions (``workflow/report/<family>/<item>.rst``) read ``snakemake.params.*`` (the
+    item's script parameters), ``snakemake.config`` and ``snakemake.wildcards``.
+    """
+    import jinja2
+
+    context = SimpleNamespace(
+        params=SimpleNamespace(**params), config=config, wildcards=SimpleNamespace(**wildcards)
+    )
+    return jinja2.Template(template, undefined=jinja2.StrictUndefined).render(snakemake=context)
+
+
+def item_params(snakemake) -> SimpleNamespace:
+    """A figure or table script's parameters (registry ``params`` and ``constants``)."""
+    return SimpleNamespace(**snakemake.params.item)

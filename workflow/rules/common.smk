@@ -15,15 +15,21 @@ os.environ.update(
 )
 
 from sigprop.config import check_consistency
+from sigprop.papers import load_registry
+from sigprop.registry import resolve
+from sigprop.workflow import render_description
 
 validate(config, schema="../schemas/config.schema.yaml")
 check_consistency(config)
+
+REGISTRY = load_registry()
+"""Every paper item of the ported families (sigprop.papers.<family>.items)."""
 
 # Simulations ask a cluster for a GPU only when the config says the device is CUDA.
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
-    "rank_collapse": ["fig2", "fig3a", "fig3b", "fig8", "fig9"],
+    "rank_collapse": ["fig3a", "fig3b", "fig8", "fig9"],
     "orthogonality": [
         "fig1",
         "fig2a",
@@ -112,20 +118,108 @@ THEOREMS = {
 
 
 def get_figures():
-    """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf."""
-    return [
+    """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table."""
+    legacy = [
         f"figures/{family}/{fig}.{ext}"
         for family, figs in FIGURES.items()
         for fig in figs
         for ext in ("pdf", "png")
+    ]
+    return legacy + [
+        path
+        for family, item in REGISTRY.items()
+        if item.kind in ("figure", "table")
+        for path in item_outputs(family, item)
     ]
 
 
 def get_claims():
     """Every claims file, one per checked figure, table or theorem item:
     results/claims/<family>/<item>.json."""
-    return [
+    legacy = [
         f"results/claims/{family}/{item}.json"
         for family, items in (*FIGURES.items(), *TABLES.items(), *THEOREMS.items())
         for item in items
     ]
+    return legacy + [f"results/claims/{family}/{item.name}.json" for family, item in REGISTRY.judged()]
+
+
+def item_outputs(family, item):
+    """The files a figure or table item writes."""
+    if item.kind == "figure":
+        return [f"figures/{family}/{item.name}.{ext}" for ext in ("pdf", "png")]
+    return [f"results/{family}/{item.name}.{ext}" for ext in ("csv", "md")]
+
+
+def _item(wildcards, kind):
+    return REGISTRY.get(wildcards.family, wildcards.item, kind)
+
+
+def _judged_item(wildcards):
+    for kind in ("figure", "table", "theorem"):
+        if wildcards.item in REGISTRY.names(kind):
+            return REGISTRY.get(wildcards.family, wildcards.item, kind)
+    raise KeyError(f"no judged item {wildcards.family}.{wildcards.item}")
+
+
+def get_setup(wildcards):
+    """A simulation's keyword arguments: its config slice (registry ``setup``)."""
+    item = _item(wildcards, "simulation")
+    return resolve(item.setup, config, default=f"{wildcards.family}/{item.name}")
+
+
+def get_measure_setup(wildcards):
+    """A theorem measurement's keyword arguments: its config slice less the tolerances."""
+    item = _item(wildcards, "theorem")
+    found = resolve(None, config, default=f"{wildcards.family}/{item.name}")
+    return {k: v for k, v in found.items() if k not in item.tolerances}
+
+
+def get_reads(wildcards):
+    """A figure's or table's input tensors: {input name: results/<family>/<sim>.pt}."""
+    item = _judged_item(wildcards)
+    reads = {}
+    for name, ref in item.reads.items():
+        family, simulation = REGISTRY.simulation_of(wildcards.family, ref)
+        reads[name] = f"results/{family}/{simulation.name}.pt"
+    return reads
+
+
+def get_script_params(wildcards):
+    """A figure's or table's script parameters: config lookups and constants."""
+    item = _judged_item(wildcards)
+    return {**resolve(item.params, config), **item.constants}
+
+
+def get_script(wildcards):
+    item = _judged_item(wildcards)
+    return f"../scripts/{wildcards.family}/{item.script or item.name + '.py'}"
+
+
+def get_judge_args(wildcards):
+    """The judge's keyword arguments: registry ``judge_args``; a theorem gets its whole slice."""
+    item = _judged_item(wildcards)
+    if item.kind == "theorem":
+        return resolve(None, config, default=f"{wildcards.family}/{item.name}")
+    return resolve(item.judge_args, config)
+
+
+def get_judged_figure(wildcards):
+    """The file a claim refers to: the figure PDF, the table's Markdown, the measured CSV."""
+    item = _judged_item(wildcards)
+    stem = f"{wildcards.family}/{item.name}"
+    return {"figure": f"figures/{stem}.pdf", "table": f"results/{stem}.md"}.get(
+        item.kind, f"results/{stem}.csv"
+    )
+
+
+def get_description(wildcards):
+    """The item's report description (workflow/report/<family>/<item>.rst), rendered."""
+    item = _judged_item(wildcards)
+    if item.kind == "theorem":
+        template = Path(workflow.basedir) / "workflow/report/theorem.rst"
+        params = {}
+    else:
+        template = Path(workflow.basedir) / f"workflow/report/{wildcards.family}/{item.name}.rst"
+        params = get_script_params(wildcards)
+    return render_description(template.read_text(), params, config, dict(wildcards))

@@ -12,8 +12,7 @@ import pandas as pd
 
 from .. import isometry_decay
 from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope, mean_se
-from .orthogonality import per_run_slopes
+from ..stats import bootstrap_slope, mean_se, per_run_slopes
 
 __all__ = ["fig6_1_claims", "ratio_to_curve"]
 

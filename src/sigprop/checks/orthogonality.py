@@ -8,16 +8,9 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope, ols_slope
+from ..stats import bootstrap_slope, per_run_slopes
 
-__all__ = ["fig1_claims", "fig2a_claims", "fig2b_claims", "per_run_slopes"]
-
-
-def per_run_slopes(table: pd.DataFrame, x: str, y: str, window: tuple[int, int]) -> np.ndarray:
-    """OLS slope of y on x within the closed window, one per run."""
-    lo, hi = window
-    inside = table[(table[x] >= lo) & (table[x] <= hi)]
-    return np.array([ols_slope(g[x], g[y]).value for _, g in inside.groupby("run")])
+__all__ = ["fig1_claims", "fig2a_claims", "fig2b_claims"]
 
 
 def fig1_claims(table: pd.DataFrame, width: int, vanilla_min_final_cosine: float) -> list[Claim]:

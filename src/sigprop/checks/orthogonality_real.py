@@ -8,8 +8,7 @@ import numpy as np
 import pandas as pd
 
 from ..claims import Claim, evaluate
-from ..stats import mean_se
-from .orthogonality import per_run_slopes
+from ..stats import mean_se, per_run_slopes
 
 __all__ = ["centred_floor", "fig5_claims"]
 

@@ -1,0 +1,32 @@
+"""The paper families, one package each: ``sigprop.papers.<family>``.
+
+A family package holds its item table (``items.py``: ``SEED``, the seed it reproduces, and
+``ITEMS``, its simulations, figures, tables and theorem checks), its simulations, judges and
+theorem measurements, and the mathematics only it uses. It imports the core library
+(``sigprop.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from ..registry import Registry
+
+__all__ = ["FAMILIES", "load_registry"]
+
+FAMILIES = ("rank_collapse", "orthogonality", "mean_field", "isometry", "gradients")
+"""Paper families in seed order; their names prefix rule outputs and claim ids."""
+
+
+def load_registry() -> Registry:
+    """Import every family's ``items.py`` into one ``Registry``."""
+    registry = Registry()
+    for family in FAMILIES:
+        try:
+            items = importlib.import_module(f"{__name__}.{family}.items")
+        except ModuleNotFoundError as error:  # a family not yet moved into its package
+            if error.name not in (f"{__name__}.{family}", f"{__name__}.{family}.items"):
+                raise
+            continue
+        registry.add_family(family, list(items.ITEMS), seed=items.SEED)
+    return registry

@@ -1,0 +1,241 @@
+"""The paper item as the unit: every simulation, figure, table and theorem check, in one table.
+
+Each paper family (``sigprop.papers.<family>``) declares its items in ``items.py`` as a list of
+the four kinds below. The Snakemake rules (``workflow/rules/items.smk``), ``rule all``, the
+ledger's expected claim ids, the report categories, the ``sigprop`` command line and the tests
+are all derived from these tables; nothing lists an item a second time.
+
+The data flow of one item, with its outputs:
+
+- ``Simulation``: config slice -> ``run(**setup, device=...)`` -> ``results/<family>/<name>.pt``
+  (+ ``.json`` provenance sidecar).
+- ``Figure``: simulations -> its script (``workflow/scripts/<family>/<script>``) ->
+  ``figures/<family>/<name>.{pdf,png}`` and the plotted numbers ``results/<family>/<name>.csv``.
+- ``Table``: simulations -> its script -> ``results/<family>/<name>.{csv,md}``.
+- ``Theorem``: config slice less its tolerances -> ``measure(**setup, device=...)`` -> the
+  measured table ``results/<family>/<name>.csv`` (+ ``.json`` sidecar).
+- every figure, table and theorem item is then judged: ``judge(table, **arguments)`` ->
+  ``results/claims/<family>/<name>.json`` (verdicts) and ``results/captions/<family>/<name>.rst``.
+
+Measure and judge are separate jobs, so changing a tolerance reruns only the judge.
+
+Config references are Snakemake ``lookup`` paths from the config root, ``"family/item/key"``
+(e.g. ``"orthogonality/gap_chain"``). A mapping ``{"name": "path"}`` passes each value under its
+name; a single path passes the dict found there as keyword arguments.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Figure",
+    "Item",
+    "Registry",
+    "Simulation",
+    "Table",
+    "Theorem",
+    "resolve",
+]
+
+ConfigRefs = Mapping[str, str] | str
+"""``{"argument": "family/item/key"}``, or one path to a dict spread as keyword arguments."""
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """A cached simulation: ``run(**setup, device=...)`` returns ``store.Labelled`` tensors.
+
+    Attributes:
+        name: the output stem, ``results/<family>/<name>.pt``.
+        seed: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
+        run: the function (in the family package); its keyword arguments are the config slice.
+        setup: config references for its arguments; default: the slice ``<family>/<name>``.
+        datasets: datasets it reads (``sigprop.data`` names); empty for synthetic inputs.
+        mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
+    """
+
+    name: str
+    seed: str
+    run: Callable[..., Any]
+    setup: ConfigRefs | None = None
+    datasets: tuple[str, ...] = ()
+    mem_mb: int = 2000
+    runtime: int = 30
+
+    kind = "simulation"
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure drawn from cached simulations by a short script, then judged from its CSV.
+
+    Attributes:
+        name: the seed's own number, ``figures/<family>/<name>.pdf``.
+        seed: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
+        reads: script input name -> simulation name of the same family (or ``family/name``).
+        params: script parameter name -> config path (``snakemake.params.<name>``).
+        constants: fixed script parameters, e.g. which curves a shared script draws.
+        judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
+        judge_args: config references of the judge's keyword arguments.
+        script: ``workflow/scripts/<family>/<script>``; default ``<name>.py``.
+    """
+
+    name: str
+    seed: str
+    judge: Callable[..., list]
+    reads: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = field(default_factory=dict)
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    judge_args: ConfigRefs = field(default_factory=dict)
+    script: str | None = None
+
+    kind = "figure"
+
+
+@dataclass(frozen=True)
+class Table:
+    """A generated table (``results/<family>/<name>.csv`` and ``.md``), judged from its CSV.
+
+    Attributes are those of ``Figure``.
+    """
+
+    name: str
+    seed: str
+    judge: Callable[..., list]
+    reads: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, str] = field(default_factory=dict)
+    constants: Mapping[str, Any] = field(default_factory=dict)
+    judge_args: ConfigRefs = field(default_factory=dict)
+    script: str | None = None
+
+    kind = "table"
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """A theorem check without a figure: measure once (cached table), judge separately.
+
+    Attributes:
+        name: the config item and output stem.
+        seed: e.g. ``"Dan+20 Lemma 4, Eq. (31)-(32)"``.
+        measure: ``measure(**setup, device=...) -> pandas.DataFrame``, one row per case.
+        judge: ``judge(table, **settings) -> list[Claim]``; it receives the whole config slice.
+        tolerances: keys of the slice that only the judge reads; the measurement ignores them,
+            so changing one reruns only the judge.
+        mem_mb, runtime: cluster resources (MB, minutes).
+    """
+
+    name: str
+    seed: str
+    measure: Callable[..., Any]
+    judge: Callable[..., list]
+    tolerances: tuple[str, ...] = ()
+    mem_mb: int = 2000
+    runtime: int = 30
+
+    kind = "theorem"
+
+
+Item = Simulation | Figure | Table | Theorem
+
+KINDS = {"simulation": Simulation, "figure": Figure, "table": Table, "theorem": Theorem}
+
+
+def _lookup(config: Mapping, path: str) -> Any:
+    node: Any = config
+    walked = []
+    for key in path.split("/"):
+        walked.append(key)
+        if not isinstance(node, Mapping) or key not in node:
+            raise KeyError(f"config has no key {'.'.join(walked)} (needed by the item registry)")
+        node = node[key]
+    return node
+
+
+def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None) -> dict:
+    """Config references -> keyword arguments (see the module docstring)."""
+    if refs is None:
+        refs = default
+    if refs is None:
+        return {}
+    if isinstance(refs, str):
+        found = _lookup(config, refs)
+        if not isinstance(found, Mapping):
+            raise TypeError(f"config path {refs} should hold a mapping of keyword arguments")
+        return dict(found)
+    return {name: _lookup(config, path) for name, path in refs.items()}
+
+
+@dataclass
+class Registry:
+    """All items of all families: ``registry[family][name]`` per kind, with derived lists."""
+
+    families: dict[str, dict[str, list[Item]]] = field(default_factory=dict)
+    seeds: dict[str, str] = field(default_factory=dict)
+
+    def add_family(self, family: str, items: list[Item], seed: str = "") -> None:
+        """Register a family's items; names must be unique per kind and output path."""
+        by_kind: dict[str, list[Item]] = {kind: [] for kind in KINDS}
+        for item in items:
+            by_kind[item.kind].append(item)
+        for kind, listed in by_kind.items():
+            names = [i.name for i in listed]
+            twice = sorted({n for n in names if names.count(n) > 1})
+            if twice:
+                raise ValueError(f"{family}: {kind} items named twice: {twice}")
+        csv_names = [i.name for k in ("figure", "table", "theorem") for i in by_kind[k]]
+        clash = sorted({n for n in csv_names if csv_names.count(n) > 1})
+        clash += sorted(
+            {i.name for i in by_kind["theorem"]} & {i.name for i in by_kind["simulation"]}
+        )
+        if clash:
+            raise ValueError(f"{family}: items {clash} would write the same results file")
+        self.families[family] = by_kind
+        self.seeds[family] = seed
+
+    def items(self, kind: str | None = None) -> Iterator[tuple[str, Item]]:
+        """(family, item) pairs, in registry order, optionally of one kind."""
+        for family, by_kind in self.families.items():
+            for k, listed in by_kind.items():
+                if kind is None or k == kind:
+                    for item in listed:
+                        yield family, item
+
+    def get(self, family: str, name: str, kind: str) -> Item:
+        """The item of that family, name and kind; a KeyError naming what exists."""
+        for item in self.families.get(family, {}).get(kind, []):
+            if item.name == name:
+                return item
+        known = [i.name for i in self.families.get(family, {}).get(kind, [])]
+        raise KeyError(f"no {kind} item {family}.{name}; the {kind} items are {known}")
+
+    def judged_item(self, family: str, name: str) -> Item:
+        """The figure, table or theorem item of that name (names are unique across them)."""
+        for kind in ("figure", "table", "theorem"):
+            for item in self.families.get(family, {}).get(kind, []):
+                if item.name == name:
+                    return item
+        raise KeyError(f"no figure, table or theorem item {family}.{name}")
+
+    def judge_of(self, family: str, name: str) -> Callable[..., list]:
+        """The judge function of a figure, table or theorem item."""
+        return self.judged_item(family, name).judge
+
+    def names(self, kind: str) -> list[str]:
+        """Every name of that kind over all families (for wildcard constraints)."""
+        return sorted({item.name for _, item in self.items(kind)})
+
+    def judged(self) -> Iterator[tuple[str, Item]]:
+        """Every item with claims: figures, tables and theorem checks."""
+        for family, item in self.items():
+            if item.kind != "simulation":
+                yield family, item
+
+    def simulation_of(self, family: str, ref: str) -> tuple[str, Simulation]:
+        """A ``reads`` reference (``name`` or ``family/name``) -> (family, simulation)."""
+        fam, _, name = ref.rpartition("/")
+        fam = fam or family
+        return fam, self.get(fam, name, "simulation")

@@ -1,0 +1,140 @@
+"""The generic rules of every paper item, driven by the registry (sigprop.papers.<family>.items).
+
+simulate -> results/<family>/<sim>.pt; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
+numbers; tabulate -> results/<family>/<table>.{csv,md}; measure -> a theorem's measured table;
+judge -> results/claims/<family>/<item>.json. Which item a job is comes from its wildcards.
+"""
+
+
+wildcard_constraints:
+    family="|".join(REGISTRY.families) or "(?!)",
+
+
+rule simulate:
+    """A cached simulation of a registry Simulation item (tensors + provenance sidecar)."""
+    output:
+        tensor="results/{family}/{item}.pt",
+        meta="results/{family}/{item}.json",
+    log:
+        "logs/{family}/simulate_{item}.log",
+    benchmark:
+        "benchmarks/{family}/simulate_{item}.tsv"
+    wildcard_constraints:
+        item="|".join(REGISTRY.names("simulation")) or "(?!)",
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: _item(wildcards, "simulation").mem_mb,
+        runtime=lambda wildcards: _item(wildcards, "simulation").runtime,
+        gpu=SIMULATION_GPUS,
+    params:
+        setup=get_setup,
+        device=config["device"],
+    script:
+        "../scripts/simulate.py"
+
+
+rule draw:
+    """A registry Figure item: its script plots cached tensors and saves the plotted numbers."""
+    input:
+        unpack(get_reads),
+    output:
+        pdf="figures/{family}/{item}.pdf",
+        png=report(
+            "figures/{family}/{item}.png",
+            caption="../report/item.rst",
+            category="{family}",
+        ),
+        csv="results/{family}/{item}.csv",
+    log:
+        "logs/{family}/{item}.log",
+    wildcard_constraints:
+        item="|".join(REGISTRY.names("figure")) or "(?!)",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        item=get_script_params,
+        description=get_description,
+        script=get_script,
+    script:
+        "{params.script}"
+
+
+rule tabulate:
+    """A registry Table item: its script writes the table as CSV and Markdown."""
+    input:
+        unpack(get_reads),
+    output:
+        csv=report(
+            "results/{family}/{item}.csv",
+            caption="../report/item.rst",
+            category="{family}",
+        ),
+        md="results/{family}/{item}.md",
+    log:
+        "logs/{family}/{item}.log",
+    wildcard_constraints:
+        item="|".join(REGISTRY.names("table")) or "(?!)",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        item=get_script_params,
+        description=get_description,
+        script=get_script,
+    script:
+        "{params.script}"
+
+
+rule measure:
+    """A registry Theorem item's measurement: the table of measured numbers, one row per case."""
+    output:
+        table=report(
+            "results/{family}/{item}.csv",
+            caption="../report/theorem.rst",
+            category="{family}",
+            subcategory="theorem checks",
+        ),
+        meta="results/{family}/{item}.json",
+    log:
+        "logs/{family}/measure_{item}.log",
+    benchmark:
+        "benchmarks/{family}/measure_{item}.tsv"
+    wildcard_constraints:
+        item="|".join(REGISTRY.names("theorem")) or "(?!)",
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=lambda wildcards: _item(wildcards, "theorem").mem_mb,
+        runtime=lambda wildcards: _item(wildcards, "theorem").runtime,
+    params:
+        setup=get_measure_setup,
+        device=config["device"],
+    script:
+        "../scripts/measure.py"
+
+
+rule judge:
+    """The claims of a figure, table or theorem item, from its CSV; the caption with verdicts."""
+    input:
+        table="results/{family}/{item}.csv",
+    output:
+        claims="results/claims/{family}/{item}.json",
+        caption="results/captions/{family}/{item}.rst",
+    log:
+        "logs/{family}/judge_{item}.log",
+    wildcard_constraints:
+        item="|".join(
+            REGISTRY.names("figure") + REGISTRY.names("table") + REGISTRY.names("theorem")
+        )
+        or "(?!)",
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        arguments=get_judge_args,
+        description=get_description,
+        figure=get_judged_figure,
+        scale=config["scale"],
+    script:
+        "../scripts/judge.py"
