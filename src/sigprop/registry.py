@@ -175,9 +175,20 @@ class Registry:
 
     families: dict[str, dict[str, list[Item]]] = field(default_factory=dict)
     seeds: dict[str, str] = field(default_factory=dict)
+    config_checks: dict[str, Callable[[Mapping], None]] = field(default_factory=dict)
 
-    def add_family(self, family: str, items: list[Item], seed: str = "") -> None:
-        """Register a family's items; names must be unique per kind and output path."""
+    def add_family(
+        self,
+        family: str,
+        items: list[Item],
+        seed: str = "",
+        check_config: Callable[[Mapping], None] | None = None,
+    ) -> None:
+        """Register a family's items; names must be unique per kind and output path.
+
+        ``check_config(config)`` checks the relations between the family's config keys that
+        the schema cannot express (it raises ``sigprop.config.ConfigError`` naming the keys).
+        """
         by_kind: dict[str, list[Item]] = {kind: [] for kind in KINDS}
         for item in items:
             by_kind[item.kind].append(item)
@@ -195,6 +206,13 @@ class Registry:
             raise ValueError(f"{family}: items {clash} would write the same results file")
         self.families[family] = by_kind
         self.seeds[family] = seed
+        if check_config is not None:
+            self.config_checks[family] = check_config
+
+    def check_config(self, config: Mapping) -> None:
+        """Run every family's cross-key config check (before any job)."""
+        for check in self.config_checks.values():
+            check(config)
 
     def items(self, kind: str | None = None) -> Iterator[tuple[str, Item]]:
         """(family, item) pairs, in registry order, optionally of one kind."""

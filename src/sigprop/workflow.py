@@ -167,8 +167,9 @@ def run_measure(measure, setup: dict, device: str, table_path: str, threads: int
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """A CSV written by a figure, table or measurement, floats read back bit for bit."""
-    return pd.read_csv(path, float_precision="round_trip")
+    """A CSV written by a figure, table or measurement (pandas >= 3 reads floats back bit for
+    bit)."""
+    return pd.read_csv(path)
 
 
 def run_judge(

@@ -24,6 +24,7 @@ check_consistency(config)
 
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
+REGISTRY.check_config(config)
 
 # Simulations ask a cluster for a GPU only when the config says the device is CUDA.
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0

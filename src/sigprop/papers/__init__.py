@@ -1,7 +1,8 @@
 """The paper families, one package each: ``sigprop.papers.<family>``.
 
 A family package holds its item table (``items.py``: ``SEED``, the seed it reproduces, and
-``ITEMS``, its simulations, figures, tables and theorem checks), its simulations, judges and
+``ITEMS``, its simulations, figures, tables and theorem checks; optionally ``CHECK_CONFIG``, the
+cross-key check of its config), its simulations, judges and
 theorem measurements, and the mathematics only it uses. It imports the core library
 (``sigprop.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
 """
@@ -28,5 +29,10 @@ def load_registry() -> Registry:
             if error.name not in (f"{__name__}.{family}", f"{__name__}.{family}.items"):
                 raise
             continue
-        registry.add_family(family, list(items.ITEMS), seed=items.SEED)
+        registry.add_family(
+            family,
+            list(items.ITEMS),
+            seed=items.SEED,
+            check_config=getattr(items, "CHECK_CONFIG", None),
+        )
     return registry

@@ -1,0 +1,243 @@
+"""The reviewer's entry points: ``sigprop list``, ``sigprop show ITEM``, ``sigprop golden``.
+
+``sigprop list`` prints every paper item (family, name, kind, seed reference, outputs and the
+verdict counts of the last run); ``sigprop show`` prints one item: its seed reference, functions,
+config slice, inputs with their sha256 and provenance, and its claims with verdicts. Items are
+named ``family.item`` or by any of their files (``figures/orthogonality/fig2b.pdf``).
+``sigprop golden`` compares the claims ledger of a quick run with the recorded golden verdicts
+(``--write`` records them anew).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import inspect
+import json
+import math
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import yaml
+
+from .papers import load_registry
+from .registry import Item, Registry, resolve
+
+__all__ = ["compare_golden", "item_files", "main", "parse_target"]
+
+GOLDEN = Path(".test/golden/quick_claims.csv")
+GOLDEN_COLUMNS = ["id", "passed", "measured"]
+
+
+def item_files(family: str, item: Item) -> list[str]:
+    """The files an item writes, relative to the working directory."""
+    stem = f"{family}/{item.name}"
+    if item.kind == "simulation":
+        return [f"results/{stem}.pt", f"results/{stem}.json"]
+    claims = [f"results/claims/{stem}.json", f"results/captions/{stem}.rst"]
+    if item.kind == "figure":
+        return [f"figures/{stem}.pdf", f"figures/{stem}.png", f"results/{stem}.csv", *claims]
+    if item.kind == "table":
+        return [f"results/{stem}.csv", f"results/{stem}.md", *claims]
+    return [f"results/{stem}.csv", f"results/{stem}.json", *claims]
+
+
+def parse_target(registry: Registry, target: str) -> tuple[str, Item]:
+    """``family.item`` or one of the item's files -> (family, item); a clear error otherwise."""
+    path = Path(target)
+    if len(path.parts) > 1:
+        for family, item in registry.items():
+            if str(path) in item_files(family, item):
+                return family, item
+        raise SystemExit(f"sigprop: no item writes {target}; `sigprop list` shows every item")
+    family, _, name = target.partition(".")
+    found = [(f, i) for f, i in registry.items() if f == family and i.name == name]
+    if not found:
+        raise SystemExit(f"sigprop: no item {target!r}; `sigprop list` shows every item")
+    judged = [(f, i) for f, i in found if i.kind != "simulation"]
+    return (judged or found)[0]
+
+
+def _load_config(paths: Sequence[str]) -> dict:
+    config: dict = {}
+    for path in paths:
+        _merge(config, yaml.safe_load(Path(path).read_text()) or {})
+    return config
+
+
+def _merge(into: dict, new: Mapping) -> None:
+    for key, value in new.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            _merge(into[key], value)
+        else:
+            into[key] = value
+
+
+def _claims(path: Path) -> list[dict]:
+    return json.loads(path.read_text())["claims"] if path.exists() else []
+
+
+def _verdicts(records: list[dict]) -> str:
+    if not records:
+        return "not run"
+    held = sum(bool(r["passed"]) for r in records)
+    return f"{held}/{len(records)} hold"
+
+
+def _sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _where(function) -> str:
+    try:
+        source = Path(inspect.getsourcefile(function)).resolve()
+        line = inspect.getsourcelines(function)[1]
+        root = Path(__file__).resolve().parents[2]
+        return f"{function.__module__}.{function.__qualname__} ({source.relative_to(root)}:{line})"
+    except (TypeError, ValueError, OSError):
+        return f"{function.__module__}.{function.__qualname__}"
+
+
+def cmd_list(registry: Registry, args) -> int:
+    rows = []
+    for family, item in registry.items():
+        if args.family and family != args.family:
+            continue
+        verdicts = ""
+        if item.kind != "simulation":
+            verdicts = _verdicts(_claims(Path(f"results/claims/{family}/{item.name}.json")))
+        rows.append(
+            (family, item.name, item.kind, item.seed, item_files(family, item)[0], verdicts)
+        )
+    widths = [max(len(r[k]) for r in rows) for k in range(6)] if rows else [0] * 6
+    header = ("family", "item", "kind", "seed", "output", "verdicts")
+    widths = [max(w, len(h)) for w, h in zip(widths, header, strict=True)]
+    for row in (header, *rows):
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
+    return 0
+
+
+def _config_slice(family: str, item: Item, config: dict) -> dict:
+    if item.kind == "simulation":
+        return resolve(item.setup, config, default=f"{family}/{item.name}")
+    if item.kind == "theorem":
+        return resolve(None, config, default=f"{family}/{item.name}")
+    return {
+        "params": {**resolve(item.params, config), **item.constants},
+        "judge": resolve(item.judge_args, config),
+    }
+
+
+def cmd_show(registry: Registry, args) -> int:
+    family, item = parse_target(registry, args.target)
+    config = _load_config(args.configfile)
+    print(f"{family}.{item.name}  ({item.kind})")
+    print(f"seed:       {item.seed}")
+    for role in ("run", "measure", "judge"):
+        if hasattr(item, role):
+            print(f"{role + ':':12}{_where(getattr(item, role))}")
+    if item.kind in ("figure", "table"):
+        print(f"script:     workflow/scripts/{family}/{item.script or item.name + '.py'}")
+    print("outputs:    " + ", ".join(item_files(family, item)))
+    print(f"config ({', '.join(args.configfile)}):")
+    print(yaml.safe_dump(_config_slice(family, item, config), sort_keys=False).rstrip())
+    inputs = []
+    if item.kind in ("figure", "table"):
+        for name, ref in item.reads.items():
+            fam, sim = registry.simulation_of(family, ref)
+            inputs.append((name, Path(f"results/{fam}/{sim.name}.pt")))
+    elif item.kind == "theorem":
+        inputs.append(("measured", Path(f"results/{family}/{item.name}.csv")))
+    for name, path in inputs:
+        if not path.exists():
+            print(f"input {name}: {path} (not built yet)")
+            continue
+        print(f"input {name}: {path} sha256 {_sha256(path)[:16]}")
+        meta = path.with_suffix(".json")
+        if meta.exists():
+            record = json.loads(meta.read_text())
+            keys = ("git_revision", "device", "wall_time_s", "finished_utc")
+            print("  provenance: " + ", ".join(f"{k}={record.get(k)}" for k in keys))
+    records = _claims(Path(f"results/claims/{family}/{item.name}.json"))
+    if item.kind != "simulation":
+        print(f"claims: {_verdicts(records)}")
+    for r in records:
+        verdict = "PASS" if r["passed"] else "FAIL"
+        print(
+            f"  {verdict} {r['id']}: {r['measured']:.4g} {r['relation']} {r['bound']:.4g}"
+            f" (tol {r['tolerance']:.3g})"
+        )
+    return 0
+
+
+def compare_golden(ledger, golden, rtol: float = 1e-9) -> list[str]:
+    """Differences between a claims ledger and the golden verdicts (empty when they agree).
+
+    Claim ids and verdicts must match exactly; measured values to ``rtol`` (NaN equals NaN).
+    """
+    problems = []
+    now = ledger.set_index("id")
+    then = golden.set_index("id")
+    for claim in sorted(set(then.index) - set(now.index)):
+        problems.append(f"missing claim {claim}")
+    for claim in sorted(set(now.index) - set(then.index)):
+        problems.append(f"new claim {claim} (not in the golden file)")
+    for claim in sorted(set(now.index) & set(then.index)):
+        a, b = now.loc[claim], then.loc[claim]
+        if bool(a["passed"]) != bool(b["passed"]):
+            problems.append(f"{claim}: verdict {bool(b['passed'])} -> {bool(a['passed'])}")
+        x, y = float(a["measured"]), float(b["measured"])
+        same = (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=rtol, abs_tol=0)
+        if not same:
+            problems.append(f"{claim}: measured {y!r} -> {x!r}")
+    return problems
+
+
+def cmd_golden(registry: Registry, args) -> int:
+    import pandas as pd
+
+    ledger = pd.read_csv(args.ledger)
+    if args.write:
+        args.golden.parent.mkdir(parents=True, exist_ok=True)
+        ledger[GOLDEN_COLUMNS].sort_values("id").to_csv(args.golden, index=False)
+        print(f"wrote {len(ledger)} golden verdicts to {args.golden}")
+        return 0
+    golden = pd.read_csv(args.golden)
+    problems = compare_golden(ledger, golden, args.rtol)
+    for line in problems:
+        print(line)
+    print(f"{len(ledger)} claims; {len(problems)} differences from {args.golden}")
+    return 1 if problems else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    listing = sub.add_parser("list", help="every paper item with its outputs and verdicts")
+    listing.add_argument("family", nargs="?", help="only this family")
+    show = sub.add_parser("show", help="one item: seed, code, config, inputs, claims")
+    show.add_argument("target", help="family.item or a file it writes")
+    show.add_argument(
+        "--configfile",
+        nargs="+",
+        default=["config/config.yaml"],
+        help="config files, later ones merged over earlier ones (as Snakemake does)",
+    )
+    golden = sub.add_parser("golden", help="compare the ledger with the golden quick verdicts")
+    golden.add_argument("--ledger", type=Path, default=Path("results/claims.csv"))
+    golden.add_argument("--golden", type=Path, default=GOLDEN)
+    golden.add_argument("--rtol", type=float, default=1e-9)
+    golden.add_argument("--write", action="store_true", help="record the ledger as golden")
+    args = parser.parse_args(argv)
+    registry = load_registry()
+    command = {"list": cmd_list, "show": cmd_show, "golden": cmd_golden}[args.command]
+    return command(registry, args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

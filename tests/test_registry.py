@@ -1,0 +1,165 @@
+"""The item registry: every entry imports, resolves its config and names files that exist;
+the import graph keeps families apart and has no cycles."""
+
+import ast
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sigprop.papers import FAMILIES, load_registry
+from sigprop.registry import Figure, Registry, Simulation, Table, Theorem, resolve
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "sigprop"
+REGISTRY = load_registry()
+
+
+def _config(*names):
+    config = {}
+    for name in names:
+        merge(config, yaml.safe_load((ROOT / "config" / name).read_text()))
+    return config
+
+
+def merge(into, new):
+    for key, value in new.items():
+        if isinstance(value, dict) and isinstance(into.get(key), dict):
+            merge(into[key], value)
+        else:
+            into[key] = value
+
+
+CONFIGS = {"quick": _config("config.yaml"), "paper": _config("config.yaml", "paper.yaml")}
+
+
+def test_every_family_is_registered():
+    assert list(REGISTRY.families) == list(FAMILIES)
+
+
+@pytest.mark.parametrize("scale", CONFIGS)
+def test_every_entry_resolves(scale):
+    config = CONFIGS[scale]
+    for family, item in REGISTRY.items():
+        assert item.seed, f"{family}.{item.name} has no seed reference"
+        if isinstance(item, Simulation):
+            assert callable(item.run)
+            resolve(item.setup, config, default=f"{family}/{item.name}")
+        elif isinstance(item, Theorem):
+            assert callable(item.measure) and callable(item.judge)
+            settings = resolve(None, config, default=f"{family}/{item.name}")
+            unknown = set(item.tolerances) - set(settings)
+            assert not unknown, f"{family}.{item.name}: tolerances {unknown} not in its config"
+        else:
+            assert callable(item.judge)
+            resolve(item.params, config)
+            resolve(item.judge_args, config)
+            for ref in item.reads.values():
+                REGISTRY.simulation_of(family, ref)
+            script = ROOT / "workflow" / "scripts" / family / (item.script or f"{item.name}.py")
+            assert script.exists(), script
+            assert (ROOT / "workflow" / "report" / family / f"{item.name}.rst").exists()
+
+
+def test_every_simulation_is_read():
+    read = {
+        REGISTRY.simulation_of(family, ref)
+        for family, item in REGISTRY.items()
+        if isinstance(item, Figure | Table)
+        for ref in item.reads.values()
+    }
+    for family, item in REGISTRY.items("simulation"):
+        assert (family, item) in read, f"{family}.{item.name} is simulated but read by no item"
+
+
+def test_names_that_share_a_file_are_refused():
+    registry = Registry()
+    judge = lambda table: []  # noqa: E731
+    with pytest.raises(ValueError, match="same results file"):
+        registry.add_family(
+            "f",
+            [
+                Figure("x", seed="s", judge=judge),
+                Theorem("x", seed="s", measure=judge, judge=judge),
+            ],
+        )
+    with pytest.raises(ValueError, match="named twice"):
+        registry.add_family("g", [Table("t", seed="s", judge=judge)] * 2)
+
+
+def test_resolve_names_the_missing_key():
+    with pytest.raises(KeyError, match="a.b.c"):
+        resolve({"x": "a/b/c"}, {"a": {"b": {}}})
+    assert resolve("a/b", {"a": {"b": {"k": 1}}}) == {"k": 1}
+    assert resolve({"k": "a/b/k"}, {"a": {"b": {"k": 1}}}) == {"k": 1}
+
+
+def _imports(path: Path) -> set[str]:
+    """Absolute names of the sigprop modules a file imports."""
+    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+    if path.name == "__init__.py":
+        package = package.rsplit(".", 1)[0] + ".__init__"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("sigprop")}
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: -node.level]
+                module = ".".join(base + ([node.module] if node.module else []))
+            else:
+                module = node.module or ""
+            if not module.startswith("sigprop"):
+                continue
+            found.add(module)
+            found |= {f"{module}.{a.name}" for a in node.names}
+    return {m for m in found if _module_file(m)}
+
+
+def _module_file(module: str) -> Path | None:
+    base = SRC.parent.joinpath(*module.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.exists():
+            return candidate
+    return None
+
+
+def _graph() -> dict[str, set[str]]:
+    graph = {}
+    for path in SRC.rglob("*.py"):
+        name = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
+        name = name.removesuffix(".__init__")
+        graph[name] = {m for m in _imports(path) if m not in (name, "sigprop")}
+    return graph
+
+
+def test_families_import_only_the_core_and_themselves():
+    for module, imported in _graph().items():
+        parts = module.split(".")
+        if len(parts) > 2 and parts[1] == "papers":
+            family = parts[2]
+            for other in imported:
+                op = other.split(".")
+                if op[1] == "papers":
+                    assert len(op) > 2 and op[2] == family, f"{module} imports {other}"
+        elif module not in ("sigprop.cli", "sigprop.papers"):
+            papers = [m for m in imported if m.split(".")[1] == "papers"]
+            assert not papers, f"core module {module} imports {papers} (an upward import)"
+
+
+def test_import_graph_has_no_cycles():
+    graph = _graph()
+    state: dict[str, int] = {}
+
+    def visit(node, trail):
+        state[node] = 1
+        for nxt in graph.get(node, ()):
+            if state.get(nxt) == 1:
+                raise AssertionError(" -> ".join([*trail, node, nxt]))
+            if nxt not in state:
+                visit(nxt, [*trail, node])
+        state[node] = 2
+
+    for node in graph:
+        if node not in state:
+            visit(node, [])
