@@ -8,7 +8,7 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 CORES ?= 8
 
-.PHONY: all test lint bench clean
+.PHONY: all test lint bench golden clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +29,9 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check src tests bench workflow/scripts
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint
+
+golden: all
+	$(BIN)/sigprop golden --write
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/chain_throughput.py

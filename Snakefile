@@ -3,7 +3,7 @@
 snakemake --cores 8 all                                   # quick scale (config/config.yaml)
 snakemake --cores 8 all --configfile config/paper.yaml    # the seeds' scale
 snakemake --cores 8 figures/orthogonality/fig2b.pdf       # one figure
-snakemake --list-rules                                    # what each rule reproduces
+sigprop list                                              # every paper item (src/sigprop/papers)
 """
 
 from snakemake.utils import min_version
