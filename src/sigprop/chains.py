@@ -18,7 +18,8 @@ either to give W_l F(c H_l), the activation-before-weights order of DJB21 App. F
     gram (fast path, Gaussian W only): given H, the rows of W H are i.i.d. N(0, H^T H), so
         W H has the law of G R with G in R^{d x n} i.i.d. N(0, 1) and R^T R = H^T H. This is exact
         in law for every step above, costs O(d n^2) instead of O(d^2 n), and is tested against
-        the explicit product (spec orthogonality §1.4).
+        the explicit product. Our derivation, not in the seeds; it is the rotation invariance of
+        DJB21 Eq. (12), W_l H_l = (W_l U) diag(sigma) V^T with W_l U again i.i.d. Gaussian.
 """
 
 from __future__ import annotations
@@ -212,7 +213,7 @@ class ActivatedProduct:
     ``scale = sqrt(d)``, ``Step("bn_rms_scaled")`` and this product run that chain in the scale of
     H (M = Q^T Q / d = H^T H). The scale matters: F sees entries of size O(1 / sqrt(n)). With
     ``GaussianGramProduct`` it stays exact in law: the rows of W F(Q) are N(0, F(Q)^T F(Q))
-    (spec orthogonality §1.4).
+    (our derivation, as for the linear chain; see the module docstring).
 
     Args:
         product: ``ExplicitProduct`` or ``GaussianGramProduct`` (any H -> W_l H).

@@ -1,6 +1,6 @@
 """Datasets through torchvision's dataset classes, local sources first.
 
-Which seed uses which dataset (spec/README.md, "Decisions that hold for every family"):
+Which seed uses which dataset (from the seeds' figure captions and experiment sections):
 
     seed                                 paper scale
     000-002 Dan+20 (rank_collapse)       Fashion-MNIST: Figs. 1, 6, 12
@@ -13,9 +13,9 @@ Which seed uses which dataset (spec/README.md, "Decisions that hold for every fa
         (gradients)                      MNIST: Fig. C.5; Fashion-MNIST: Fig. C.6;
                                          CIFAR-100: Fig. C.7; all four: Table C.1
 
-Quick scale: Fashion-MNIST is the dataset of every real-data experiment (a spec decision; a
-figure that substitutes it for the seed's dataset says so in its caption). Paper scale: the
-dataset each seed names, downloaded by torchvision into the configured data directory.
+Quick scale: Fashion-MNIST is the dataset of every real-data experiment (our choice, not the
+seeds'; a figure that substitutes it for the seed's dataset says so in its caption). Paper scale:
+the dataset each seed names, downloaded by torchvision into the configured data directory.
 
 ``load(name, root)`` looks, in order:
 
@@ -87,8 +87,9 @@ class DatasetSpec:
             of them whichever split is asked for). A local source holds each under its base
             name, optionally with ``.gz`` appended.
         apt_package: the Debian/Ubuntu package installing a local source, if there is one.
-        mean, std: per-channel ``transforms.Normalize`` constants of the Thesis ch. 6 code
-            (spec gradients §4), used by ``random_batch(normalize=True)``.
+        mean, std: per-channel ``transforms.Normalize`` constants of the authors' public code
+            for Thesis ch. 6 (alexandrumeterez/bngrad, linked at the start of ch. 6; the
+            thesis does not print them), used by ``random_batch(normalize=True)``.
         n_classes: number of classes (the read-out width of a classifier).
     """
 
@@ -331,7 +332,8 @@ def random_batch(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``batch_size`` distinct images of one split drawn without replacement, flattened.
 
-    The at-initialization batch of the Thesis ch. 6 code (spec gradients §1.6): ToTensor, then
+    The at-initialization batch of Thesis Figs. 6.2, 6.3, 6.5, C.9 and C.10 as the authors'
+    public code (alexandrumeterez/bngrad) builds it, one batch of training images: ToTensor, then
     (if ``normalize``) ``Normalize(spec.mean, spec.std)`` per channel, flattened to D = C H W.
 
     Args:

@@ -9,8 +9,10 @@ the activation normalized to E phi^2 = 1 (stability condition). Everything here 
 and exact up to quadrature round-off: expectations are Gauss-Legendre sums over pieces of
 [-L, L] split at the activation's kinks (Gaussian tail beyond L = 10 below 1e-22), so ReLU-type
 activations integrate to ~1e-14 where plain Gauss-Hermite converges only algebraically. The
-truncated Hermite series (Cor. 5.7) is kept beside the exact map because the thesis's labels
-come from it (catalog mean_field_isometry.md Sec. 2, Ch. 5).
+truncated Hermite series (Cor. 5.7) is kept beside the exact map because the thesis's case
+labels come from it: Fig. 5.2(b) puts ReLU in case 2 of Thm. 5.11 (kappa'(1) < 1), true only of
+the series truncated at order 25 as in the authors' public code (ajoudaki/kernel-global); exactly,
+kappa'(1) = E phi'^2 / E phi^2 = 1 for ReLU, which is case 3 (our derivation).
 
 Entry points: ``activation(name)``, ``hermite_coefficients``, ``kernel_map(activation)`` ->
 ``KernelMap`` with callables ``kappa`` and ``dkappa``, ``analyse`` -> ``KernelSummary`` (rho*,
@@ -207,8 +209,10 @@ ACTIVATIONS: dict[str, Activation] = {
         (0.0,),
     ),
 }
-"""Thesis ch. 5 activations: leaky ReLU slope 0.01, SELU (1.6733, 1.0507), GELU = tanh
-approximation, ELU alpha = 1 (= CELU(1)), logistic sigmoid (authors' code, catalog Sec. 6.2)."""
+"""Thesis ch. 5 activations (Sec. 5.7 names tanh, ReLU, exp and GELU) and further ones; the
+settings follow the authors' public code (ajoudaki/kernel-global), which the thesis does not
+print: leaky ReLU slope 0.01, SELU (1.6733, 1.0507), GELU = tanh approximation, ELU alpha = 1
+(= CELU(1)), logistic sigmoid."""
 
 
 def hermite_activation(name: str, coefficients: Sequence[float]) -> Activation:
@@ -395,7 +399,8 @@ def closed_form_kernel(name: str, rho, derivative: int = 0) -> np.ndarray:
     (Leaky) ReLU phi = b x + c |x|, b = (1 + a) / 2, c = (1 - a) / 2:
     kappa = (b^2 rho + c^2 E|X||Y|) / (b^2 + c^2), for a = 0 the arc-cosine kernel
     (sqrt(1 - rho^2) + (pi - arccos rho) rho) / pi;
-    exp: e^{rho - 1}; sin: sinh(rho) / sinh(1); identity: rho (catalog Sec. 2 Ch. 5)."""
+    exp: e^{rho - 1}; sin: sinh(rho) / sinh(1); identity: rho (standard closed forms, not printed
+    in the thesis; our derivation from Eq. (5.3))."""
     if derivative not in (0, 1):
         raise ValueError(f"derivative must be 0 or 1, got {derivative}")
     rho = np.asarray(rho, dtype=np.float64)
@@ -451,8 +456,9 @@ def thm511_case(kappa0: float, dkappa1: float, tolerance: float) -> int:
 
 
 def thm511_rate(case: int, kappa0: float, dkappa0: float, dkappa1: float, rho_star, dkappa_star):
-    """Rate alpha of Thm. 5.11, corrected forms (catalog Sec. 2 Ch. 5):
-    case 1: 1 / (2 - kappa'(0)) (Thm. 5.8 Eq. (5.6); the printed (5.7) 1/kappa'(1) is an erratum);
+    """Rate alpha of Thm. 5.11 (Thesis Sec. 5.5), with case 1 corrected by our reading:
+    case 1: 1 / (2 - kappa'(0)) (Thm. 5.8 Eq. (5.6); the printed (5.7) 1/kappa'(1) is an erratum:
+    the proof of Thm. 5.11 itself says case 1 falls directly under Thm. 5.8);
     case 2: kappa'(1) (Eq. (5.8)); case 3: 1 - kappa(0) - kappa'(0) (Eq. (5.9));
     case 4: max{1 - kappa(0), kappa'(rho*), (1 - rho*) / (2 - kappa'(rho*))} (Eq. (5.10))."""
     if case == 1:
@@ -491,7 +497,8 @@ def convergence_bound(case: int, alpha: float, rho0, rho_star: float, layers) ->
 def printed_case1_bound(dkappa1: float, rho0, layers) -> np.ndarray:
     """|rho_l| bound of the printed Thm. 5.11 Eq. (5.7), Psi(rho_l) <= Psi(rho0) kappa'(1)^-l.
 
-    Note: an erratum (catalog Sec. 2 Ch. 5); the correct rate is Thm. 5.8's 1 / (2 - kappa'(0)).
+    Note: an erratum (our reading: the proof of Thm. 5.11 says case 1 falls directly under
+    Thm. 5.8); the correct rate is Thm. 5.8's 1 / (2 - kappa'(0)).
     """
     return convergence_bound(1, 1.0 / dkappa1, rho0, 0.0, layers)
 
@@ -579,8 +586,9 @@ FIG5_1 = {
     "case4": ((math.sqrt(0.168), 0.4, math.sqrt(0.672)), -0.9),
 }
 """Thesis Fig. 5.1's custom activations, one per case of Thm. 5.11, as normalized Hermite
-coefficients (c_0, c_1, c_2) with the plotted rho_0. Recovered from the authors' figure titles
-(monomials rounded to one decimal, catalog Sec. 3): case 1 -0.6 + 0.4x + 0.6x^2, case 2
+coefficients (c_0, c_1, c_2) with the plotted rho_0. The thesis does not give them; we recovered
+them from the plot titles of the authors' original figure files in their public code
+(ajoudaki/kernel-global; monomials rounded to one decimal): case 1 -0.6 + 0.4x + 0.6x^2, case 2
 0.4 - 0.2x + 0.4x^2, case 3 0.2 + 0.5x^2, case 4 -0.2 + 0.4x + 0.6x^2; case 4 is chosen with
 c_0^2 / c_2^2 = 1/4 so rho* = 0.25 exactly, as plotted."""
 
@@ -596,6 +604,7 @@ def fig5_1_activation(case: str) -> tuple[Activation, float]:
 
 def truncated_kernel_endpoints(c: np.ndarray) -> tuple[float, float]:
     """kappa(0) and kappa'(1) of the Hermite series c_0..c_K truncated at K and renormalized to
-    kappa(1) = 1 (Cor. 5.7), as the authors' code classifies Thm. 5.11's cases (order 25)."""
+    kappa(1) = 1 (Cor. 5.7), as the authors' public code (ajoudaki/kernel-global) classifies
+    Thm. 5.11's cases (order 25)."""
     a = c**2 / np.sum(c**2)
     return float(a[0]), float(np.sum(np.arange(len(a)) * a))

@@ -1,10 +1,11 @@
 """Initializations of the bias-free ReLU MLP of DJB21 Sec. 5 (Thesis Sec. 2.4, App. A.4-A.5).
 
-- ``xavier_init``: ``xavier_uniform_`` with gain sqrt(2) (``calculate_gain('relu')``) [code],
+- ``xavier_init``: ``xavier_uniform_`` with gain sqrt(2) (``calculate_gain('relu')``), as in the
+  authors' public code (hadidaneshmand/batchnorm21, linked in DJB21 footnote 1),
   seeded through ``sigprop.seeding``.
 - ``orthogonalizing_weight`` / ``iterative_orthogonalization``: DJB21 Eq. (6) (Thesis Eq. (2.6)),
-  in the variant of the authors' MLP code (``"code"``) or of the paper (``"paper"``), spec
-  orthogonality §1.11 and §7.9.
+  in the variant of the authors' MLP code (``"code"``, their ``improved_init``) or of the paper
+  (``"paper"``, Eq. (6) with our fix of the text after it, which calls a slice of V orthogonal).
 - ``orthogonal_weights``: the orthogonal-weights baseline of Thesis App. A.5 (i).
 - ``whitening``: the whitening remark after DJB21 Thm. 1 (M^{-1} in place of diag(M)^{-1} in BN).
 
@@ -39,7 +40,7 @@ __all__ = [
 ]
 
 XAVIER_GAIN = math.sqrt(2.0)
-"""``torch.nn.init.calculate_gain('relu')``, the gain of the authors' ``xavier_init`` [code]."""
+"""``torch.nn.init.calculate_gain('relu')``, the gain of ``xavier_init`` in the authors' code."""
 
 VARIANTS = ("code", "paper", "paper_sliced")
 """Iterative orthogonalization: the authors' MLP code (exponent -1), DJB21 Eq. (6) (-1/2) with an
@@ -94,11 +95,11 @@ def _polar(a: Tensor) -> Tensor:
 def orthogonalizing_weight(h: Tensor, variant: str = "code") -> Tensor:
     """The weight W_l of iterative orthogonalization from H_l = U Sigma V^T, DJB21 Eq. (6).
 
-    ``"code"`` (the authors' ``improved_init``, spec orthogonality §1.11): W = V' Sigma^{-1} U^T
+    ``"code"`` (``improved_init`` of the authors' public code): W = V' Sigma^{-1} U^T
     with V' the first d rows of V (``u[0:d, 0:d]`` in the code's transposed layout), so that
     W H = V' V^T up to scale. Needs n >= d (Sigma is d x d and invertible).
 
-    ``"paper"`` (Eq. (6) as printed, with the caveat of §1.11 fixed): W = Q Sigma^{-1/2} U^T, so
+    ``"paper"`` (Eq. (6) as printed, V' made orthogonal, our fix): W = Q Sigma^{-1/2} U^T, so
     W H = Q Sigma^{1/2} V^T. The paper's "orthogonal V' obtained by slicing V" is not orthogonal
     in general (a d x d slice of an n x d matrix with orthonormal columns); we take Q = the
     orthogonal polar factor of that slice (the nearest orthogonal matrix) when n >= d, and
@@ -106,7 +107,7 @@ def orthogonalizing_weight(h: Tensor, variant: str = "code") -> Tensor:
     spectrum of W H is sigma_i / sum_j sigma_j (App. E, Thesis App. A.4).
 
     ``"paper_sliced"``: Eq. (6) as printed, Q = V' the first d rows of V (not orthogonal when
-    n > d), a control showing that App. E needs an orthogonal Q (spec orthogonality §7.9).
+    n > d), our control showing that App. E needs an orthogonal Q (App. E assumes V' orthogonal).
 
     Both are scaled to ||W H||_F = 1: the code divides by ||layer(H)||_F, the paper by
     ||Sigma^{1/2}||_F, which is the same number for the paper's W.
@@ -160,11 +161,11 @@ def iterative_orthogonalization(
 ) -> nn.Sequential:
     """Iterative orthogonalization of a Sequential MLP in place, DJB21 Sec. 5.2 and Eq. (6).
 
-    The authors' ``improved_init`` [code] (spec orthogonality §1.11): forward ``batch`` layer by
-    layer; the input layer and the output layer keep their (Xavier) weights; every Linear layer
-    in between gets W_l = ``orthogonalizing_weight(H_l, variant)`` from its own input H_l (the
-    representation after the previous layers, already re-initialized), and the forward pass
-    continues with the new weight. The code uses n = 3 width samples.
+    The authors' ``improved_init`` (their public code; DJB21 does not print it): forward
+    ``batch`` layer by layer; the input layer and the output layer keep their (Xavier) weights;
+    every Linear layer in between gets W_l = ``orthogonalizing_weight(H_l, variant)`` from its
+    own input H_l (the representation after the previous layers, already re-initialized), and
+    the forward pass continues with the new weight. The code uses n = 3 width samples.
 
     Args:
         model: ``nn.Sequential`` whose hidden Linear layers are square and bias-free

@@ -1,7 +1,7 @@
 """Input batches H_0 as the seeds specify them, shape (runs, d, n) unless noted.
 
 Seed sections: Dan+20 Fig. 2 / Fig. 3a (Gaussian inputs, d = N); DJB21 Fig. 1 (a nearly collinear
-and an orthogonal pair); DJB21 Fig. 2 (a nearly rank-one diagonal start, [code]).
+and an orthogonal pair); DJB21 Fig. 2 (a nearly rank-one diagonal start, authors' code).
 """
 
 from __future__ import annotations
@@ -41,7 +41,7 @@ def gaussian_inputs(
 def near_rank_one(
     d: int, n: int, small: float = 1e-6, dtype: torch.dtype = torch.float64, device="cpu"
 ) -> Tensor:
-    """DJB21 Fig. 2 start [code]: H_0 = 0 except H_0[i, i] = small (i < n), H_0[0, 0] = 1.
+    """DJB21 Fig. 2 start (authors' code): H_0 = 0 except H_0[i, i] = small (i < n), H_0[0, 0] = 1.
 
     Thesis Fig. 2.2 caption: "a diagonal H_0 with one relatively large diagonal value", so that
     V(H_0) is close to its maximum sqrt((n - 1) / n). Requires d >= n. Shape (d, n).
@@ -56,7 +56,7 @@ def near_rank_one(
 
 
 def near_collinear_pair(d: int, epsilon: float, dtype=torch.float64, device="cpu") -> Tensor:
-    """DJB21 Fig. 1 BN input [code]: h_1 = e_1, h_2 = (1 - eps) e_1 + eps e_2. Shape (d, 2)."""
+    """DJB21 Fig. 1 BN input (authors' code): h_1 = e_1, h_2 = (1 - eps) e_1 + eps e_2, (d, 2)."""
     _check_shape(d, 2)
     if d < 2:
         raise ValueError(f"near_collinear_pair needs d >= 2, got {d}")
@@ -67,7 +67,7 @@ def near_collinear_pair(d: int, epsilon: float, dtype=torch.float64, device="cpu
 
 
 def orthogonal_pair(d: int, dtype=torch.float64, device="cpu") -> Tensor:
-    """DJB21 Fig. 1 vanilla input [code]: h_1 = e_1, h_2 = e_2 (cosine 0). Shape (d, 2)."""
+    """DJB21 Fig. 1 vanilla input (authors' code): h_1 = e_1, h_2 = e_2 (cosine 0), (d, 2)."""
     _check_shape(d, 2)
     if d < 2:
         raise ValueError(f"orthogonal_pair needs d >= 2, got {d}")

@@ -61,8 +61,8 @@ def isometry_gap(m: Tensor, rtol: float | None = None) -> Tensor:
     Returns:
         shape (...), m's dtype and device.
     Note:
-        The thesis's Lemma 4.2 says I = 1 iff M = I_n; by scale invariance it is iff M = c I_n
-        (spec mean_field_isometry §2, Lemma 4.2).
+        The thesis's Lemma 4.2 says I = 1 iff M = I_n; by the lemma's own scale invariance
+        (property 1) it is iff M = c I_n (our reading).
     """
     if m.dim() < 2 or m.shape[-1] != m.shape[-2] or m.shape[-1] < 1:
         raise ValueError(f"m must be a batch of square matrices (..., n, n), got {tuple(m.shape)}")
@@ -109,7 +109,9 @@ def am_over_gm(v: Tensor) -> Tensor:
     """Arithmetic over geometric mean of positive values, mean(v) / exp(mean(log v)) >= 1.
 
     The exact form of Thesis Thm. 4.3: I(G~) / I(G) = AM(a^2) / GM(a^2)
-    = (1 + var(a) / abar^2) (AM(a) / GM(a))^2 (spec mean_field_isometry §2, Thm. 4.3).
+    = (1 + var(a) / abar^2) (AM(a) / GM(a))^2 (our derivation from the proof of Thm. 4.3:
+    Eq. (4.5) is AM(a^2) / GM(a^2), and the step from Eq. (4.6) to (4.7) drops the factor
+    (AM(a) / GM(a))^2 >= 1).
 
     Args:
         v: shape (..., n), positive.

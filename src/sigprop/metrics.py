@@ -58,8 +58,8 @@ def numerical_rank(h: Tensor, rtol_per_dim: float = RANK_RTOL_PER_DIM) -> Tensor
     """Numerical rank: #{i : sigma_i(H) > sigma_max(H) * max(d, n) * 1e-7}, Dan+20 footnote 2.
 
     The seed describes ``torch.matrix_rank``, whose rule is sigma_max * d * 1e-7; we fix the
-    1e-7 rather than use the dtype's epsilon so float32 and float64 runs count alike (spec
-    rank_collapse §1.6). For d = n this is exactly the footnote's rule.
+    1e-7 rather than use the dtype's epsilon so float32 and float64 runs count alike (our
+    choice). For d = n this is exactly the footnote's rule.
 
     Args:
         h: shape (..., d, n).
@@ -199,7 +199,7 @@ def rank_gap(h: Tensor) -> Tensor:
     rank_gap(H)^2 = sum_{i <= k} (p_i - 1/k)^2: the gap of App. E's algebra (DJB21 Eq. (18),
     Thesis Eq. (A.20)), restricted to the k nonzero singular values. Equals ``orthogonality_gap``
     when n <= d; when n > d it discounts the rank floor sqrt((n - d) / (n d)) that Eq. (2) cannot
-    go below (spec orthogonality §1.5, §2 "App. E claim"). Zero iff the k nonzero singular
+    go below when rank H <= d < n (our derivation). Zero iff the k nonzero singular
     values are equal.
 
     Args:

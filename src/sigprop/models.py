@@ -1,9 +1,11 @@
 """Networks of the seeds' real-data experiments, built from torch's own layers.
 
-DJB21 App. F, Fig. 5 (spec orthogonality §3 "Fig. 5", [code]): a ReLU MLP and a ReLU ConvNet
-whose blocks are ``ReLU -> Linear/Conv2d (bias=False) -> BatchNorm1d/2d or Identity``, the ReLU
-first, even on the raw input. BN is torch's own, in training mode at initialization (centred,
-biased variance, eps 1e-5, weight 1, bias 0): not the uncentred BN of DJB21 Eq. (1).
+DJB21 App. F, Fig. 5, as built by the authors' public code (hadidaneshmand/batchnorm21, linked in
+DJB21 footnote 1; the caption gives only batch size, depth, width and kernel size): a ReLU MLP
+and a ReLU ConvNet whose blocks are ``ReLU -> Linear/Conv2d (bias=False) -> BatchNorm1d/2d or
+Identity``, the ReLU first, even on the raw input. BN is torch's own, in training mode at
+initialization (centred, biased variance, eps 1e-5, weight 1, bias 0): not the uncentred BN of
+DJB21 Eq. (1).
 
 Initialization is ``xavier_normal_`` with the authors' gains (sqrt 2 = ``calculate_gain("relu")``
 for the MLP, 1 = ``calculate_gain("conv2d")`` for the ConvNet), drawn on the CPU from a
@@ -217,8 +219,8 @@ def build(
 def features_by_samples(h: Tensor) -> Tensor:
     """A batch (n, ...) as the d x n matrix of sigprop's metrics: per-sample flattened features.
 
-    DJB21 Fig. 5 [code] flattens each sample's features (channels x pixels for the ConvNet);
-    ``metrics.orthogonality_gap(features_by_samples(h))`` is the code's gap.
+    The authors' code for DJB21 Fig. 5 flattens each sample's features (channels x pixels for
+    the ConvNet); ``metrics.orthogonality_gap(features_by_samples(h))`` is the code's gap.
     """
     return h.flatten(start_dim=1).mT
 

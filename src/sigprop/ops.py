@@ -66,7 +66,8 @@ def bn_unit(h: Tensor) -> Tensor:
 
     Each row (neuron) is divided by its Euclidean norm over the batch, so every row has unit
     norm: no mean reduction, no 1/n factor, no epsilon. Equals ``bn_rms(h) / sqrt(n)``; the
-    "theory BN" with factor 1 of the Thesis ch. 6 experiments (spec gradients §1.2).
+    "theory BN" with factor 1 of the authors' public code for Thesis ch. 6
+    (alexandrumeterez/bngrad); the text after Eq. (6.4) notes the omitted mean and 1/n.
 
     Args:
         h: shape (..., d, n).
@@ -138,7 +139,7 @@ def ln_centered(h: Tensor) -> Tensor:
     ``ln_rms`` (PyTorch ``LayerNorm`` at initialization with epsilon = 0).
 
     Thesis Cor. 4.4 treats LN as the scaling ``ln_rms``; the centering is a projection that can
-    lower the isometry (spec mean_field_isometry §2, Cor. 4.4).
+    lower the isometry (our finding, not in the thesis; Thm. 4.3 covers only the rescaling).
 
     Args:
         h: shape (..., d, n); no column may be constant.
@@ -151,7 +152,8 @@ def _identity(h: Tensor) -> Tensor:
 
 
 def tanh_plus_one(h: Tensor) -> Tensor:
-    """tanh(h) + 1: what the DJB21 Fig. 6 code calls "sigmoid" (spec orthogonality §7.14)."""
+    """tanh(h) + 1: what the authors' public code for DJB21 Fig. 6 calls "sigmoid" (App. F names
+    sigmoid among Fig. 6's activations; the code's definition is tanh + 1)."""
     return torch.tanh(h) + 1.0
 
 

@@ -1,7 +1,8 @@
 """One figure style for every family: seaborn, mean with 95% CI bands, deterministic files.
 
 PDF and PNG are written without timestamps or producer strings, so rerunning a figure rule on the
-same inputs gives byte-identical files (spec snakemake_ecosystem §1, figure determinism).
+same inputs gives byte-identical files (our reproducibility requirement, tested in
+tests/test_plotting.py).
 """
 
 from __future__ import annotations
@@ -71,7 +72,8 @@ def mean_ci(
     """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
 
     ``table`` holds one row per (x, hue, run); the band is the confidence interval of the mean
-    over the runs (spec README: mean and 95% CI over independent runs), or with ``band="sd"``
+    over the runs (the seeds' usual band, e.g. DJB21 Fig. 3 and Thesis Fig. 6.3: mean and 95%
+    confidence interval over independent runs), or with ``band="sd"``
     one standard deviation.
     """
     summary = run_summary(table, x, y, [hue] if hue else None, band)
