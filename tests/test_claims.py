@@ -17,12 +17,41 @@ from sigprop import claims
         (5.0, ">=", 5.66, 0.0, False),
         (-0.503, "within", -0.5, 0.005, True),
         (-0.51, "within", -0.5, 0.005, False),
-        (math.nan, ">=", 0.0, 1.0, False),
     ],
 )
 def test_verdict_follows_the_numbers(measured, relation, bound, tol, passed):
     c = claims.evaluate("f.x.y", "s", "src", measured, relation, bound, tol)
     assert c.passed is passed
+    assert c.verdict == ("pass" if passed else "fail")
+
+
+@pytest.mark.parametrize(
+    "measured, bound, tol, why",
+    [
+        (math.nan, 0.0, 1.0, "measured value is nan"),
+        (math.inf, 0.0, 0.0, "measured value is inf"),
+        (1.0, math.inf, 0.0, "bound is inf"),
+        (1.0, 0.0, math.nan, "tolerance is nan"),
+        (-math.inf, -math.inf, 0.0, "measured value is -inf, the bound is -inf"),
+    ],
+)
+def test_non_finite_numbers_are_invalid_never_pass_or_fail(measured, bound, tol, why):
+    """An overflow or an empty average is neither a pass nor a fail (issue 12, item 3)."""
+    for relation in claims.RELATIONS:
+        c = claims.evaluate("f.x.y", "s", "src", measured, relation, bound, tol, note="n")
+        assert c.passed is None and c.verdict == "invalid"
+        assert why in c.note and c.note.endswith("; n")
+
+
+def test_invalid_claims_are_counted_in_the_ledger(tmp_path):
+    ok = claims.evaluate("fam.fig.a", "A", "src", 1.0, "<=", 2.0)
+    bad = claims.evaluate("fam.fig.b", "B", "src", math.nan, ">=", 0.05)
+    claims.write(tmp_path / "x.json", [ok, bad], scale="quick")
+    table = claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
+    assert table["verdict"].tolist() == ["pass", "invalid"]
+    assert "2 claims: 1 hold, 0 fail, 1 invalid" in (tmp_path / "c.md").read_text()
+    assert "**INVALID**" in (tmp_path / "c.md").read_text()
+    assert "INVALID fam.fig.b" in claims.summarize(claims.read(tmp_path / "x.json"))
 
 
 def test_bad_relation_and_tolerance_are_rejected():
@@ -41,7 +70,8 @@ def test_ledger_roundtrip_and_markdown(tmp_path):
     assert table["passed"].tolist() == [True, False]
     assert set(table["figure"]) == {"figures/fam/fig.pdf"}
     text = (tmp_path / "c.md").read_text()
-    assert "1 of 2 claims hold" in text and "**FAIL**" in text
+    assert "2 claims: 1 hold, 1 fail." in text and "**FAIL**" in text
+    assert table["verdict"].tolist() == ["pass", "fail"]
 
 
 def test_ledger_rejects_duplicate_ids(tmp_path):

@@ -1,9 +1,13 @@
 """Verdict records: what a seed claims, what we measured, and whether the claim holds.
 
-A ``Claim`` is evaluated, never asserted: its ``passed`` field is computed from the measured
+A ``Claim`` is evaluated, never asserted: its ``verdict`` is computed from the measured
 value, the prediction or bound, the relation and the tolerance, so a verdict cannot be set by
-hand. Check rules write one JSON file per checked item holding a list of claims; ``rule all``
+hand. Judge rules write one JSON file per checked item holding a list of claims; ``rule all``
 collects them into ``results/claims.csv`` and a readable ``results/claims.md``.
+
+Verdicts: ``pass``, ``fail``, and ``invalid`` when the measured value, the bound or the tolerance
+is not a finite number (NaN, inf: an overflow, an empty average): such a claim is neither a pass
+nor a fail, its ``passed`` is None and its note says why.
 
 Relations:
     "<="      passed iff measured <= bound + tolerance
@@ -31,6 +35,8 @@ __all__ = [
     "ledger",
     "read",
     "summarize",
+    "verdict_counts",
+    "verdict_of",
     "verdict_caption",
     "write",
     "write_ledger",
@@ -38,8 +44,11 @@ __all__ = [
 
 RELATIONS = ("<=", ">=", "within")
 
+VERDICTS = ("pass", "fail", "invalid")
+
 COLUMNS = [
     "id",
+    "verdict",
     "passed",
     "measured",
     "measured_se",
@@ -64,7 +73,8 @@ class Claim:
         source: its place in the seed, e.g. ``DJB21 Fig. 2b; Thesis Fig. 2.2b``.
         measured, measured_se: the number and its standard error over runs (NaN if none).
         relation, bound, tolerance: see the module docstring.
-        passed: the verdict.
+        passed: True (pass), False (fail) or None (invalid: a number was not finite).
+        verdict: ``pass``, ``fail`` or ``invalid``.
         figure: the figure file whose plotted numbers it was computed from (or "").
         scale: the config scale (``quick`` or ``paper``).
         note: choices and errata that matter for reading the verdict.
@@ -77,19 +87,36 @@ class Claim:
     relation: str
     bound: float
     tolerance: float
-    passed: bool
+    passed: bool | None
     measured_se: float = math.nan
     figure: str = ""
     scale: str = ""
     note: str = ""
     details: dict = field(default_factory=dict)
 
+    @property
+    def verdict(self) -> str:
+        return verdict_of(self.passed)
 
-def _holds(measured: float, relation: str, bound: float, tolerance: float) -> bool:
+
+def verdict_of(passed: bool | None) -> str:
+    """``pass``, ``fail`` or ``invalid`` (``passed`` is None)."""
+    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
+        return "invalid"
+    return "pass" if passed else "fail"
+
+
+def _not_finite(measured: float, bound: float, tolerance: float) -> str:
+    """Why a claim is invalid ('' when its numbers are finite)."""
+    named = {"measured value": measured, "bound": bound, "tolerance": tolerance}
+    return ", ".join(f"the {k} is {v}" for k, v in named.items() if not math.isfinite(v))
+
+
+def _holds(measured: float, relation: str, bound: float, tolerance: float) -> bool | None:
     if relation not in RELATIONS:
         raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
-    if not math.isfinite(measured):
-        return False
+    if _not_finite(measured, bound, tolerance):
+        return None
     if relation == "<=":
         return measured <= bound + tolerance
     if relation == ">=":
@@ -108,7 +135,10 @@ def evaluate(
     measured_se: float = math.nan,
     **context,
 ) -> Claim:
-    """Build a ``Claim`` whose verdict is computed from the numbers. NaN measured fails.
+    """Build a ``Claim`` whose verdict is computed from the numbers.
+
+    A non-finite measured value, bound or tolerance gives the verdict ``invalid`` (``passed``
+    None), with the reason prepended to the note.
 
     Raises:
         ValueError: for an unknown relation or a negative tolerance.
@@ -116,6 +146,9 @@ def evaluate(
     if tolerance < 0:
         raise ValueError(f"tolerance must be >= 0, got {tolerance}")
     passed = _holds(float(measured), relation, float(bound), float(tolerance))
+    if passed is None:
+        reason = f"INVALID: {_not_finite(float(measured), float(bound), float(tolerance))}"
+        context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
     return Claim(
         id=id,
         statement=statement,
@@ -135,6 +168,7 @@ def write(path: str | os.PathLike, claims: Sequence[Claim], **context) -> None:
     records = []
     for c in claims:
         record = asdict(c)
+        record["verdict"] = c.verdict
         for key, value in context.items():
             if not record.get(key):
                 record[key] = value
@@ -151,6 +185,8 @@ def read(path: str | os.PathLike) -> list[dict]:
 def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     """All claims of the given files as one table, sorted by id, one row per claim."""
     rows = [record for p in paths for record in read(p)]
+    for row in rows:
+        row["verdict"] = verdict_of(row["passed"])
     table = pd.DataFrame(rows, columns=COLUMNS + ["details"])[COLUMNS]
     if table["id"].duplicated().any():
         raise ValueError(
@@ -159,12 +195,23 @@ def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
     return table.sort_values("id", ignore_index=True)
 
 
+def verdict_counts(verdicts: Iterable[str]) -> str:
+    """``"420 hold, 27 fail, 1 invalid"`` (invalid only when there are any)."""
+    verdicts = list(verdicts)
+    text = f"{verdicts.count('pass')} hold, {verdicts.count('fail')} fail"
+    invalid = verdicts.count("invalid")
+    return text + (f", {invalid} invalid" if invalid else "")
+
+
+_LABEL = {"pass": "PASS", "fail": "**FAIL**", "invalid": "**INVALID**"}
+
+
 def _markdown(table: pd.DataFrame) -> str:
-    n_pass = int(table["passed"].sum())
     lines = [
         "# sigprop claims ledger",
         "",
-        f"{n_pass} of {len(table)} claims hold. Scale: {', '.join(sorted(set(table['scale'])))}.",
+        f"{len(table)} claims: {verdict_counts(table['verdict'])}. "
+        f"Scale: {', '.join(sorted(set(table['scale'])))}.",
         "",
         "| verdict | id | measured | relation | bound | tol. | statement |",
         "|---|---|---|---|---|---|---|",
@@ -172,7 +219,7 @@ def _markdown(table: pd.DataFrame) -> str:
     for r in table.itertuples():
         se = f" ± {r.measured_se:.2g}" if math.isfinite(r.measured_se) else ""
         lines.append(
-            f"| {'PASS' if r.passed else '**FAIL**'} | `{r.id}` | {r.measured:.4g}{se} | "
+            f"| {_LABEL[r.verdict]} | `{r.id}` | {r.measured:.4g}{se} | "
             f"{r.relation} | {r.bound:.4g} | {r.tolerance:.3g} | {r.statement} ({r.source}) |"
         )
     return "\n".join(lines) + "\n"
@@ -193,7 +240,7 @@ def write_ledger(
 def summarize(records: Iterable[Mapping]) -> str:
     """One line per claim, for rule logs: ``PASS id: measured rel bound``."""
     return "\n".join(
-        f"{'PASS' if r['passed'] else 'FAIL'} {r['id']}: {r['measured']:.4g} {r['relation']} "
+        f"{verdict_of(r['passed']).upper()} {r['id']}: {r['measured']:.4g} {r['relation']} "
         f"{r['bound']:.4g} (tol {r['tolerance']:.3g})"
         for r in records
     )
@@ -216,7 +263,7 @@ def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
         se = f" +- {r['measured_se']:.2g}" if math.isfinite(r["measured_se"]) else ""
         tol = f", tolerance {r['tolerance']:.3g}" if r["tolerance"] else ""
         lines.append(
-            f"- {'PASS' if r['passed'] else '**FAIL**'} ``{r['id']}``: measured "
+            f"- {_LABEL[verdict_of(r['passed'])]} ``{r['id']}``: measured "
             f"{r['measured']:.4g}{se} {r['relation']} {r['bound']:.4g}{tol}. "
             f"{_rst_text(r['statement'])}"
             f" ({r['source']}, {r['scale']} scale)"

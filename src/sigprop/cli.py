@@ -21,13 +21,14 @@ from pathlib import Path
 
 import yaml
 
+from .claims import verdict_counts, verdict_of
 from .papers import load_registry
 from .registry import Item, Registry, resolve
 
 __all__ = ["compare_golden", "item_files", "main", "parse_target"]
 
 GOLDEN = Path(".test/golden/quick_claims.csv")
-GOLDEN_COLUMNS = ["id", "passed", "measured"]
+GOLDEN_COLUMNS = ["id", "verdict", "measured"]
 
 
 def item_files(family: str, item: Item) -> list[str]:
@@ -81,8 +82,7 @@ def _claims(path: Path) -> list[dict]:
 def _verdicts(records: list[dict]) -> str:
     if not records:
         return "not run"
-    held = sum(bool(r["passed"]) for r in records)
-    return f"{held}/{len(records)} hold"
+    return verdict_counts(verdict_of(r["passed"]) for r in records)
 
 
 def _sha256(path: Path) -> str:
@@ -167,7 +167,7 @@ def cmd_show(registry: Registry, args) -> int:
     if item.kind != "simulation":
         print(f"claims: {_verdicts(records)}")
     for r in records:
-        verdict = "PASS" if r["passed"] else "FAIL"
+        verdict = verdict_of(r["passed"]).upper()
         print(
             f"  {verdict} {r['id']}: {r['measured']:.4g} {r['relation']} {r['bound']:.4g}"
             f" (tol {r['tolerance']:.3g})"
@@ -189,8 +189,8 @@ def compare_golden(ledger, golden, rtol: float = 1e-9) -> list[str]:
         problems.append(f"new claim {claim} (not in the golden file)")
     for claim in sorted(set(now.index) & set(then.index)):
         a, b = now.loc[claim], then.loc[claim]
-        if bool(a["passed"]) != bool(b["passed"]):
-            problems.append(f"{claim}: verdict {bool(b['passed'])} -> {bool(a['passed'])}")
+        if a["verdict"] != b["verdict"]:
+            problems.append(f"{claim}: verdict {b['verdict']} -> {a['verdict']}")
         x, y = float(a["measured"]), float(b["measured"])
         same = (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=rtol, abs_tol=0)
         if not same:

@@ -1,8 +1,8 @@
 """Collect every claims file into results/claims.csv and results/claims.md."""
 
-from sigprop.claims import write_ledger
+from sigprop.claims import verdict_counts, write_ledger
 from sigprop.workflow import log_to_file
 
 log = log_to_file(snakemake.log[0])
 table = write_ledger(snakemake.input, snakemake.output.csv, snakemake.output.md)
-log.info("%d of %d claims hold", table["passed"].sum(), len(table))
+log.info("%d claims: %s", len(table), verdict_counts(table["verdict"]))
