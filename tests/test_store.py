@@ -63,3 +63,76 @@ def test_atomic_files_get_ordinary_permissions(tmp_path):
 def test_write_json_is_sorted_and_complete(tmp_path):
     store.write_json(tmp_path / "a.json", {"b": 1, "a": torch.tensor([1.0])})
     assert json.loads((tmp_path / "a.json").read_text()) == {"a": [1.0], "b": 1}
+
+
+def saved(tmp_path, name="sim.pt", result=None, **kw):
+    path = tmp_path / name
+    meta = store.provenance({"n_runs": 3}, {"experiment_id": "t"}, "cpu", 0.5)
+    store.save(path, result or labelled(), meta, **kw)
+    return path
+
+
+def test_identical_results_have_identical_bytes_and_the_sidecar_holds_their_sha256(tmp_path):
+    """No temporary file name (nor time) inside the .pt: a checksum means something (issue 12)."""
+    a, b = saved(tmp_path, "a.pt"), saved(tmp_path, "b.pt")
+    assert a.read_bytes() == b.read_bytes()
+    assert store.load_metadata(a)["sha256"] == store.sha256_bytes(a.read_bytes())
+
+
+@pytest.mark.parametrize("damage", ["truncate", "scale", "nan", "swap"])
+def test_a_damaged_result_is_refused_with_the_rebuild_command(tmp_path, damage):
+    path = saved(tmp_path)
+    if damage == "truncate":
+        path.write_bytes(path.read_bytes()[:100])
+    elif damage in ("scale", "nan"):
+        payload = torch.load(path, weights_only=True)
+        payload["values"]["gap"][0, 0] = 10.0 if damage == "scale" else float("nan")
+        torch.save(payload, path)
+    else:
+        other = labelled()
+        other.values["gap"] = other.values["gap"] * 2
+        path.write_bytes(saved(tmp_path, "other.pt", other).read_bytes())
+    with pytest.raises(store.StaleResultError, match=f"snakemake -f {path}"):
+        store.load_frame(path)
+
+
+@pytest.mark.parametrize(
+    "edit", [("config", {"n_runs": 30}), ("git_revision", "0123abcd"), ("device", "cuda")]
+)
+def test_an_edited_sidecar_is_refused(tmp_path, edit):
+    path = saved(tmp_path)
+    meta = store.load_metadata(path)
+    meta[edit[0]] = edit[1]
+    store.sidecar(path).write_text(json.dumps(meta))
+    with pytest.raises(store.StaleResultError, match=f"edited.*{edit[0]}"):
+        store.load(path)
+
+
+def test_a_missing_sidecar_is_refused(tmp_path):
+    path = saved(tmp_path)
+    store.sidecar(path).unlink()
+    with pytest.raises(store.StaleResultError, match="missing"):
+        store.load(path)
+
+
+def test_non_finite_values_are_refused_unless_declared(tmp_path):
+    result = labelled()
+    result.values["gap"][1, 2] = float("inf")
+    result.values["gap"][0, 0] = float("nan")
+    with pytest.raises(store.NonFiniteError, match="'nan': 1, 'inf': 1"):
+        saved(tmp_path, result=result)
+    assert not (tmp_path / "sim.pt").exists()
+    path = saved(tmp_path, result=result, nonfinite=("gap",))
+    assert store.load_metadata(path)["nonfinite"] == {"gap": {"nan": 1, "inf": 1}}
+    assert store.load_frame(path)["gap"].isna().sum() == 1
+
+
+def test_a_measured_table_is_checked_against_its_sidecar(tmp_path):
+    import pandas as pd
+
+    path = tmp_path / "t.csv"
+    store.write_table(path, pd.DataFrame({"x": [1.0, 2.0]}), {"config": {}})
+    store.verify_table(path)
+    path.write_text(path.read_text().replace("2.0", "3.0"))
+    with pytest.raises(store.StaleResultError, match="sha256"):
+        store.verify_table(path)

@@ -54,6 +54,8 @@ class Simulation:
         run: the function (in the family package); its keyword arguments are the config slice.
         setup: config references for its arguments; default: the slice ``<family>/<name>``.
         datasets: datasets it reads (``sigprop.data`` names); empty for synthetic inputs.
+        nonfinite: value names that may hold NaN or inf by design (e.g. "never crossed"); the
+            store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
     """
 
@@ -62,6 +64,7 @@ class Simulation:
     run: Callable[..., Any]
     setup: ConfigRefs | None = None
     datasets: tuple[str, ...] = ()
+    nonfinite: tuple[str, ...] = ()
     mem_mb: int = 2000
     runtime: int = 30
 

@@ -7,13 +7,23 @@ A result file ``results/<family>/<sim>.pt`` holds a small labelled array set:
      "values": {"gap": Tensor of shape (len(width), len(run), len(layer)), ...}}
 
 and ``<sim>.json`` beside it records what produced it: the config slice, the seeds' address,
-package versions, device, git revision, wall time. Files are written to a temporary name in the
-same folder and renamed, so an interrupted job never leaves a truncated result.
+package versions, device, git revision, wall time, and the sha256 of the ``.pt`` bytes. Files are
+written to a temporary name in the same folder and renamed, so an interrupted job never leaves a
+truncated result.
+
+Trust: the ``.pt`` bytes are reproducible (serialized in memory, so no temporary file name is
+embedded) and also hold the provenance that defines the result (config, seeds, versions, device,
+git revision). ``load`` checks the bytes against the sidecar's sha256 and the sidecar against that
+embedded copy, and a mismatch (a truncated, altered or swapped file, an edited sidecar) raises
+``StaleResultError`` naming the command that rebuilds the file. Non-finite values are refused
+unless the simulation declares them (``save(..., nonfinite=...)``).
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import io
 import json
 import os
 import platform
@@ -32,6 +42,11 @@ import torch
 
 __all__ = [
     "Labelled",
+    "NonFiniteError",
+    "StaleResultError",
+    "sha256_bytes",
+    "verify_table",
+    "write_table",
     "atomic_path",
     "git_revision",
     "load",
@@ -109,30 +124,140 @@ def sidecar(path: str | os.PathLike) -> Path:
     return Path(path).with_suffix(".json")
 
 
-def save(path: str | os.PathLike, result: Labelled, meta: Mapping) -> None:
+class StaleResultError(RuntimeError):
+    """A cached result does not match its provenance sidecar; the message names the rebuild."""
+
+
+class NonFiniteError(ValueError):
+    """A result holds NaN or inf values that its item did not declare."""
+
+
+DEFINING = ("config", "seeds", "experiment", "measure", "device", "versions", "git_revision")
+"""Sidecar keys that define a result; a copy lives inside the ``.pt`` and must match."""
+
+
+def _rebuild_hint(path: str | os.PathLike) -> str:
+    return f"rebuild it with: snakemake -f {path}"
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _nonfinite_counts(values: Mapping[str, torch.Tensor]) -> dict[str, dict[str, int]]:
+    counts = {}
+    for name, t in values.items():
+        if t.is_floating_point() or t.is_complex():
+            nan, inf = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
+            if nan or inf:
+                counts[name] = {"nan": nan, "inf": inf}
+    return counts
+
+
+def _json_roundtrip(obj):
+    return json.loads(json.dumps(obj, sort_keys=True, default=_jsonable))
+
+
+def save(
+    path: str | os.PathLike,
+    result: Labelled,
+    meta: Mapping,
+    nonfinite: tuple[str, ...] = (),
+) -> None:
     """Save labelled tensors and their provenance sidecar, both atomically.
+
+    Args:
+        nonfinite: value names that may hold NaN or inf (declared by the simulation item, e.g.
+            "never crossed" as NaN); their counts go into the sidecar.
 
     Raises:
         ValueError: if a tensor's shape does not match the coordinates' lengths.
+        NonFiniteError: if an undeclared value holds NaN or inf.
     """
     dims, coords, values = result.dims, result.coords, result.values
     shape = tuple(len(coords[d]) for d in dims)
     for name, t in values.items():
         if tuple(t.shape) != shape:
             raise ValueError(f"{name}: shape {tuple(t.shape)} does not match dims {dims} {shape}")
+    counts = _nonfinite_counts(values)
+    undeclared = {k: v for k, v in counts.items() if k not in nonfinite}
+    if undeclared:
+        raise NonFiniteError(
+            f"{path}: non-finite values {undeclared} (an overflow, a division by zero, a config "
+            "outside the method's range?); nothing was written. If they are expected, declare "
+            "them in the simulation item's `nonfinite`."
+        )
+    meta = dict(meta)
+    defining = _json_roundtrip({k: meta[k] for k in DEFINING if k in meta})
     payload = {
         "dims": list(dims),
         "coords": {d: list(coords[d]) for d in dims},
         "values": {k: v.detach().cpu() for k, v in values.items()},
+        "provenance": defining,
     }
+    buffer = io.BytesIO()
+    torch.save(payload, buffer)
+    data = buffer.getvalue()
     with atomic_path(path) as tmp:
-        torch.save(payload, tmp)
-    write_json(sidecar(path), dict(meta))
+        tmp.write_bytes(data)
+    meta.update(sha256=sha256_bytes(data), nonfinite=counts)
+    write_json(sidecar(path), meta)
+
+
+def _check_sidecar(path: Path, data: bytes) -> dict:
+    meta_path = sidecar(path)
+    try:
+        meta = json.loads(meta_path.read_text())
+    except (OSError, ValueError) as error:
+        raise StaleResultError(
+            f"{path}: its provenance sidecar {meta_path} is missing or unreadable ({error}); "
+            + _rebuild_hint(path)
+        ) from None
+    if meta.get("sha256") != sha256_bytes(data):
+        raise StaleResultError(
+            f"{path}: the file does not match the sha256 recorded in {meta_path} (truncated, "
+            "altered or replaced after it was written); " + _rebuild_hint(path)
+        )
+    return meta
 
 
 def load(path: str | os.PathLike) -> dict:
-    """Load a result saved by ``save`` (tensors on the CPU)."""
-    return torch.load(path, map_location="cpu", weights_only=True)
+    """Load a result saved by ``save`` (tensors on the CPU), after checking its provenance.
+
+    Raises:
+        StaleResultError: the file does not match its sidecar's sha256, cannot be read, or the
+            sidecar's defining fields (config, seeds, versions, device, git revision) differ from
+            the copy inside the file; the message names the command that rebuilds it.
+    """
+    path = Path(path)
+    data = path.read_bytes()
+    meta = _check_sidecar(path, data)
+    try:
+        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    except Exception as error:  # noqa: BLE001 - any unreadable archive means the same thing
+        raise StaleResultError(f"{path}: unreadable ({error}); " + _rebuild_hint(path)) from None
+    embedded = payload.get("provenance", {})
+    edited = sorted(k for k in embedded if _json_roundtrip(meta.get(k)) != embedded[k])
+    if edited:
+        raise StaleResultError(
+            f"{path}: its sidecar {sidecar(path)} was edited after the result was written "
+            f"(fields {edited} differ from the copy inside the file); " + _rebuild_hint(path)
+        )
+    return payload
+
+
+def write_table(path: str | os.PathLike, table: pd.DataFrame, meta: Mapping) -> None:
+    """Write a measured table as CSV and its sidecar (``.json``, with the CSV's sha256)."""
+    data = table.to_csv(index=False).encode()
+    with atomic_path(path) as tmp:
+        tmp.write_bytes(data)
+    write_json(sidecar(path), {**meta, "sha256": sha256_bytes(data)})
+
+
+def verify_table(path: str | os.PathLike) -> None:
+    """Check a measured table against its sidecar's sha256 (``StaleResultError`` if not)."""
+    path = Path(path)
+    _check_sidecar(path, path.read_bytes())
 
 
 def load_metadata(path: str | os.PathLike) -> dict:

@@ -76,7 +76,12 @@ def _timed_call(function, arguments: dict, device: str, threads: int):
 
 
 def run_simulation(
-    experiment, setup: dict, device: str, tensor_path: str, threads: int = 1
+    experiment,
+    setup: dict,
+    device: str,
+    tensor_path: str,
+    threads: int = 1,
+    nonfinite: tuple[str, ...] = (),
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
 
@@ -86,11 +91,12 @@ def run_simulation(
         device: ``auto``, ``cpu`` or ``cuda``.
         tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
+        nonfinite: value names that may hold NaN or inf (the item's declaration).
     """
     result, resolved, wall = _timed_call(experiment, setup, device, threads)
     name = experiment if isinstance(experiment, str) else _qualified_name(experiment)
     meta = store.provenance(dict(setup), result.seeds, resolved, wall, experiment=name)
-    store.save(tensor_path, result, meta)
+    store.save(tensor_path, result, meta, nonfinite=nonfinite)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
 
 
@@ -159,16 +165,16 @@ def run_measure(measure, setup: dict, device: str, table_path: str, threads: int
     table, resolved, wall = _timed_call(measure, setup, device, threads)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{_qualified_name(measure)} must return a pandas.DataFrame")
-    with store.atomic_path(table_path) as tmp:
-        table.to_csv(tmp, index=False)
     meta = store.provenance(dict(setup), {}, resolved, wall, measure=_qualified_name(measure))
-    store.write_json(store.sidecar(table_path), meta)
+    store.write_table(table_path, table, meta)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", table_path, wall)
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
+def read_table(path: str | os.PathLike, measured: bool = False) -> pd.DataFrame:
     """A CSV written by a figure, table or measurement (pandas >= 3 reads floats back bit for
-    bit)."""
+    bit); a theorem's ``measured`` table is first checked against the sha256 of its sidecar."""
+    if measured:
+        store.verify_table(path)
     return pd.read_csv(path)
 
 
@@ -181,9 +187,13 @@ def run_judge(
     scale: str,
     description: str,
     caption_path: str,
+    measured: bool = False,
 ) -> None:
-    """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption."""
-    verdicts = judge(read_table(table_path), **arguments)
+    """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption.
+
+    ``measured``: the CSV is a theorem's measured table, checked against its sidecar first.
+    """
+    verdicts = judge(read_table(table_path, measured), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
     with store.atomic_path(caption_path) as tmp:
         tmp.write_text(claims.verdict_caption(description, claims.read(claims_path)))

@@ -4,9 +4,9 @@ from sigprop.papers import load_registry
 from sigprop.workflow import log_to_file, run_judge
 
 log_to_file(snakemake.log[0])
-family, name = snakemake.wildcards.family, snakemake.wildcards.item
+item = load_registry().judged_item(snakemake.wildcards.family, snakemake.wildcards.item)
 run_judge(
-    load_registry().judge_of(family, name),
+    item.judge,
     snakemake.input.table,
     dict(snakemake.params.arguments),
     snakemake.output.claims,
@@ -14,4 +14,5 @@ run_judge(
     scale=snakemake.params.scale,
     description=snakemake.params.description,
     caption_path=snakemake.output.caption,
+    measured=item.kind == "theorem",
 )

@@ -11,4 +11,5 @@ run_simulation(
     snakemake.params.device,
     snakemake.output.tensor,
     threads=snakemake.threads,
+    nonfinite=item.nonfinite,
 )
