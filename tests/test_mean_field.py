@@ -1,23 +1,17 @@
 """Thesis ch. 3 mean-field Gram dynamics: definitions, fixed point, simulation and claims."""
 
-import copy
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
-import yaml
 
 from sigprop import mean_field as mf
 from sigprop import ops, seeding
 from sigprop.checks import mean_field as checks
-from sigprop.config import ConfigError, check_consistency
 from sigprop.experiments.mean_field import gram_chain
 from sigprop.theorems.mean_field import fixed_point
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def gen(tag="t", run=0):
@@ -162,18 +156,6 @@ def test_fixed_point_check_passes_and_its_control_fails_when_unconverged():
     }
     bad = fixed_point(map_iterations=1, map_average=1, device="cpu", **small)
     assert not bad.claims[0].passed  # one step from the start is far from G_*
-
-
-def test_config_consistency_names_the_keys():
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    bad = copy.deepcopy(config)
-    bad["mean_field"]["fig3_2"]["batch_size"] = 7
-    with pytest.raises(ConfigError, match="mean_field.fig3_2.batch_size"):
-        check_consistency(bad)
-    bad = copy.deepcopy(config)
-    bad["mean_field"]["fig3_3"]["layer"] = 99
-    with pytest.raises(ConfigError, match="mean_field.fig3_3.layer"):
-        check_consistency(bad)
 
 
 def test_fitted_decay_plateau_recovers_the_eq_3_9_shape():
