@@ -69,8 +69,6 @@ def check_consistency(config: Mapping) -> None:
     _check_a1_grid(orth)
     _check_drift_items(orth)
     _check_orthogonality_init(orth)
-    if "mean_field" in config:
-        _check_mean_field(config["mean_field"])
     if "isometry" in config:
         _check_isometry_fig5(config["isometry"])
     if "gradients" in config:
@@ -219,40 +217,6 @@ def _check_orthogonality_init(orth: Mapping) -> None:
             f"orthogonality.init_mlp.methods {sorted(methods)} must include xavier and "
             "iterative_code (the init_gap claims compare them)"
         )
-
-
-def _check_mean_field(mf: Mapping) -> None:
-    """Figures 3.1-3.4 read batch sizes and layers that the gram_chain simulation must hold."""
-    chain = mf["gram_chain"]
-    for fig in ("fig3_1", "fig3_2", "fig3_3"):
-        if mf[fig]["batch_size"] not in chain["batch_sizes"]:
-            raise ConfigError(
-                f"mean_field.{fig}.batch_size = {mf[fig]['batch_size']} is not simulated: add it "
-                f"to mean_field.gram_chain.batch_sizes {chain['batch_sizes']}"
-            )
-    for fig, key in (("fig3_2", "last_layer"), ("fig3_3", "layer"), ("fig3_4", "layer")):
-        if mf[fig][key] > chain["depth"]:
-            raise ConfigError(
-                f"mean_field.{fig}.{key} = {mf[fig][key]} exceeds mean_field.gram_chain.depth = "
-                f"{chain['depth']}"
-            )
-    if not mf["fig3_2"]["plateau_from"] < mf["fig3_2"]["last_layer"] - 1:
-        raise ConfigError(
-            "mean_field.fig3_2.plateau_from must be below mean_field.fig3_2.last_layer - 1 "
-            "(the plateau slope needs >= 3 layers)"
-        )
-    if "no_bn_linear" not in chain["networks"] or len(chain["networks"]) < 2:
-        raise ConfigError(
-            "mean_field.gram_chain.networks must contain no_bn_linear and a bn_ network "
-            "(Fig. 3.1 compares them)"
-        )
-    fp = mf["fixed_point"]
-    if fp["map_average"] > fp["map_iterations"]:
-        raise ConfigError("mean_field.fixed_point.map_average exceeds map_iterations")
-    if fp["chain_burn_in"] >= fp["chain_depth"]:
-        raise ConfigError("mean_field.fixed_point.chain_burn_in must be below chain_depth")
-    if "mixing" in mf and mf["mixing"]["merged_from"] > mf["mixing"]["depth"]:
-        raise ConfigError("mean_field.mixing.merged_from must not exceed mean_field.mixing.depth")
 
 
 def _check_isometry_fig5(iso: Mapping) -> None:

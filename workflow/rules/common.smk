@@ -44,7 +44,6 @@ FIGURES = {
         "drift",
         "init_gap",
     ],
-    "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
     "gradients": [
         "fig6_1",
@@ -61,7 +60,6 @@ FIGURES = {
 
 TABLES = {
     "orthogonality": ["table1"],
-    "mean_field": [],
     "isometry": ["table5_1", "table5_2"],
     "gradients": ["table_c1"],
 }
@@ -89,11 +87,6 @@ THEOREMS = {
         "app_e": "sigprop.theorems.orthogonality_init:app_e",
         "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
-    },
-    "mean_field": {
-        "fixed_point": "sigprop.theorems.mean_field:fixed_point",
-        "lemma_b1_b2": "sigprop.theorems.mean_field_tails:lemma_b1_b2",
-        "mixing": "sigprop.theorems.mean_field_tails:mixing",
     },
     "isometry": {
         "lemma4_2": "sigprop.theorems.isometry:lemma4_2",

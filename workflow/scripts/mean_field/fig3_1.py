@@ -1,11 +1,12 @@
 """Thesis Fig. 3.1: ||G_l - G_ref||_F vs layer, n = 5, widest d, with and without BN, 90% band."""
 
 from sigprop import plotting, store
-from sigprop.checks.mean_field import band
-from sigprop.workflow import log_to_file
+from sigprop.papers.mean_field.judges import band
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-fig_cfg = snakemake.params.fig
+params = item_params(snakemake)
+fig_cfg = params.fig
 frame = store.load_frame(snakemake.input.chain)
 width = frame["width"].max()
 table = frame.query("batch_size == @fig_cfg['batch_size'] and width == @width")

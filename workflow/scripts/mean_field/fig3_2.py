@@ -3,11 +3,12 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.checks.mean_field import band, decay_plateau_shape, fit_decay_plateau
-from sigprop.workflow import log_to_file
+from sigprop.papers.mean_field.judges import band, decay_plateau_shape, fit_decay_plateau
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-cfg = snakemake.params.fig
+params = item_params(snakemake)
+cfg = params.fig
 frame = store.load_frame(snakemake.input.chain)
 width = int(frame["width"].max())
 table = frame.query(

@@ -3,10 +3,11 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-cfg = snakemake.params.fig
+params = item_params(snakemake)
+cfg = params.fig
 frame = store.load_frame(snakemake.input.chain)
 table = frame.query(
     "batch_size == @cfg['batch_size'] and layer == @cfg['layer'] and network.str.startswith('bn_')"

@@ -1,7 +1,7 @@
-"""Theorem checks of Thesis ch. 3 / app. B (Joudaki 2024; JDB23a): tails and mixing.
+"""Thesis app. B (Joudaki 2024; JDB23a): tails of Lemmas B.1, B.2 and a Lemma 3.3 proxy.
 
-Item ``lemma_b1_b2`` (catalog ``spec/mean_field_isometry.md`` §2): d i.i.d. rows
-x_i = phi(BN(w_i)), w_i ~ N(0, G_*) (centred BN, ``sigprop.mean_field``), sample covariance
+Item ``lemma_b1_b2``: d i.i.d. rows
+x_i = phi(BN(w_i)), w_i ~ N(0, G_*) (centred BN, ``gram_dynamics``), sample covariance
 C_d = (1/d) sum_i x_i x_i^T, C = E x x^T = G_* (fixed point, Eq. (B.36)). Rows obey
 ||x_i||^2 <= B n with phi(x)^2 <= B x^2 (Eq. (B.37)-(B.39)).
 
@@ -14,13 +14,8 @@ The lemmas hide their constants ("~"), so the checks test the shape: the normali
 T = sqrt(d) ||.||_F / eps have a tail no heavier than Gaussian (quantile ratio q_99 / q_50 at most
 sqrt(ln 100 / ln 2), the ratio of P(T > s) = exp(-(s/K)^2)), and ||.||_F scales as d^{-1/2}.
 
-Item ``mixing`` (Assumption 3.1 proxy): two groups of chains of Eq. (3.1) from very different
-inputs (near-collinear columns vs Gaussian, nearly orthogonal columns); per layer the difference
-of the group means of a scalar summary of G_l (||G_l - G_*||_F, isometry gap) must decay
-exponentially and vanish. Under Assumption 3.1, |E_A f - E_B f| <= 2 sup|f| tv(mu_A, mu_B)
-<= 2 sup|f| (1 - alpha)^l; the fitted rate of a summary is a proxy for alpha, not alpha itself.
-
-Claim ids are ``mean_field.lemma_b1_b2.<what>`` and ``mean_field.mixing.<what>``.
+``measure`` draws every random number and writes one row per (phi, d); ``judge`` words the claims
+``mean_field.lemma_b1_b2.<what>``, with the tolerance multiplier ``z``.
 """
 
 from __future__ import annotations
@@ -33,26 +28,24 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import chains, isometry, ops, seeding
-from .. import mean_field as mf
-from ..claims import evaluate
-from ..compute import resolve_device
-from ..inputs import gaussian_inputs
-from ..stats import BOOTSTRAP_SEED
-from . import TheoremCheck
+from ... import chains, ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from ...stats import BOOTSTRAP_SEED
+from . import gram_dynamics as mf
 
 __all__ = [
     "ACTIVATION_BOUND",
     "EXPERIMENT_IDS",
-    "collinear_inputs",
+    "STATISTICS",
     "gaussian_quantile_ratio",
-    "lemma_b1_b2",
-    "mixing",
+    "judge",
+    "measure",
     "quantile_ratio",
     "wls_slope",
 ]
 
-EXPERIMENT_IDS = {"lemma_b1_b2": "mean_field.lemma_b1_b2", "mixing": "mean_field.mixing"}
+EXPERIMENT_IDS = {"lemma_b1_b2": "mean_field.lemma_b1_b2"}
 """Random-stream addresses (``seeding``); suffixes name the case."""
 
 ACTIVATION_BOUND = {"linear": 1.0, "tanh": 1.0, "relu": 1.0, "sin": 1.0}
@@ -60,7 +53,10 @@ ACTIVATION_BOUND = {"linear": 1.0, "tanh": 1.0, "relu": 1.0, "sin": 1.0}
 
 SOURCE_B = "Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)) and Eq. (B.37)-(B.40) (JDB23a)"
 SOURCE_33 = "Thesis Lemma 3.3 (Eq. (3.6)) / Lemma B.3 (Eq. (B.16), (B.40)) (JDB23a)"
-SOURCE_MIX = "Thesis Assumption 3.1 (geometric ergodicity), Eq. (3.4) (JDB23a); catalog §2 proxy"
+
+STATISTICS = ("b1", "b2", "l33", "ctrl")
+"""The statistics of ``measure``: ||C_d - C||_F (Lemma B.1), ||C^{-1} C_d - I||_F (Lemma B.2),
+one layer's ||G_*^{-1} G_1 - I||_F from G_* (Lemma 3.3 proxy) and from the control start."""
 
 _CHUNK_ELEMENTS = 2**22
 """Rows are drawn in chunks of about this many entries (memory bound; stream contract)."""
@@ -155,7 +151,7 @@ def _unbounded_control(g_star: Tensor, scale: float, d: int, draws: int, tag: st
     return torch.cat(vals).cpu()
 
 
-def lemma_b1_b2(
+def measure(
     *,
     batch_size: int = 10,
     activations: Sequence[str] = ("tanh", "relu"),
@@ -166,33 +162,27 @@ def lemma_b1_b2(
     control_correlation: float = 0.9,
     control_scale: float = 2.0,
     n_boot: int = 200,
-    z: float = 3.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """Tails of Lemmas B.1, B.2 and the Lemma 3.3 proxy (module docstring).
+) -> pd.DataFrame:
+    """Tails of Lemmas B.1, B.2 and the Lemma 3.3 proxy (module docstring), one row per (phi, d).
 
-    Per (activation, d), ``draws`` independent samples of each statistic. C = G_* is the
-    sphere-average fixed point (``mean_field.sphere_fixed_point``; exact in law: for a BSB1 G_*,
-    BN(w) is uniform on the centred sphere); its MC error (~ 1 / sqrt(fixed_point_samples)) is
-    far below the spread of C_d (~ n / sqrt(d)) and is ignored.
+    Per (activation, d), ``draws`` independent samples of each statistic (``STATISTICS``). C = G_*
+    is the sphere-average fixed point (``gram_dynamics.sphere_fixed_point``; exact in law: for a
+    BSB1 G_*, BN(w) is uniform on the centred sphere); its MC error (~ 1 / sqrt(
+    fixed_point_samples)) is far below the spread of C_d (~ n / sqrt(d)) and is ignored.
 
-    Claims (worst case over activations and widths):
-        ``row_norm_bound``: max ||x_i||^2 / (B n) <= 1 (Eq. (B.38)-(B.39)), float tolerance.
-        ``b1_tail``, ``b2_tail``: q_quantile / q_50 of T <= the Gaussian-shape ratio
-            sqrt(ln(1 - quantile) / ln(1/2)), tolerance z bootstrap SE.
-        ``b1_width``, ``b2_width``, ``lemma3_3_width``: slope of log RMS ||.||_F vs log d
-            equals -1/2 within z SE (WLS, delta-method SE); measured max |slope + 1/2| / SE.
-        ``tail_control`` (negative): rows exp(s w) without BN, unbounded norms: their q ratio
-            exceeds the Gaussian-shape ratio (so ``b*_tail`` can fail).
-        ``lemma3_3_control`` (negative): one layer from an AR(1) start (not G_*): its slope is
-            >= z SE away from -1/2 (so ``lemma3_3_width`` can fail).
+    Returns:
+        per (activation, width): B, ||C^{-1}||, kappa, max ||x_i||^2 / (B n); per statistic k the
+        quantiles ``k_q50``, ``k_q90``, ``k_qhi`` (at ``quantile``) of T = sqrt(d) ||.||_F / eps,
+        ``k_ratio`` = q_hi / q_50 and its bootstrap SE ``k_ratio_se`` (``n_boot`` resamples),
+        ``k_rms``, ``k_normalised_rms``, and (per activation) the WLS slope of log RMS vs log d,
+        ``k_slope`` and ``k_slope_se``; ``exp_ratio``, the q ratio of the unbounded control.
     """
     if len(widths) < 2:
         raise ValueError("lemma_b1_b2 needs >= 2 widths for the d^{-1/2} scaling")
     dev = resolve_device(device)
     eid = EXPERIMENT_IDS["lemma_b1_b2"]
     n = int(batch_size)
-    shape = gaussian_quantile_ratio(quantile, 0.5)
     start = mf.ar1_correlation(n, control_correlation)
     rows, slopes = [], []
     for act in activations:
@@ -250,11 +240,60 @@ def lemma_b1_b2(
             slope, se = wls_slope(x, y, s)
             slopes.append({"activation": act, "statistic": k, "slope": slope, "slope_se": se})
     table = pd.DataFrame(rows)
-    sl = pd.DataFrame(slopes)
-    for _, r in sl.iterrows():
-        mask = table["activation"] == r["activation"]
-        table.loc[mask, f"{r['statistic']}_slope"] = r["slope"]
-        table.loc[mask, f"{r['statistic']}_slope_se"] = r["slope_se"]
+    for s in slopes:
+        mask = table["activation"] == s["activation"]
+        table.loc[mask, f"{s['statistic']}_slope"] = s["slope"]
+        table.loc[mask, f"{s['statistic']}_slope_se"] = s["slope_se"]
+    return table
+
+
+def judge(
+    table: pd.DataFrame,
+    *,
+    batch_size: int,
+    activations: Sequence[str],
+    widths: Sequence[int],
+    draws: int,
+    quantile: float,
+    control_correlation: float,
+    control_scale: float,
+    n_boot: int,
+    z: float,
+    **measure_settings,
+) -> list[Claim]:
+    """Claims of ``lemma_b1_b2`` from the measured table (worst case over activations, widths).
+
+    ``row_norm_bound``: max ||x_i||^2 / (B n) <= 1 (Eq. (B.38)-(B.39)), float tolerance.
+    ``b1_tail``, ``b2_tail``: q_quantile / q_50 of T <= the Gaussian-shape ratio
+    sqrt(ln(1 - quantile) / ln(1/2)), tolerance z bootstrap SE.
+    ``b1_width``, ``b2_width``, ``lemma3_3_width``: slope of log RMS ||.||_F vs log d equals
+    -1/2 within z SE (WLS, delta-method SE); measured max |slope + 1/2| / SE.
+    ``tail_control`` (negative): rows exp(s w) without BN, unbounded norms: their q ratio
+    exceeds the Gaussian-shape ratio (so ``b*_tail`` can fail).
+    ``lemma3_3_control`` (negative): one layer from an AR(1) start (not G_*): its slope is
+    >= z SE away from -1/2 (so ``lemma3_3_width`` can fail).
+
+    Args:
+        table: the table of ``measure``.
+        batch_size, ..., n_boot: the measurement's settings, quoted in the statements and notes.
+        z: tolerance multiplier of the standard errors.
+        measure_settings: the item's other settings (unused).
+    """
+    n = int(batch_size)
+    shape = gaussian_quantile_ratio(quantile, 0.5)
+    per_activation = table.drop_duplicates("activation")
+    sl = pd.DataFrame(
+        [
+            {
+                "activation": r["activation"],
+                "statistic": k,
+                "slope": r[f"{k}_slope"],
+                "slope_se": r[f"{k}_slope_se"],
+            }
+            for _, r in per_activation.iterrows()
+            for k in STATISTICS
+        ]
+    )
     sl["dev"] = (sl["slope"] + 0.5).abs() / sl["slope_se"]
     cases = f"phi in {list(activations)}, d in {list(widths)}, n = {n}"
 
@@ -358,222 +397,4 @@ def lemma_b1_b2(
             ),
         ),
     ]
-    return TheoremCheck(table, claims)
-
-
-def collinear_inputs(
-    experiment_id: str,
-    runs: Sequence[int],
-    d: int,
-    n: int,
-    noise: float,
-    dtype=torch.float64,
-    device="cpu",
-) -> Tensor:
-    """h_0 = g v^T + noise Z: near-collinear columns (|cos| ~ 1), v = M e_1 / ||M e_1|| in 1-perp
-    (so the centring of BN keeps the collinearity), g ~ N(0, I_d), Z i.i.d. N(0, 1); (R, d, n)."""
-    if not noise > 0:
-        raise ValueError(f"collinear noise must be > 0, got {noise}")
-    v = mf.centering(n, dtype, device)[0]
-    v = v / v.norm()
-    g = gaussian_inputs(f"{experiment_id}.direction", list(runs), d, 1, dtype, device)
-    return g * v + noise * gaussian_inputs(experiment_id, list(runs), d, n, dtype, device)
-
-
-def _fit_rate(a: np.ndarray, b: np.ndarray, layers: np.ndarray, z: float, last: int, n_boot: int):
-    """Slope of log|mean_a - mean_b| vs layer over 1..l_end (the layers before the first with
-    |diff| <= z SE, and below ``last``); SE by resampling runs of both groups."""
-    diff = a.mean(0) - b.mean(0)
-    se = np.sqrt(a.var(0, ddof=1) / a.shape[0] + b.var(0, ddof=1) / b.shape[0])
-    window = []
-    for i, layer in enumerate(layers):
-        if layer < 1:
-            continue
-        if layer >= last or abs(diff[i]) <= z * se[i]:
-            break
-        window.append(i)
-    if len(window) < 3:
-        return math.nan, math.nan, window
-    x = layers[window].astype(float)
-    slope = np.polyfit(x, np.log(np.abs(diff[window])), 1)[0]
-    rng = np.random.default_rng(BOOTSTRAP_SEED)
-    boot = []
-    for _ in range(n_boot):
-        ia = rng.integers(a.shape[0], size=a.shape[0])
-        ib = rng.integers(b.shape[0], size=b.shape[0])
-        dd = np.abs(a[ia][:, window].mean(0) - b[ib][:, window].mean(0)).clip(1e-300)
-        boot.append(np.polyfit(x, np.log(dd), 1)[0])
-    return float(slope), float(np.std(boot, ddof=1)), window
-
-
-SUMMARIES = ("distance", "isometry_gap")
-
-
-def mixing(
-    *,
-    batch_size: int = 10,
-    widths: Sequence[int] = (200,),
-    activations: Sequence[str] = ("tanh", "relu"),
-    depth: int = 30,
-    n_runs: int = 20,
-    collinear_noise: float = 1e-3,
-    summaries: Sequence[str] = SUMMARIES,
-    fixed_point_samples: int = 200_000,
-    merged_from: int = 20,
-    n_boot: int = 500,
-    z: float = 3.0,
-    device: str = "auto",
-) -> TheoremCheck:
-    """Assumption 3.1 proxy (module docstring): two starts, per-layer summaries, fitted rate.
-
-    Group A starts from ``collinear_inputs``, group B from i.i.d. N(0, 1) inputs (nearly
-    orthogonal columns); ``n_runs`` independent chains each (inputs and weights), rows of W A
-    sampled as N(0, G_l) (``chains.GaussianGramProduct``, exact in law). Summaries of
-    G_l = gram(phi(BN(h_l))): ``distance`` ||G_l - G_*||_F, ``isometry_gap`` -log I(G_l)
-    (Thesis Def. 4.1). Per case, Delta_l = mean_A - mean_B with the Welch SE.
-
-    Claims (worst case over widths, activations, summaries):
-        ``starts_differ`` (negative control): |Delta_1| / SE_1 >= z, the groups are still apart
-            after one layer, so merging is not vacuous.
-        ``decay``: slope of log|Delta_l| vs l (layers 1.. until |Delta_l| <= z SE) over its
-            bootstrap SE <= -z; fitted alpha = 1 - exp(slope) in the table.
-        ``merged``: the per-run average of the summary over layers merged_from..depth differs
-            between the groups by <= z Welch SE.
-    """
-    if not 1 <= merged_from <= depth:
-        raise ValueError(f"merged_from must be in [1, depth={depth}], got {merged_from}")
-    unknown = set(summaries) - set(SUMMARIES)
-    if unknown:
-        raise ValueError(f"unknown summaries {sorted(unknown)}; choose from {SUMMARIES}")
-    dev = resolve_device(device)
-    eid = EXPERIMENT_IDS["mixing"]
-    n = int(batch_size)
-    runs = range(n_runs)
-    layers = np.arange(depth + 1)
-    rows, fits = [], []
-    for act in activations:
-        fp = mf.sphere_fixed_point(
-            act, n, fixed_point_samples, seeding.generator(f"{eid}.{act}.n{n}", 0, "sphere")
-        )
-        g_star = (mf.linear_fixed_point(n) if act == "linear" else fp.matrix()).to(dev)
-        for d in widths:
-            traces = {}
-            for start in ("collinear", "orthogonal"):
-                tag = f"{eid}.{act}.d{d}.{start}"
-                if start == "collinear":
-                    h0 = collinear_inputs(tag, runs, d, n, collinear_noise, device=dev)
-                else:
-                    h0 = gaussian_inputs(tag, list(runs), d, n, device=dev)
-                product = chains.GaussianGramProduct(tag, runs, d, n, 1.0 / d, device=dev)
-
-                def observe(a, g_star=g_star):
-                    g = mf.gram(a)
-                    return {
-                        "distance": torch.linalg.matrix_norm(g - g_star),
-                        "isometry_gap": isometry.isometry_gap(g),
-                    }
-
-                tr = chains.simulate(
-                    mf.bn_activation(h0, act),
-                    chains.Step("bn_centered", act),
-                    product,
-                    depth,
-                    {"s": observe},
-                    list(layers),
-                    runs,
-                    desc=tag,
-                )
-                traces[start] = {k: tr.values[k].numpy() for k in summaries}
-            for s in summaries:
-                a, b = traces["collinear"][s], traces["orthogonal"][s]
-                diff = a.mean(0) - b.mean(0)
-                se = np.sqrt(a.var(0, ddof=1) / n_runs + b.var(0, ddof=1) / n_runs)
-                slope, slope_se, window = _fit_rate(a, b, layers, z, merged_from, n_boot)
-                ta, tb = a[:, merged_from:].mean(1), b[:, merged_from:].mean(1)
-                tail_se = math.sqrt(ta.var(ddof=1) / n_runs + tb.var(ddof=1) / n_runs)
-                fits.append(
-                    {
-                        "activation": act,
-                        "width": d,
-                        "summary": s,
-                        "slope": slope,
-                        "slope_se": slope_se,
-                        "alpha": 1 - math.exp(slope) if math.isfinite(slope) else math.nan,
-                        "fit_last_layer": int(layers[window[-1]]) if window else 0,
-                        "first_t": abs(diff[1]) / se[1],
-                        "tail_diff": float(ta.mean() - tb.mean()),
-                        "tail_se": tail_se,
-                        "tail_t": abs(ta.mean() - tb.mean()) / tail_se,
-                    }
-                )
-                for i, layer in enumerate(layers):
-                    rows.append(
-                        {
-                            "activation": act,
-                            "width": d,
-                            "summary": s,
-                            "layer": int(layer),
-                            "mean_collinear": a[:, i].mean(),
-                            "mean_orthogonal": b[:, i].mean(),
-                            "diff": diff[i],
-                            "diff_se": se[i],
-                        }
-                    )
-    fit = pd.DataFrame(fits)
-    table = pd.DataFrame(rows).merge(fit, on=["activation", "width", "summary"])
-    fit["decay_t"] = fit["slope"] / fit["slope_se"]
-    cases = f"phi in {list(activations)}, d in {list(widths)}, summaries {list(summaries)}, n = {n}"
-    desc = lambda r: f"{r['activation']}, d={r['width']}, {r['summary']}"  # noqa: E731
-    dt = fit["decay_t"]  # NaN (fewer than 3 layers to fit) is the worst case: fails
-    worst_decay = fit.loc[dt.isna().idxmax()] if dt.isna().any() else fit.loc[dt.idxmax()]
-    worst_tail = fit.loc[fit["tail_t"].idxmax()]
-    worst_first = fit.loc[fit["first_t"].idxmin()]
-    alphas = ", ".join(f"{desc(r)}: {r['alpha']:.3f}" for _, r in fit.iterrows())
-    claims = [
-        evaluate(
-            id="mean_field.mixing.starts_differ",
-            statement=(
-                "negative control: after one layer the chains from near-collinear and from "
-                f"orthogonal inputs still differ: |Delta_1| >= {z} Welch SE, closest case over "
-                f"{cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_first["first_t"]),
-            relation=">=",
-            bound=z,
-            note=f"Closest case {desc(worst_first)}; {n_runs} runs per start.",
-        ),
-        evaluate(
-            id="mean_field.mixing.decay",
-            statement=(
-                "the difference of the two starts' mean summaries decays exponentially: slope of "
-                f"log|Delta_l| vs layer <= -{z} bootstrap SE, worst case over {cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_decay["decay_t"]),
-            relation="<=",
-            bound=-z,
-            note=(
-                f"Worst case {desc(worst_decay)}: slope {worst_decay['slope']:.4f} +- "
-                f"{worst_decay['slope_se']:.4f} over layers 1..{worst_decay['fit_last_layer']}. "
-                f"Fitted alpha = 1 - exp(slope): {alphas}. SE: {n_boot} resamples of runs."
-            ),
-        ),
-        evaluate(
-            id="mean_field.mixing.merged",
-            statement=(
-                f"the starts have merged by layer {merged_from}: the per-run average of the "
-                f"summary over layers {merged_from}..{depth} differs by <= {z} Welch SE, worst "
-                f"case over {cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_tail["tail_t"]),
-            relation="<=",
-            bound=z,
-            note=(
-                f"Worst case {desc(worst_tail)}: difference {worst_tail['tail_diff']:.3g} +- "
-                f"{worst_tail['tail_se']:.3g}."
-            ),
-        ),
-    ]
-    return TheoremCheck(table, claims)
+    return claims

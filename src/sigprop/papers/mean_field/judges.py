@@ -1,19 +1,20 @@
 """Claims of Thesis ch. 3 (Joudaki 2024; JDB23a) Figs. 3.1-3.4, from the plotted tables.
 
-Tables hold ||G_l - G_ref||_F per (network, run, ...) from ``experiments.mean_field.gram_chain``.
+Tables hold ||G_l - G_ref||_F per (network, run, ...) from ``simulations.gram_chain``.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import optimize
 from scipy import stats as st
 
-from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope
 
 __all__ = [
     "band",
@@ -113,14 +114,17 @@ def fig3_1_claims(table: pd.DataFrame, z: float) -> list[Claim]:
 
 
 def fig3_2_claims(
-    table: pd.DataFrame, batch_size: int, width: int, plateau_from: int, z: float
+    table: pd.DataFrame, batch_size: int, widths: Sequence[int], plateau_from: int, z: float
 ) -> list[Claim]:
     """Fig. 3.2: exponential decay to a plateau; the fitted shape of Eq. (3.9) describes it.
 
     Args:
         table: columns network, run, layer (1..L), distance.
+        batch_size: n of the figure.
+        widths: the simulated widths; the figure shows the widest, d = max(widths).
         plateau_from: layers plateau_from..L form the plateau window.
     """
+    width = max(widths)
     rows, fits = [], {}
     for net, g in table.groupby("network", sort=False):
         means = g.groupby("layer")["distance"].mean()

@@ -1,15 +1,17 @@
-"""Theorem checks of Thesis ch. 3 / app. B (Joudaki 2024; JDB23a): the mean-field fixed point G_*.
+"""Thesis ch. 3 / app. B (Joudaki 2024; JDB23a): the mean-field fixed point G_*, three ways.
 
-Item ``fixed_point`` (catalog ``spec/mean_field_isometry.md`` §1.1): G_* = F(G_*) of Eq. (3.3)
-and (B.36), for the centred-BN chain h_{l+1} = W_l phi(BN(h_l)), computed three ways that must
-agree within Monte Carlo error (``sigprop.mean_field``):
+Item ``fixed_point``: G_* = F(G_*) of Eq. (3.3) and (B.36) (Sec. 3.3.2), for the centred-BN chain
+h_{l+1} = W_l phi(BN(h_l)) of Eq. (3.1), computed three ways that must agree within Monte Carlo
+error (``gram_dynamics``):
 
     (a) sphere average E_u phi(u) phi(u)^T, u uniform on {1^T u = 0, ||u||^2 = n}
         (exact n / (n - 1) M for phi = id; diagonal also by an exact 1-D integral);
     (b) the MC mean-field map iterated from a non-symmetric start (AR(1) input correlation);
     (c) a very wide chain (width ``chain_width``), time-averaged after burn-in.
 
-Claim ids are ``mean_field.fixed_point.<what>``.
+``measure`` draws every random number and writes one row per (n, phi); ``judge`` turns the
+distances and Monte Carlo errors into claims ``mean_field.fixed_point.<what>`` with the
+tolerance multiplier ``z``.
 """
 
 from __future__ import annotations
@@ -20,13 +22,12 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from .. import mean_field as mf
-from .. import seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from . import TheoremCheck
+from ... import seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from . import gram_dynamics as mf
 
-__all__ = ["EXPERIMENT_IDS", "REFERENCE", "fixed_point"]
+__all__ = ["EXPERIMENT_IDS", "REFERENCE", "judge", "measure"]
 
 EXPERIMENT_IDS = {"fixed_point": "mean_field.fixed_point"}
 """Random-stream addresses (``seeding``); suffixes name the case."""
@@ -40,17 +41,17 @@ REFERENCE = {
     (10, "relu"): (0.5, 0.1324),
     (10, "sin"): (0.4668, -0.0462),
 }
-"""Catalog §1.1 reference values (diag, off-diag) of G_* (MC with 4e6 samples, 4 decimals);
-(5, sin) is not in the catalog. Shown in the table for comparison, not used as a claim."""
+"""Independent reference values (diag, off-diag) of G_* of Eq. (B.36) (Monte Carlo with 4e6
+samples, 4 decimals); (5, sin) has none. Shown in the table for comparison, not used as a claim."""
 
-SOURCE = "Thesis Eq. (3.3) and (B.36) (JDB23a); catalog mean_field_isometry §1.1"
+SOURCE = "Thesis Eq. (3.3) and (B.36) (JDB23a)"
 
 
 def _cases(batch_sizes: Sequence[int], activations: Sequence[str]):
     return [(int(n), str(a)) for n in batch_sizes for a in activations]
 
 
-def fixed_point(
+def measure(
     *,
     batch_sizes: Sequence[int] = (5, 10),
     activations: Sequence[str] = ("linear", "tanh", "relu", "sin"),
@@ -64,21 +65,19 @@ def fixed_point(
     chain_burn_in: int = 30,
     chain_runs: int = 4,
     input_correlation: float = 0.9,
-    z: float = 3.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """G_* three ways (module docstring); agreement judged against the Monte Carlo error.
+) -> pd.DataFrame:
+    """G_* three ways (module docstring): distances and Monte Carlo errors, one row per (n, phi).
 
     Errors: (a) exact i.i.d. SE of the symmetrized estimator; (b) and (c) the spread between
     independent replicas (map replicas / chain runs), which includes the autocorrelation of
-    each path. For every case the tolerance of ||G_x - G_a||_F is z times the RMS Frobenius
-    norm of the combined MC error, sqrt(sum of per-entry variances). The claims take the worst
-    case of the ratio ||G_x - G_a||_F / tolerance, which must be <= 1. The finite-width bias of
-    (c) (O(1 / d)) and of (b) (O(1 / samples)) is not in the tolerance: at the configured sizes
-    it is well below the MC error (a failing claim would expose it).
+    each path. ``mc_error_b`` and ``mc_error_c`` are the RMS Frobenius norms of the combined MC
+    error of ||G_x - G_a||_F, sqrt(SE_a^2 + sum of the per-entry variances of G_x).
 
-    Negative control (``start_is_far``): the non-symmetric start G_0 must lie at least 10
-    tolerances away from G_a in every case, so that agreement is not vacuous.
+    Returns:
+        columns batch_size, activation, diag_a, offdiag_a, diag_se_a, offdiag_se_a,
+        diag_quadrature, reference_diag, reference_offdiag, eig_perp, eig_one, kappa, dist_b,
+        mc_error_b, dist_c, mc_error_c, dist_start, map_last_step, asymmetry_b, asymmetry_c.
     """
     dev = resolve_device(device)
     dtype = torch.float64
@@ -114,8 +113,8 @@ def fixed_point(
         )
         g_c, var_c = mf.replica_mean(per_run)
         se_a = fp.frobenius_se
-        tol_b = z * math.sqrt(se_a**2 + var_b.sum().item())
-        tol_c = z * math.sqrt(se_a**2 + var_c.sum().item())
+        mc_error_b = math.sqrt(se_a**2 + var_b.sum().item())
+        mc_error_c = math.sqrt(se_a**2 + var_c.sum().item())
         ref = REFERENCE.get((n, act), (math.nan, math.nan))
         rows.append(
             {
@@ -132,16 +131,52 @@ def fixed_point(
                 "eig_one": fp.eigenvalues[1],
                 "kappa": fp.kappa,
                 "dist_b": mf.frobenius(g_b - g_a),
-                "tol_b": tol_b,
+                "mc_error_b": mc_error_b,
                 "dist_c": mf.frobenius(g_c - g_a),
-                "tol_c": tol_c,
+                "mc_error_c": mc_error_c,
                 "dist_start": mf.frobenius(g0 - g_a),
                 "map_last_step": path[-1].item(),
                 "asymmetry_b": mf.frobenius(g_b - _symmetrize(g_b)),
                 "asymmetry_c": mf.frobenius(g_c - _symmetrize(g_c)),
             }
         )
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge(
+    table: pd.DataFrame,
+    *,
+    z: float,
+    map_samples: int,
+    map_iterations: int,
+    map_average: int,
+    map_replicas: int,
+    chain_width: int,
+    chain_depth: int,
+    chain_burn_in: int,
+    chain_runs: int,
+    input_correlation: float,
+    **measure_settings,
+) -> list[Claim]:
+    """Claims of ``fixed_point`` from the measured table; the settings only word the notes.
+
+    For every case the tolerance of ||G_x - G_a||_F is z times its RMS Monte Carlo error; the
+    claims take the worst case of the ratio ||G_x - G_a||_F / tolerance, which must be <= 1.
+    The finite-width bias of (c) (O(1 / d)) and of (b) (O(1 / samples)) is not in the tolerance:
+    at the configured sizes it is well below the MC error (a failing claim would expose it).
+
+    Negative control (``start_is_far``): the non-symmetric start G_0 must lie at least 10
+    tolerances away from G_a in every case, so that agreement is not vacuous.
+
+    Args:
+        table: the table of ``measure``.
+        z: tolerance multiplier of the Monte Carlo errors.
+        map_samples, ..., input_correlation: the measurement's settings, quoted in the notes.
+        measure_settings: the item's other settings (unused).
+    """
+    table = table.copy()
+    table["tol_b"] = z * table["mc_error_b"]
+    table["tol_c"] = z * table["mc_error_c"]
     table["ratio_b"] = table["dist_b"] / table["tol_b"]
     table["ratio_c"] = table["dist_c"] / table["tol_c"]
     quad_err = (table["diag_a"] - table["diag_quadrature"]).abs()
@@ -149,7 +184,8 @@ def fixed_point(
     table["ratio_quadrature"] = quad_err / quad_tol
     table["start_over_tol"] = table["dist_start"] / table[["tol_b", "tol_c"]].max(axis=1)
     worst = lambda col: table.loc[table[col].idxmax()]  # noqa: E731
-    cases = f"n in {sorted(set(table['batch_size']))}, phi in {list(dict.fromkeys(activations))}"
+    activations = list(dict.fromkeys(table["activation"]))
+    cases = f"n in {sorted(set(table['batch_size']))}, phi in {activations}"
     wb, wc, wq = worst("ratio_b"), worst("ratio_c"), worst("ratio_quadrature")
     near = table.loc[table["start_over_tol"].idxmin()]
     claims = [
@@ -193,7 +229,7 @@ def fixed_point(
                 "the sphere-average diagonal of G_* equals the exact 1-D integral "
                 f"E phi(sqrt(n-1) t)^2 within {z} SE, worst case over {cases}"
             ),
-            source=SOURCE + " and §5 (spherical-coordinate marginal)",
+            source=SOURCE + "; the spherical-coordinate marginal of u_1",
             measured=float(wq["ratio_quadrature"]),
             relation="<=",
             bound=1.0,
@@ -212,7 +248,7 @@ def fixed_point(
             note=f"Closest case n={near['batch_size']}, {near['activation']}.",
         ),
     ]
-    return TheoremCheck(table, claims)
+    return claims
 
 
 def _symmetrize(g: torch.Tensor) -> torch.Tensor:

@@ -1,23 +1,14 @@
-"""Thesis ch. 3 mean-field Gram dynamics: definitions, fixed point, simulation and claims."""
+"""Thesis ch. 3 mean-field Gram dynamics (``papers.mean_field.gram_dynamics``, ``simulations``):
+definitions, the fixed point G_* of Eq. (B.36), and the Gram chain of Figs. 3.1-3.4."""
 
-import copy
 import math
-from pathlib import Path
 
-import numpy as np
-import pandas as pd
 import pytest
 import torch
-import yaml
 
-from sigprop import mean_field as mf
 from sigprop import ops, seeding
-from sigprop.checks import mean_field as checks
-from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments.mean_field import gram_chain
-from sigprop.theorems.mean_field import fixed_point
-
-ROOT = Path(__file__).resolve().parents[1]
+from sigprop.papers.mean_field import gram_dynamics as mf
+from sigprop.papers.mean_field.simulations import gram_chain
 
 
 def gen(tag="t", run=0):
@@ -64,7 +55,9 @@ def test_relu_diagonal_is_one_half(n):
 def test_sphere_diagonal_matches_quadrature_for_tanh():
     fp = mf.sphere_fixed_point("tanh", 5, 100_000, gen("tanh"))
     assert abs(fp.diag - mf.diagonal_quadrature("tanh", 5)) < 4 * fp.diag_se
-    assert fp.diag == pytest.approx(0.4410, abs=2e-3)  # catalog table
+    assert fp.diag == pytest.approx(
+        0.4410, abs=2e-3
+    )  # independent reference value (fixed_point.REFERENCE)
     assert fp.offdiag == pytest.approx(-0.1039, abs=2e-3)
 
 
@@ -125,60 +118,3 @@ def test_gram_and_explicit_products_agree_in_law():
     b = gram_chain(product="explicit", **kw).values["distance"][0, 0, 0, :, -1]
     se = math.sqrt(a.var() / a.numel() + b.var() / b.numel())
     assert abs(a.mean() - b.mean()) < 4 * se
-
-
-def test_fit_decay_plateau_recovers_parameters():
-    layers = np.arange(1, 21)
-    n, d = 10, 400
-    curve = 2.0 * (1 - 0.4) ** (layers / 2) + 0.6 * n / math.sqrt(d)
-    c1, alpha, c2 = checks.fit_decay_plateau(layers, curve, n, d)
-    assert (c1, alpha, c2) == pytest.approx((2.0, 0.4, 0.6), rel=1e-4)
-
-
-def test_fig3_1_claims_detect_growth_and_contraction():
-    rng = np.random.default_rng(0)
-    rows = []
-    for run in range(5):
-        for layer in range(6):
-            rows.append(("no_bn_linear", run, layer, 0.1 * layer + 0.01 * rng.random()))
-            rows.append(("bn_tanh", run, layer, 1.0 / (1 + layer) + 0.01 * rng.random()))
-    table = pd.DataFrame(rows, columns=["network", "run", "layer", "distance"])
-    assert all(c.passed for c in checks.fig3_1_claims(table, 3.0))
-    swapped = table.assign(
-        network=table["network"].map({"no_bn_linear": "bn_tanh"}).fillna("no_bn_linear")
-    )
-    assert not any(c.passed for c in checks.fig3_1_claims(swapped, 3.0))
-
-
-def test_fixed_point_check_passes_and_its_control_fails_when_unconverged():
-    small = dict(batch_sizes=[4], activations=["relu"], sphere_samples=20_000, map_samples=2000)
-    small.update(map_replicas=2, chain_width=2000, chain_depth=20, chain_burn_in=8, chain_runs=2)
-    ok = fixed_point(map_iterations=15, map_average=5, device="cpu", **small)
-    assert {c.id.split(".")[-1]: c.passed for c in ok.claims} == {
-        "map_iteration": True,
-        "wide_chain": True,
-        "diagonal_quadrature": True,
-        "start_is_far": True,
-    }
-    bad = fixed_point(map_iterations=1, map_average=1, device="cpu", **small)
-    assert not bad.claims[0].passed  # one step from the start is far from G_*
-
-
-def test_config_consistency_names_the_keys():
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    bad = copy.deepcopy(config)
-    bad["mean_field"]["fig3_2"]["batch_size"] = 7
-    with pytest.raises(ConfigError, match="mean_field.fig3_2.batch_size"):
-        check_consistency(bad)
-    bad = copy.deepcopy(config)
-    bad["mean_field"]["fig3_3"]["layer"] = 99
-    with pytest.raises(ConfigError, match="mean_field.fig3_3.layer"):
-        check_consistency(bad)
-
-
-def test_fitted_decay_plateau_recovers_the_eq_3_9_shape():
-    """fit_decay_plateau recovers (c1, alpha, c2) of a noiseless decay_plateau_shape curve."""
-    layers = np.arange(1, 21)
-    curve = checks.decay_plateau_shape(layers, 2.0, 0.4, 0.5, 10, 400)
-    c1, alpha, c2 = checks.fit_decay_plateau(layers, curve, 10, 400)
-    assert (c1, alpha, c2) == pytest.approx((2.0, 0.4, 0.5), rel=1e-4)

@@ -11,7 +11,7 @@ BN(w) = sqrt(n) M w / ||M w||, M = I - 11^T / n. Conditioned on h_l the rows of 
 i.i.d. N(0, G_l), so E[G_{l+1} | G_l] = F(G_l) exactly, and the chain is sampled exactly in law
 by ``chains.GaussianGramProduct`` (W A = Z R(A), O(d n^2) per layer).
 
-Fixed point G_* = F(G_*) (Eq. (B.36)), computed three ways (catalog §1.1):
+Fixed point G_* = F(G_*) (Eq. (B.36); Sec. 3.3.2), computed three ways:
     (a) sphere average: for a permutation-symmetric ("BSB1") G_*, M w is isotropic in 1-perp, so
         G_* = E_u phi(u) phi(u)^T with u uniform on {1^T u = 0, ||u||^2 = n}; u = BN(z) for
         z ~ N(0, I_n). Exact for linear phi: n / (n - 1) M. Its diagonal is also a 1-D integral:
@@ -30,7 +30,8 @@ import torch
 from scipy import integrate, special
 from torch import Tensor
 
-from . import chains, ops, seeding
+from ... import chains, ops, seeding
+from ...inputs import gaussian_inputs
 
 __all__ = [
     "FixedPoint",
@@ -172,7 +173,7 @@ def diagonal_quadrature(activation: str, n: int) -> float:
     """Exact diagonal of G_*: E phi(sqrt(n - 1) t)^2, t ~ (1 - t^2)^((n - 4) / 2) on [-1, 1].
 
     t is one coordinate of a uniform point on the unit sphere of the (n - 1)-dimensional space
-    1-perp, so u_1 = sqrt(n - 1) t (catalog §5). Needs n >= 3.
+    1-perp, so u_1 = sqrt(n - 1) t (the spherical-coordinate marginal). Needs n >= 3.
     """
     if n < 3:
         raise ValueError(f"the 1-D diagonal integral needs n >= 3, got {n}")
@@ -298,8 +299,6 @@ def correlated_inputs(
 
     Standard normals come from ``inputs.gaussian_inputs`` (stream ``"input"``); shape (R, d, n).
     """
-    from .inputs import gaussian_inputs
-
     z = gaussian_inputs(experiment_id, list(runs), d, n, dtype, device)
     chol = torch.linalg.cholesky(ar1_correlation(n, rho, dtype, device))
     return z @ chol.mT

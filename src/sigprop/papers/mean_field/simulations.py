@@ -1,7 +1,7 @@
 """Simulations of Thesis ch. 3 (JDB23a): distance of the finite-width Gram to its mean-field limit.
 
 Chain h_{l+1} = W_l phi(BN(h_l)) (Thesis Eq. (3.1)) with centred BN, Gram G_l of Eq. (3.2),
-fixed point G_* of Eq. (3.3) / (B.36) (``sigprop.mean_field``). Without BN (Thesis Fig. 3.1)
+fixed point G_* of Eq. (3.3) / (B.36) (``gram_dynamics``). Without BN (Thesis Fig. 3.1)
 the chain is the linear h_{l+1} = W_l h_l, whose mean-field Gram recursion keeps G_0 fixed.
 """
 
@@ -11,9 +11,10 @@ from collections.abc import Sequence
 
 import torch
 
-from .. import chains, mean_field, seeding
-from ..compute import resolve_device, resolve_dtype
-from ..store import Labelled
+from ... import chains, seeding
+from ...compute import resolve_device, resolve_dtype
+from ...store import Labelled
+from . import gram_dynamics
 
 __all__ = ["NETWORKS", "PRODUCTS", "gram_chain", "reference_gram"]
 
@@ -34,8 +35,8 @@ def reference_gram(
         return None, float("nan")
     act = network.removeprefix("bn_")
     g = seeding.generator(f"{experiment_id}.fixed_point.{act}.n{n}", 0, "sphere")
-    fp = mean_field.sphere_fixed_point(act, n, samples, g)
-    g_star = mean_field.linear_fixed_point(n) if act == "linear" else fp.matrix()
+    fp = gram_dynamics.sphere_fixed_point(act, n, samples, g)
+    g_star = gram_dynamics.linear_fixed_point(n) if act == "linear" else fp.matrix()
     return g_star, fp.kappa
 
 
@@ -78,7 +79,7 @@ def gram_chain(
             g_star, k_star = reference_gram(net, n, fixed_point_samples, experiment_id)
             kappa[i, j] = k_star
             for k, d in enumerate(widths):
-                h0 = mean_field.correlated_inputs(
+                h0 = gram_dynamics.correlated_inputs(
                     f"{experiment_id}.n{n}.d{d}", runs, d, n, input_correlation, tdtype, dev
                 )
                 sid = f"{experiment_id}.{net}.n{n}.d{d}"
@@ -87,16 +88,16 @@ def gram_chain(
                 else:
                     sampler = chains.ExplicitProduct(sid, runs, d, "gaussian", 1.0 / d, tdtype, dev)
                 if g_star is None:
-                    state, step = h0, mean_field.linear_step
-                    ref = mean_field.gram(h0)
+                    state, step = h0, gram_dynamics.linear_step
+                    ref = gram_dynamics.gram(h0)
                 else:
                     act = net.removeprefix("bn_")
-                    state = mean_field.bn_activation(h0, act)
+                    state = gram_dynamics.bn_activation(h0, act)
                     step = chains.Step("bn_centered", act)
                     ref = g_star.to(dev, tdtype)
 
                 def distance(a, ref=ref):
-                    return torch.linalg.matrix_norm(mean_field.gram(a) - ref)
+                    return torch.linalg.matrix_norm(gram_dynamics.gram(a) - ref)
 
                 dist[i, j, k] = chains.trajectory(
                     state, step, sampler, depth, distance, runs, desc=sid

@@ -1,0 +1,78 @@
+"""Thesis ch. 3 and app. B items: every simulation, figure and theorem check of the mean-field
+family, in the seed's order (Joudaki 2024; JDB23a)."""
+
+from ...registry import Figure, Simulation, Theorem
+from . import fixed_point, judges, mixing, simulations, tails
+from .config_checks import check_config
+
+SEED = "Joudaki 2024 (PhD thesis, ETH Zurich), ch. 3 and app. B (seed 004)"
+
+CHECK_CONFIG = check_config
+
+ITEMS = [
+    Simulation(
+        "gram_chain",
+        seed="Thesis Eq. (3.1)-(3.2); Figs. 3.1-3.4",
+        run=simulations.gram_chain,
+        mem_mb=4000,
+    ),
+    Theorem(
+        "fixed_point",
+        seed="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
+        measure=fixed_point.measure,
+        judge=fixed_point.judge,
+        tolerances=("z",),
+    ),
+    Figure(
+        "fig3_1",
+        seed="Thesis Fig. 3.1, Sec. 3.3.3",
+        reads={"chain": "gram_chain"},
+        params={"fig": "mean_field/fig3_1"},
+        judge=judges.fig3_1_claims,
+        judge_args={"z": "mean_field/fig3_1/z"},
+    ),
+    Theorem(
+        "mixing",
+        seed="Thesis Assumption 3.1, Eq. (3.4)",
+        measure=mixing.measure,
+        judge=mixing.judge,
+        # z also sets the layers of the rate fit, so the measurement reads it: no judge-only key.
+        tolerances=(),
+    ),
+    Figure(
+        "fig3_2",
+        seed="Thesis Fig. 3.2; Thm. 3.2, Eq. (3.9)",
+        reads={"chain": "gram_chain"},
+        params={"fig": "mean_field/fig3_2"},
+        judge=judges.fig3_2_claims,
+        judge_args={
+            "batch_size": "mean_field/fig3_2/batch_size",
+            "widths": "mean_field/gram_chain/widths",
+            "plateau_from": "mean_field/fig3_2/plateau_from",
+            "z": "mean_field/fig3_2/z",
+        },
+    ),
+    Figure(
+        "fig3_3",
+        seed="Thesis Fig. 3.3; Thm. 3.2",
+        reads={"chain": "gram_chain"},
+        params={"fig": "mean_field/fig3_3"},
+        judge=judges.fig3_3_claims,
+        judge_args={"z": "mean_field/fig3_3/z"},
+    ),
+    Figure(
+        "fig3_4",
+        seed="Thesis Fig. 3.4; Thm. 3.2",
+        reads={"chain": "gram_chain"},
+        params={"fig": "mean_field/fig3_4"},
+        judge=judges.fig3_4_claims,
+        judge_args={"z": "mean_field/fig3_4/z", "allowance": "mean_field/fig3_4/allowance"},
+    ),
+    Theorem(
+        "lemma_b1_b2",
+        seed="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
+        measure=tails.measure,
+        judge=tails.judge,
+        tolerances=("z",),
+    ),
+]

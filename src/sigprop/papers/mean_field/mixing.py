@@ -1,0 +1,298 @@
+"""Thesis Assumption 3.1 (geometric ergodicity, Eq. (3.4); Joudaki 2024, JDB23a): a mixing proxy.
+
+Item ``mixing``: two groups of chains of Eq. (3.1) from very different inputs (near-collinear
+columns vs Gaussian, nearly orthogonal columns); per layer the difference of the group means of
+a scalar summary of G_l (||G_l - G_*||_F, isometry gap) must decay exponentially and vanish.
+Under Assumption 3.1, |E_A f - E_B f| <= 2 sup|f| tv(mu_A, mu_B) <= 2 sup|f| (1 - alpha)^l; the
+fitted rate of a summary is a proxy for alpha, not alpha itself.
+
+``measure`` simulates both groups and fits the rates (``z`` also sets the fit window, so it is a
+measurement setting); ``judge`` words the claims ``mean_field.mixing.<what>``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ... import chains, isometry, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from ...inputs import gaussian_inputs
+from ...stats import BOOTSTRAP_SEED
+from . import gram_dynamics as mf
+
+__all__ = ["EXPERIMENT_IDS", "SUMMARIES", "collinear_inputs", "judge", "measure"]
+
+EXPERIMENT_IDS = {"mixing": "mean_field.mixing"}
+"""Random-stream addresses (``seeding``); suffixes name the case."""
+
+SOURCE_MIX = "Thesis Assumption 3.1 (geometric ergodicity), Eq. (3.4) (JDB23a); a proxy"
+
+SUMMARIES = ("distance", "isometry_gap")
+"""Scalar summaries of G_l: ||G_l - G_*||_F and the isometry gap -log I(G_l) (Thesis Def. 4.1)."""
+
+FIT_COLUMNS = (
+    "slope",
+    "slope_se",
+    "alpha",
+    "fit_last_layer",
+    "first_t",
+    "tail_diff",
+    "tail_se",
+    "tail_t",
+)
+"""Per-case columns of the measured table (repeated on every layer row of the case)."""
+
+
+def collinear_inputs(
+    experiment_id: str,
+    runs: Sequence[int],
+    d: int,
+    n: int,
+    noise: float,
+    dtype=torch.float64,
+    device="cpu",
+) -> Tensor:
+    """h_0 = g v^T + noise Z: near-collinear columns (|cos| ~ 1), v = M e_1 / ||M e_1|| in 1-perp
+    (so the centring of BN keeps the collinearity), g ~ N(0, I_d), Z i.i.d. N(0, 1); (R, d, n)."""
+    if not noise > 0:
+        raise ValueError(f"collinear noise must be > 0, got {noise}")
+    v = mf.centering(n, dtype, device)[0]
+    v = v / v.norm()
+    g = gaussian_inputs(f"{experiment_id}.direction", list(runs), d, 1, dtype, device)
+    return g * v + noise * gaussian_inputs(experiment_id, list(runs), d, n, dtype, device)
+
+
+def _fit_rate(a: np.ndarray, b: np.ndarray, layers: np.ndarray, z: float, last: int, n_boot: int):
+    """Slope of log|mean_a - mean_b| vs layer over 1..l_end (the layers before the first with
+    |diff| <= z SE, and below ``last``); SE by resampling runs of both groups."""
+    diff = a.mean(0) - b.mean(0)
+    se = np.sqrt(a.var(0, ddof=1) / a.shape[0] + b.var(0, ddof=1) / b.shape[0])
+    window = []
+    for i, layer in enumerate(layers):
+        if layer < 1:
+            continue
+        if layer >= last or abs(diff[i]) <= z * se[i]:
+            break
+        window.append(i)
+    if len(window) < 3:
+        return math.nan, math.nan, window
+    x = layers[window].astype(float)
+    slope = np.polyfit(x, np.log(np.abs(diff[window])), 1)[0]
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    boot = []
+    for _ in range(n_boot):
+        ia = rng.integers(a.shape[0], size=a.shape[0])
+        ib = rng.integers(b.shape[0], size=b.shape[0])
+        dd = np.abs(a[ia][:, window].mean(0) - b[ib][:, window].mean(0)).clip(1e-300)
+        boot.append(np.polyfit(x, np.log(dd), 1)[0])
+    return float(slope), float(np.std(boot, ddof=1)), window
+
+
+def measure(
+    *,
+    batch_size: int = 10,
+    widths: Sequence[int] = (200,),
+    activations: Sequence[str] = ("tanh", "relu"),
+    depth: int = 30,
+    n_runs: int = 20,
+    collinear_noise: float = 1e-3,
+    summaries: Sequence[str] = SUMMARIES,
+    fixed_point_samples: int = 200_000,
+    merged_from: int = 20,
+    n_boot: int = 500,
+    z: float = 3.0,
+    device: str = "auto",
+) -> pd.DataFrame:
+    """Assumption 3.1 proxy (module docstring): two starts, per-layer summaries, fitted rate.
+
+    Group A starts from ``collinear_inputs``, group B from i.i.d. N(0, 1) inputs (nearly
+    orthogonal columns); ``n_runs`` independent chains each (inputs and weights), rows of W A
+    sampled as N(0, G_l) (``chains.GaussianGramProduct``, exact in law). Summaries of
+    G_l = gram(phi(BN(h_l))): ``distance`` ||G_l - G_*||_F, ``isometry_gap`` -log I(G_l)
+    (Thesis Def. 4.1). Per case, Delta_l = mean_A - mean_B with the Welch SE.
+
+    Per case (activation, width, summary): the slope of log|Delta_l| vs l over layers 1.. until
+    |Delta_l| <= z SE (and below ``merged_from``), its bootstrap SE over runs (``n_boot``
+    resamples), alpha = 1 - exp(slope), t = |Delta_1| / SE_1 (``first_t``) and the Welch t of
+    the per-run average over layers merged_from..depth (``tail_t``).
+
+    Returns:
+        one row per (activation, width, summary, layer): mean_collinear, mean_orthogonal, diff,
+        diff_se, and the case's ``FIT_COLUMNS``.
+    """
+    if not 1 <= merged_from <= depth:
+        raise ValueError(f"merged_from must be in [1, depth={depth}], got {merged_from}")
+    unknown = set(summaries) - set(SUMMARIES)
+    if unknown:
+        raise ValueError(f"unknown summaries {sorted(unknown)}; choose from {SUMMARIES}")
+    dev = resolve_device(device)
+    eid = EXPERIMENT_IDS["mixing"]
+    n = int(batch_size)
+    runs = range(n_runs)
+    layers = np.arange(depth + 1)
+    rows, fits = [], []
+    for act in activations:
+        fp = mf.sphere_fixed_point(
+            act, n, fixed_point_samples, seeding.generator(f"{eid}.{act}.n{n}", 0, "sphere")
+        )
+        g_star = (mf.linear_fixed_point(n) if act == "linear" else fp.matrix()).to(dev)
+        for d in widths:
+            traces = {}
+            for start in ("collinear", "orthogonal"):
+                tag = f"{eid}.{act}.d{d}.{start}"
+                if start == "collinear":
+                    h0 = collinear_inputs(tag, runs, d, n, collinear_noise, device=dev)
+                else:
+                    h0 = gaussian_inputs(tag, list(runs), d, n, device=dev)
+                product = chains.GaussianGramProduct(tag, runs, d, n, 1.0 / d, device=dev)
+
+                def observe(a, g_star=g_star):
+                    g = mf.gram(a)
+                    return {
+                        "distance": torch.linalg.matrix_norm(g - g_star),
+                        "isometry_gap": isometry.isometry_gap(g),
+                    }
+
+                tr = chains.simulate(
+                    mf.bn_activation(h0, act),
+                    chains.Step("bn_centered", act),
+                    product,
+                    depth,
+                    {"s": observe},
+                    list(layers),
+                    runs,
+                    desc=tag,
+                )
+                traces[start] = {k: tr.values[k].numpy() for k in summaries}
+            for s in summaries:
+                a, b = traces["collinear"][s], traces["orthogonal"][s]
+                diff = a.mean(0) - b.mean(0)
+                se = np.sqrt(a.var(0, ddof=1) / n_runs + b.var(0, ddof=1) / n_runs)
+                slope, slope_se, window = _fit_rate(a, b, layers, z, merged_from, n_boot)
+                ta, tb = a[:, merged_from:].mean(1), b[:, merged_from:].mean(1)
+                tail_se = math.sqrt(ta.var(ddof=1) / n_runs + tb.var(ddof=1) / n_runs)
+                fits.append(
+                    {
+                        "activation": act,
+                        "width": d,
+                        "summary": s,
+                        "slope": slope,
+                        "slope_se": slope_se,
+                        "alpha": 1 - math.exp(slope) if math.isfinite(slope) else math.nan,
+                        "fit_last_layer": int(layers[window[-1]]) if window else 0,
+                        "first_t": abs(diff[1]) / se[1],
+                        "tail_diff": float(ta.mean() - tb.mean()),
+                        "tail_se": tail_se,
+                        "tail_t": abs(ta.mean() - tb.mean()) / tail_se,
+                    }
+                )
+                for i, layer in enumerate(layers):
+                    rows.append(
+                        {
+                            "activation": act,
+                            "width": d,
+                            "summary": s,
+                            "layer": int(layer),
+                            "mean_collinear": a[:, i].mean(),
+                            "mean_orthogonal": b[:, i].mean(),
+                            "diff": diff[i],
+                            "diff_se": se[i],
+                        }
+                    )
+    fit = pd.DataFrame(fits)
+    return pd.DataFrame(rows).merge(fit, on=["activation", "width", "summary"])
+
+
+def judge(
+    table: pd.DataFrame,
+    *,
+    batch_size: int,
+    widths: Sequence[int],
+    activations: Sequence[str],
+    depth: int,
+    n_runs: int,
+    summaries: Sequence[str],
+    merged_from: int,
+    n_boot: int,
+    z: float,
+    **measure_settings,
+) -> list[Claim]:
+    """Claims of ``mixing`` from the measured table (worst case over widths, activations,
+    summaries).
+
+    ``starts_differ`` (negative control): |Delta_1| / SE_1 >= z, the groups are still apart
+    after one layer, so merging is not vacuous. ``decay``: slope of log|Delta_l| vs l over its
+    bootstrap SE <= -z (a case with fewer than 3 layers to fit is the worst case, and fails).
+    ``merged``: the per-run averages over layers merged_from..depth differ by <= z Welch SE.
+
+    Args:
+        table: the table of ``measure``.
+        batch_size, ..., z: the measurement's settings, quoted in the statements and notes.
+        measure_settings: the item's other settings (unused).
+    """
+    keys = ["activation", "width", "summary"]
+    fit = table.drop_duplicates(keys)[[*keys, *FIT_COLUMNS]].reset_index(drop=True)
+    fit["decay_t"] = fit["slope"] / fit["slope_se"]
+    n = int(batch_size)
+    cases = f"phi in {list(activations)}, d in {list(widths)}, summaries {list(summaries)}, n = {n}"
+    desc = lambda r: f"{r['activation']}, d={r['width']}, {r['summary']}"  # noqa: E731
+    dt = fit["decay_t"]  # NaN (fewer than 3 layers to fit) is the worst case: fails
+    worst_decay = fit.loc[dt.isna().idxmax()] if dt.isna().any() else fit.loc[dt.idxmax()]
+    worst_tail = fit.loc[fit["tail_t"].idxmax()]
+    worst_first = fit.loc[fit["first_t"].idxmin()]
+    alphas = ", ".join(f"{desc(r)}: {r['alpha']:.3f}" for _, r in fit.iterrows())
+    claims = [
+        evaluate(
+            id="mean_field.mixing.starts_differ",
+            statement=(
+                "negative control: after one layer the chains from near-collinear and from "
+                f"orthogonal inputs still differ: |Delta_1| >= {z} Welch SE, closest case over "
+                f"{cases}"
+            ),
+            source=SOURCE_MIX,
+            measured=float(worst_first["first_t"]),
+            relation=">=",
+            bound=z,
+            note=f"Closest case {desc(worst_first)}; {n_runs} runs per start.",
+        ),
+        evaluate(
+            id="mean_field.mixing.decay",
+            statement=(
+                "the difference of the two starts' mean summaries decays exponentially: slope of "
+                f"log|Delta_l| vs layer <= -{z} bootstrap SE, worst case over {cases}"
+            ),
+            source=SOURCE_MIX,
+            measured=float(worst_decay["decay_t"]),
+            relation="<=",
+            bound=-z,
+            note=(
+                f"Worst case {desc(worst_decay)}: slope {worst_decay['slope']:.4f} +- "
+                f"{worst_decay['slope_se']:.4f} over layers 1..{worst_decay['fit_last_layer']}. "
+                f"Fitted alpha = 1 - exp(slope): {alphas}. SE: {n_boot} resamples of runs."
+            ),
+        ),
+        evaluate(
+            id="mean_field.mixing.merged",
+            statement=(
+                f"the starts have merged by layer {merged_from}: the per-run average of the "
+                f"summary over layers {merged_from}..{depth} differs by <= {z} Welch SE, worst "
+                f"case over {cases}"
+            ),
+            source=SOURCE_MIX,
+            measured=float(worst_tail["tail_t"]),
+            relation="<=",
+            bound=z,
+            note=(
+                f"Worst case {desc(worst_tail)}: difference {worst_tail['tail_diff']:.3g} +- "
+                f"{worst_tail['tail_se']:.3g}."
+            ),
+        ),
+    ]
+    return claims

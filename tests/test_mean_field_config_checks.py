@@ -1,0 +1,24 @@
+"""Cross-key checks of the mean-field config (``papers.mean_field.config_checks``)."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+
+from sigprop.config import ConfigError
+from sigprop.papers.mean_field.config_checks import check_config
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_config_consistency_names_the_keys():
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    bad = copy.deepcopy(config)
+    bad["mean_field"]["fig3_2"]["batch_size"] = 7
+    with pytest.raises(ConfigError, match="mean_field.fig3_2.batch_size"):
+        check_config(bad)
+    bad = copy.deepcopy(config)
+    bad["mean_field"]["fig3_3"]["layer"] = 99
+    with pytest.raises(ConfigError, match="mean_field.fig3_3.layer"):
+        check_config(bad)
