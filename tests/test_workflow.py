@@ -100,7 +100,8 @@ def test_all_produces_figures_and_the_claims_ledger(workdir):
         "orthogonality.fig1.bn_orthogonalizes",
     } <= set(ledger["id"])
     assert ledger["measured"].notna().all()
-    assert set(ledger["scale"]) == {"quick"}
+    assert set(ledger["scale"]) == {"custom"}  # the tiny config is neither quick nor paper
+    assert "scale **custom**" in (workdir / "results" / "claims.md").read_text()
 
 
 @pytest.mark.workflow

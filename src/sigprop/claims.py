@@ -206,10 +206,25 @@ def verdict_counts(verdicts: Iterable[str]) -> str:
 _LABEL = {"pass": "PASS", "fail": "**FAIL**", "invalid": "**INVALID**"}
 
 
-def _markdown(table: pd.DataFrame) -> str:
+def _run_lines(run: Mapping | None) -> list[str]:
+    if not run:
+        return []
+    revision = run.get("git_revision") or "not a git checkout"
+    return [
+        f"Run: scale **{run['scale']}** (derived from the merged config), config files "
+        f"{', '.join(f'`{f}`' for f in run['configfiles']) or 'none'}"
+        f"{' with --config overrides' if run.get('config_overrides') else ''}, config sha256 "
+        f"`{run['config_sha256'][:16]}`, git `{revision}`"
+        f"{' (uncommitted changes)' if run.get('git_dirty') else ''}.",
+        "",
+    ]
+
+
+def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
     lines = [
         "# sigprop claims ledger",
         "",
+        *_run_lines(run),
         f"{len(table)} claims: {verdict_counts(table['verdict'])}. "
         f"Scale: {', '.join(sorted(set(table['scale'])))}.",
         "",
@@ -226,14 +241,21 @@ def _markdown(table: pd.DataFrame) -> str:
 
 
 def write_ledger(
-    paths: Iterable[str | os.PathLike], csv_path: str | os.PathLike, md_path: str | os.PathLike
+    paths: Iterable[str | os.PathLike],
+    csv_path: str | os.PathLike,
+    md_path: str | os.PathLike,
+    run: Mapping | None = None,
 ) -> pd.DataFrame:
-    """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically."""
+    """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically.
+
+    ``run`` (``sigprop.run_info.run_record``) heads the Markdown: scale, config files, config
+    sha256, git revision and whether the tree was dirty.
+    """
     table = ledger(paths)
     with atomic_path(csv_path) as tmp:
         table.to_csv(tmp, index=False)
     with atomic_path(md_path) as tmp:
-        tmp.write_text(_markdown(table))
+        tmp.write_text(_markdown(table, run))
     return table
 
 

@@ -177,6 +177,10 @@ def _heading(level: str, names: str, title: str | None) -> str:
     return f"{level} {names}{sep}{title}"
 
 
+DERIVED = {"scale": ("quick", "paper")}
+"""Top-level keys the workflow derives (sigprop.run_info): their quick and paper values."""
+
+
 def render(schema: dict, quick: dict, paper: dict) -> str:
     """The README text for ``schema`` with the quick values and paper values merged over them."""
     paper = merge(quick, paper)
@@ -187,7 +191,12 @@ def render(schema: dict, quick: dict, paper: dict) -> str:
     if top:
         out += ["## Top level", ""]
         rows = [
-            {"labels": [k], "nodes": [props[k]], "quick": [quick[k]], "paper": [paper[k]]}
+            {
+                "labels": [k],
+                "nodes": [props[k]],
+                "quick": [quick.get(k, DERIVED.get(k, ("", ""))[0])],
+                "paper": [paper.get(k, DERIVED.get(k, ("", ""))[1])],
+            }
             for k in top
         ]
         out += _table(schema, rows) + [""]

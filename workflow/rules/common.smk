@@ -17,9 +17,20 @@ os.environ.update(
 from sigprop.config import check_consistency
 from sigprop.papers import load_registry
 from sigprop.registry import resolve
+from sigprop.run_info import run_record
 from sigprop.workflow import render_description
 
 validate(config, schema="../schemas/config.schema.yaml")
+
+# The scale label comes from what runs, not from a key: quick, paper or custom (sigprop.run_info).
+RUN = run_record(
+    config,
+    workflow.configfiles,
+    Path(workflow.basedir) / "config",
+    overrides=bool(workflow.config_settings.config),
+)
+config["scale"] = RUN["scale"]
+config["run"] = RUN  # for the report's description (workflow/report/workflow.rst)
 check_consistency(config)
 
 REGISTRY = load_registry()

@@ -14,6 +14,8 @@ rule claims_ledger:
         md="results/claims.md",
     log:
         "logs/claims_ledger.log",
+    params:
+        run=RUN,
     conda:
         "../../envs/sigprop.yaml"
     script:

@@ -1,0 +1,69 @@
+"""What a run actually was: its scale, derived from the merged config, and where that came from.
+
+The ``scale`` label of every claim and caption is not a free config key: it is ``quick`` when
+the merged config equals ``config/config.yaml``, ``paper`` when it equals ``config/paper.yaml``
+merged over it, and ``custom`` otherwise (a tiny test config, a ``--config`` override, an
+edited value). The run record also names the config files, the sha256 of the merged config, the
+git revision and whether the working tree was dirty; the ledger and the report show them.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import yaml
+
+from .store import git_revision
+
+__all__ = ["config_sha256", "merge", "run_record"]
+
+SCALES = {"quick": ("config.yaml",), "paper": ("config.yaml", "paper.yaml")}
+"""The two named scales: the config files that define each, merged in order."""
+
+
+def merge(into: dict, new: Mapping) -> dict:
+    """Merge ``new`` over ``into`` key by key, as Snakemake merges config files."""
+    for key, value in new.items():
+        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
+            merge(into[key], value)
+        else:
+            into[key] = copy.deepcopy(value)
+    return into
+
+
+def _canonical(config: Mapping) -> dict:
+    return {k: v for k, v in config.items() if k != "scale"}
+
+
+def config_sha256(config: Mapping) -> str:
+    """sha256 of the merged config (``scale`` aside), in canonical JSON."""
+    text = json.dumps(_canonical(config), sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def run_record(
+    config: Mapping, configfiles: Sequence[str], config_dir: str | Path, overrides: bool = False
+) -> dict:
+    """The run's scale (quick, paper or custom), config files, config sha256 and git state."""
+    config_dir = Path(config_dir)
+    scale = "custom"
+    for name, files in SCALES.items():
+        reference: dict = {}
+        for file in files:
+            merge(reference, yaml.safe_load((config_dir / file).read_text()) or {})
+        if _canonical(reference) == _canonical(config):
+            scale = name
+            break
+    revision = git_revision(config_dir)
+    return {
+        "scale": scale,
+        "configfiles": [str(f) for f in configfiles],
+        "config_overrides": bool(overrides),
+        "config_sha256": config_sha256(config),
+        "git_revision": revision,
+        "git_dirty": bool(revision and revision.endswith("-dirty")),
+    }
