@@ -30,9 +30,10 @@ def snakemake(workdir, *args, check=True):
 
 
 def copy_workflow(work: Path) -> Path:
+    """A copy of the workflow with its own src/ (jobs import sigprop from there first)."""
     shutil.copy(ROOT / "Snakefile", work)
-    for folder in ("workflow", "config", "envs"):
-        shutil.copytree(ROOT / folder, work / folder)
+    for folder in ("workflow", "config", "envs", "src"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
     return work
 
 
@@ -182,6 +183,47 @@ def test_changing_a_theorem_tolerance_reruns_only_its_judge(workdir):
     out = snakemake(workdir, "all", "--configfile", "theorem_tol.yaml", "-n")
     assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
     assert "results/claims/rank_collapse/lemma4.json" in out.stdout
+
+
+@pytest.mark.workflow
+def test_editing_a_simulation_reruns_what_it_made_and_nothing_else(workdir):
+    """Every job depends on its code (issue 12, item 2): a module edit reruns exactly the items
+    whose code imports that module, and what reads them."""
+    from sigprop.fingerprint import module_closure
+    from sigprop.papers import load_registry
+
+    registry = load_registry()
+    simulation = registry.get("rank_collapse", "collinear_chain", "simulation")
+    module = simulation.run.__module__
+    source = workdir / "src" / Path(*module.split(".")).with_suffix(".py")
+    original = source.read_text()
+    try:
+        source.write_text(original + "\n# an edit\n")
+        out = snakemake(workdir, "all", "--configfile", "tiny.yaml", "-n")
+    finally:
+        source.write_text(original)
+    simulations = {
+        item.name
+        for _, item in registry.items("simulation")
+        if module in module_closure([item.run.__module__])
+    }
+    readers = {
+        item.name
+        for family, item in registry.items()
+        if item.kind in ("figure", "table") and set(item.reads.values()) & simulations
+    }
+    judged = readers | {
+        item.name
+        for _, item in registry.judged()
+        if module in module_closure([getattr(item, "measure", item.judge).__module__])
+    }
+    counts = _job_counts(out.stdout)
+    assert counts.pop("simulate") == len(simulations) and "collinear_chain" in simulations
+    assert counts.pop("draw", 0) + counts.pop("tabulate", 0) == len(readers)
+    assert counts.pop("measure", 0) <= len(judged)
+    assert counts.pop("judge") == len(judged)
+    assert counts == {"claims_ledger": 1, "all": 1}
+    assert "orthogonality" not in out.stdout.split("Reasons:")[0]
 
 
 @pytest.mark.workflow

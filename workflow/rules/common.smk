@@ -16,6 +16,7 @@ os.environ.update(
 
 from sigprop.config import check_consistency
 from sigprop.papers import load_registry
+from sigprop.fingerprint import code_fingerprint
 from sigprop.registry import resolve
 from sigprop.run_info import run_record
 from sigprop.workflow import render_description
@@ -194,6 +195,25 @@ def get_script_params(wildcards):
     """A figure's or table's script parameters: config lookups and constants."""
     item = _judged_item(wildcards)
     return {**resolve(item.params, config), **item.constants}
+
+
+def get_simulation_code(wildcards):
+    """Fingerprint of the simulation's code: a code change reruns it (sigprop.fingerprint)."""
+    return code_fingerprint([_item(wildcards, "simulation").run])
+
+
+def get_measure_code(wildcards):
+    return code_fingerprint([_item(wildcards, "theorem").measure])
+
+
+def get_judge_code(wildcards):
+    return code_fingerprint([_judged_item(wildcards).judge])
+
+
+def get_script_code(wildcards):
+    """Fingerprint of the library code a figure's or table's script imports."""
+    script = Path(workflow.basedir) / "workflow/rules" / get_script(wildcards)
+    return code_fingerprint(scripts=[script])
 
 
 def get_script(wildcards):

@@ -3,6 +3,8 @@
 simulate -> results/<family>/<sim>.pt; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
 numbers; tabulate -> results/<family>/<table>.{csv,md}; measure -> a theorem's measured table;
 judge -> results/claims/<family>/<item>.json. Which item a job is comes from its wildcards.
+Each job's params hold the fingerprint of its code (sigprop.fingerprint), so a code change reruns
+what that code made; its script itself is tracked by Snakemake.
 """
 
 
@@ -31,6 +33,7 @@ rule simulate:
     params:
         setup=get_setup,
         device=config["device"],
+        code=get_simulation_code,
     script:
         "../scripts/simulate.py"
 
@@ -57,6 +60,7 @@ rule draw:
         item=get_script_params,
         description=get_description,
         script=get_script,
+        code=get_script_code,
     script:
         "{params.script}"
 
@@ -82,6 +86,7 @@ rule tabulate:
         item=get_script_params,
         description=get_description,
         script=get_script,
+        code=get_script_code,
     script:
         "{params.script}"
 
@@ -111,6 +116,7 @@ rule measure:
     params:
         setup=get_measure_setup,
         device=config["device"],
+        code=get_measure_code,
     script:
         "../scripts/measure.py"
 
@@ -136,5 +142,6 @@ rule judge:
         description=get_description,
         figure=get_judged_figure,
         scale=config["scale"],
+        code=get_judge_code,
     script:
         "../scripts/judge.py"
