@@ -44,7 +44,6 @@ FIGURES = {
         "init_gap",
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
-    "isometry": ["fig4_1", "fig5_1", "fig5_2"],
     "gradients": [
         "fig6_1",
         "fig6_2",
@@ -61,7 +60,6 @@ FIGURES = {
 TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
-    "isometry": ["table5_1", "table5_2"],
     "gradients": ["table_c1"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
@@ -93,15 +91,6 @@ THEOREMS = {
         "fixed_point": "sigprop.theorems.mean_field:fixed_point",
         "lemma_b1_b2": "sigprop.theorems.mean_field_tails:lemma_b1_b2",
         "mixing": "sigprop.theorems.mean_field_tails:mixing",
-    },
-    "isometry": {
-        "lemma4_2": "sigprop.theorems.isometry:lemma4_2",
-        "theorem4_3": "sigprop.theorems.isometry:theorem4_3",
-        "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
-        "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
-        "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
-        "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
-        "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
     "gradients": {
         "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",

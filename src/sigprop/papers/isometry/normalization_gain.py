@@ -1,306 +1,56 @@
-"""Theorem checks of Thesis ch. 4 (isometry of normalization): Lemma 4.2, Thm. 4.3, Cor. 4.4, 4.5.
+"""Thesis Thm. 4.3 and Cors. 4.4, 4.5: normalizing samples never lowers the isometry of the Gram.
 
-Catalog ``spec/mean_field_isometry.md`` §1.2, §2 "Chapter 4", §5, §7.1. All four results are
-deterministic, so every claim is checked on random cases (n in ``n_range``, ``n_cases`` per
-family) to float64 round-off. Round-off is measured in units of the first-order eigenvalue
-perturbation bound: an eigensolver with backward error ~ n eps ||M|| moves log lambda_i by at
-most ~ n eps kappa(M), hence the gap -log I by at most n eps kappa(M) (``roundoff_units`` of them
-are allowed).
+All three results are deterministic, so every claim is checked on random cases (n in
+``n_range``, ``n_cases`` of them) to float64 round-off, in units of n eps (kappa(G) + kappa(G~))
+(first-order eigenvalue perturbation; ``roundoff_units`` of them are allowed).
 
-- ``lemma4_2``: I(cM) = I(M); I in [0, 1]; I = 1 iff M = c I_n; I = 0 iff M singular.
 - ``theorem4_3``: unit-norm projection of the samples, I(G~) >= I(G)(1 + var(a)/abar^2)
   (Eq. (4.3)), the exact identity I(G~)/I(G) = AM(a^2)/GM(a^2), and the printed equality (4.7)
   (expected to fail: the proof drops the factor (AM(a)/GM(a))^2 >= 1).
 - ``corollary4_4`` (LN, columns) and ``corollary4_5`` (BN, rows of X in R^{d x n}, d < n):
   the scaling-only operators (``ops.ln_rms``, ``ops.bn_rms``) obey the bound and the identity;
   with mean centering (``ops.ln_centered``, ``ops.bn_centered``) the corollaries fail on some
-  cases: those counts are claims expected to fail (catalog: 17/2000 LN, 104/2000 BN).
+  cases: those counts are claims expected to fail.
 
-Claim ids are ``isometry.<item>.<what>``; random streams ``seeding.generator(EXPERIMENT_IDS[item],
-0, <family>)``.
+Each item has a measurement (``theorem4_3``, ...: the table, one row per case and operator) and a
+judge (``theorem4_3_claims``, ...). Claim ids are ``isometry.<item>.<what>``; random streams
+``seeding.generator(EXPERIMENT_IDS[item], 0, "cases" | "vectors")``.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Sequence
 
 import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import isometry as iso
-from .. import ops, seeding
-from ..claims import Claim, evaluate
-from ..compute import resolve_device
-from . import TheoremCheck
+from ... import isometry as iso
+from ... import ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from .random_cases import DTYPE, EPS, condition_number, sizes
 
 __all__ = [
-    "DTYPE",
     "EXPERIMENT_IDS",
     "corollary4_4",
+    "corollary4_4_claims",
     "corollary4_5",
-    "lemma4_2",
+    "corollary4_5_claims",
     "theorem4_3",
+    "theorem4_3_claims",
 ]
 
-DTYPE = torch.float64
-"""All checks run in float64."""
-
-EPS = torch.finfo(DTYPE).eps
-
 EXPERIMENT_IDS = {
-    "lemma4_2": "isometry.lemma4_2",
     "theorem4_3": "isometry.theorem4_3",
     "corollary4_4": "isometry.corollary4_4",
     "corollary4_5": "isometry.corollary4_5",
 }
-"""Random-stream addresses (``seeding``); the stream name is the case family."""
+"""Random-stream addresses (``seeding``)."""
 
-SOURCE_LEMMA = "Thesis Lemma 4.2, Def. 4.1, Eq. (4.2)"
 SOURCE_THM = "Thesis Thm. 4.3, Eq. (4.3)-(4.7)"
 SOURCE_LN = "Thesis Cor. 4.4 (LN)"
 SOURCE_BN = "Thesis Cor. 4.5 (BN); Thesis Eq. (6.4)"
-
-
-def _check_range(n_range: Sequence[int], lo: int = 2) -> tuple[int, int]:
-    n_min, n_max = (int(v) for v in n_range)
-    if not lo <= n_min <= n_max:
-        raise ValueError(
-            f"n_range must be [n_min, n_max] with {lo} <= n_min <= n_max, got {n_range}"
-        )
-    return n_min, n_max
-
-
-def _sizes(g: torch.Generator, count: int, n_range: Sequence[int]) -> Tensor:
-    n_min, n_max = _check_range(n_range)
-    if count < 1:
-        raise ValueError(f"n_cases must be >= 1, got {count}")
-    return torch.randint(n_min, n_max + 1, (count,), generator=g)
-
-
-def _orthogonal(g: torch.Generator, c: int, n: int, device) -> Tensor:
-    """c Haar-distributed orthogonal n x n matrices (QR of a Gaussian, signs fixed)."""
-    q, r = torch.linalg.qr(torch.randn(c, n, n, generator=g, dtype=DTYPE, device=device))
-    return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))[..., None, :]
-
-
-def _kappa(m: Tensor) -> Tensor:
-    lam = torch.linalg.eigvalsh(m)
-    return lam[..., -1] / lam[..., 0]
-
-
-# ---------------------------------------------------------------------------------------------
-# Lemma 4.2
-
-
-def _lemma_cases(family: str, n_cases: int, n_range, settings: dict, device) -> list[dict]:
-    """Random PSD matrices of one family, grouped by n; each group: matrices and known facts."""
-    g = seeding.generator(EXPERIMENT_IDS["lemma4_2"], 0, family, device)
-    kw = dict(generator=g, dtype=DTYPE, device=device)
-    sizes = _sizes(
-        seeding.generator(EXPERIMENT_IDS["lemma4_2"], 0, f"{family}.sizes"), n_cases, n_range
-    )
-    groups = []
-    for n in sizes.unique().tolist():
-        c = int((sizes == n).sum())
-        q = _orthogonal(g, c, n, device)
-        if family == "wishart":  # B B^T, B n x 2n with spread column norms
-            spread = torch.exp(torch.rand(c, 1, 1, **kw) * torch.randn(c, 1, 2 * n, **kw))
-            b = torch.randn(c, n, 2 * n, **kw) * spread
-            m = b @ b.mT
-            groups.append(dict(n=n, m=m))
-            continue
-        if family == "spectrum":  # Q diag(lambda) Q^T, log10 kappa up to max_log10_condition
-            span = torch.rand(c, 1, **kw) * settings["max_log10_condition"]
-            lam = 10.0 ** (-span * torch.rand(c, n, **kw))
-        elif family == "identity":  # c Q I Q^T
-            lam = torch.ones(c, n, dtype=DTYPE, device=device)
-        elif family == "near_identity":  # Q diag(1 + delta, 1, ..., 1) Q^T
-            lo, hi = settings["log10_delta_range"]
-            delta = 10.0 ** (lo + (hi - lo) * torch.rand(c, **kw))
-            lam = torch.ones(c, n, dtype=DTYPE, device=device)
-            lam[:, 0] += delta
-        elif family == "singular":  # rank k < n: lambda_{k+1..n} = 0
-            rank = torch.randint(1, n, (c, 1), generator=g, device=device)
-            lam = (torch.arange(n, device=device) < rank).to(DTYPE) * (0.5 + torch.rand(c, n, **kw))
-        else:
-            raise ValueError(f"unknown family {family!r}")
-        scale = 10.0 ** (12.0 * torch.rand(c, 1, 1, **kw) - 6.0)
-        m = scale * (q * lam[:, None, :]) @ q.mT
-        m = (m + m.mT) / 2
-        groups.append(dict(n=n, m=m, lam=lam))
-    return groups
-
-
-def lemma4_2(
-    *,
-    n_cases: int = 2000,
-    n_range: Sequence[int] = (2, 50),
-    max_log10_condition: float = 8.0,
-    log10_delta_range: Sequence[float] = (-2.0, 0.0),
-    roundoff_units: float = 4.0,
-    deficit_rtol: float = 1e-6,
-    device: str = "auto",
-) -> TheoremCheck:
-    """Thesis Lemma 4.2 on random PSD matrices, ``n_cases`` per family.
-
-    Families: ``wishart`` (B B^T, scale invariance: I(cM) vs I(M), c = 10^U(-6, 6)),
-    ``spectrum`` (Q diag(lambda) Q^T, kappa up to 10^``max_log10_condition``: I equals the GM/AM
-    of lambda, and is never 0), ``identity`` (c Q Q^T: I = 1), ``near_identity`` (c Q diag(1 +
-    delta, 1, ..) Q^T, delta = 10^U(``log10_delta_range``): the gap equals its closed form
-    log(1 + delta/n) - log(1 + delta)/n > 0 to relative ``deficit_rtol``, so I < 1 off c I_n),
-    ``singular`` (rank < n: I = 0 exactly).
-    """
-    device = resolve_device(device)
-    lo, hi = (float(v) for v in log10_delta_range)
-    if not lo <= hi <= 0.0 or max_log10_condition < 0:
-        raise ValueError(
-            f"log10_delta_range must be [lo, hi] with lo <= hi <= 0 and max_log10_condition >= 0,"
-            f" got {log10_delta_range}, {max_log10_condition}"
-        )
-    settings = dict(max_log10_condition=max_log10_condition, log10_delta_range=(lo, hi))
-    families = ("wishart", "spectrum", "identity", "near_identity", "singular")
-    rows = []
-    for family in families:
-        for group in _lemma_cases(family, n_cases, n_range, settings, device):
-            n, m = group["n"], group["m"]
-            gap = iso.isometry_gap(m)
-            value = torch.exp(-gap)
-            c = m.shape[0]
-            extra = {}
-            if family == "wishart":
-                g = seeding.generator(EXPERIMENT_IDS["lemma4_2"], 0, f"scale.n{n}", device)
-                factor = 10.0 ** (12.0 * torch.rand(c, 1, 1, generator=g, dtype=DTYPE) - 6.0)
-                kappa = _kappa(m)
-                extra = dict(reference_gap=iso.isometry_gap(factor.to(device) * m), kappa=kappa)
-            elif family != "singular":
-                lam = group["lam"]
-                closed = lam.mean(-1).log() - lam.log().mean(-1)
-                extra = dict(reference_gap=closed, kappa=lam.amax(-1) / lam.amin(-1))
-            for i in range(c):
-                rows.append(
-                    dict(
-                        family=family,
-                        n=n,
-                        isometry=value[i].item(),
-                        gap=gap[i].item(),
-                        **{k: v[i].item() for k, v in extra.items()},
-                    )
-                )
-    table = pd.DataFrame(rows)
-    table["roundoff"] = table["n"] * EPS * table.get("kappa", math.nan)
-    table["gap_error"] = (table["gap"] - table["reference_gap"]).abs()
-    fam = {f: table[table["family"] == f] for f in families}
-    scale_units = (fam["wishart"]["gap_error"] / fam["wishart"]["roundoff"]).max()
-    closed_units = (fam["spectrum"]["gap_error"] / fam["spectrum"]["roundoff"]).max()
-    nonsingular = table[table["family"] != "singular"]
-    ident = fam["identity"]
-    near = fam["near_identity"]
-    near_rel = (near["gap_error"] / near["reference_gap"]).max()
-    unit = roundoff_units * EPS * float(table["n"].max())
-    claims = [
-        evaluate(
-            id="isometry.lemma4_2.scale_invariance",
-            statement=(
-                f"I(cM) = I(M) for {len(fam['wishart'])} random Wishart M and c = 10^U(-6, 6): the "
-                f"largest |gap(cM) - gap(M)| is within {roundoff_units:g} round-off unit(s) "
-                "n eps kappa(M)"
-            ),
-            source=SOURCE_LEMMA + " part 1",
-            measured=scale_units,
-            relation="<=",
-            bound=0.0,
-            tolerance=roundoff_units,
-            note=f"max absolute gap difference {fam['wishart']['gap_error'].max():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.gm_over_am",
-            statement=(
-                f"I(M) = GM/AM of M's eigenvalues (Eq. (4.2) in eigenvalues) for "
-                f"{len(fam['spectrum'])} M = Q diag(lambda) Q^T with kappa up to "
-                f"1e{max_log10_condition:g}, within {roundoff_units:g} round-off unit(s)"
-            ),
-            source=SOURCE_LEMMA + " (proof)",
-            measured=closed_units,
-            relation="<=",
-            bound=0.0,
-            tolerance=roundoff_units,
-            note=f"max absolute gap error {fam['spectrum']['gap_error'].max():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.unit_range",
-            statement=(
-                f"I(M) <= 1 on all {len(table)} cases (I >= 0 holds by construction, I = "
-                f"exp(-gap)), within {roundoff_units:g} x n_max eps"
-            ),
-            source=SOURCE_LEMMA + " part 2",
-            measured=table["isometry"].max(),
-            relation="<=",
-            bound=1.0,
-            tolerance=unit,
-            note=f"min I = {table['isometry'].min():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.one_at_identity",
-            statement=(
-                f"I(c Q I_n Q^T) = 1 for {len(ident)} random c, Q: the largest |1 - I| is within "
-                f"{roundoff_units:g} x n_max eps"
-            ),
-            source=SOURCE_LEMMA + " part 3 (M = c I_n; the thesis says M = I_n)",
-            measured=(1.0 - ident["isometry"]).abs().max(),
-            relation="<=",
-            bound=0.0,
-            tolerance=unit,
-        ),
-        evaluate(
-            id="isometry.lemma4_2.below_one_off_identity",
-            statement=(
-                f"off c I_n, I < 1: for {len(near)} M = c Q diag(1 + delta, 1, .., 1) Q^T, "
-                "delta in "
-                f"[1e{lo:g}, 1e{hi:g}], the gap equals log(1 + delta/n) - log(1 + delta)/n > 0 "
-                f"within relative {deficit_rtol:g}"
-            ),
-            source=SOURCE_LEMMA + " part 3 (only if)",
-            measured=near_rel,
-            relation="<=",
-            bound=0.0,
-            tolerance=deficit_rtol,
-            note=(
-                f"smallest closed-form gap {near['reference_gap'].min():.3g}, largest measured I "
-                f"{near['isometry'].max():.12f}; tolerance: 100 x n eps / min gap"
-            ),
-        ),
-        evaluate(
-            id="isometry.lemma4_2.zero_iff_singular",
-            statement=(
-                f"I(M) = 0 for all {len(fam['singular'])} singular M (rank < n): measured is the "
-                "number with I > 0"
-            ),
-            source=SOURCE_LEMMA + " part 4",
-            measured=float((fam["singular"]["isometry"] > 0).sum()),
-            relation="<=",
-            bound=0.0,
-            note="singular = smallest eigenvalue <= n eps lambda_max (isometry.isometry_gap)",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.positive_if_nonsingular",
-            statement=(
-                f"I(M) > 0 for all {len(nonsingular)} nonsingular M (kappa up to "
-                f"1e{max_log10_condition:g}): measured is the number with I = 0"
-            ),
-            source=SOURCE_LEMMA + " part 4 (only if)",
-            measured=float((nonsingular["isometry"] <= 0).sum()),
-            relation="<=",
-            bound=0.0,
-            note=f"min I over nonsingular cases {nonsingular['isometry'].min():.3g}",
-        ),
-    ]
-    return TheoremCheck(table=table, claims=claims)
-
-
-# ---------------------------------------------------------------------------------------------
-# Theorem 4.3 and Corollaries 4.4, 4.5
 
 
 def _sample_cases(
@@ -329,7 +79,7 @@ def _sample_cases(
     if not 0 <= equal_norm_fraction <= 1:
         raise ValueError(f"equal_norm_fraction must be in [0, 1], got {equal_norm_fraction}")
     g = seeding.generator(EXPERIMENT_IDS[item], 0, "cases")
-    k = _sizes(g, n_cases, n_range)
+    k = sizes(g, n_cases, n_range)
     top = torch.clamp((max_dim_ratio * k).floor().long(), min=k + 1)
     m = k + 1 + (torch.rand(n_cases, generator=g, dtype=DTYPE) * (top - k)).floor().long()
     m = torch.minimum(m, top)
@@ -363,13 +113,13 @@ def _normalization_table(
         a = torch.linalg.vector_norm(y, dim=-2)  # norms of the k vectors
         before = as_gram(x)
         gap = iso.isometry_gap(before)
-        kappa = _kappa(before)
+        kappa = condition_number(before)
         log_factor = iso.norm_variation(a).log()
         log_amgm = iso.am_over_gm(a.square()).log()
         for name, op in operators.items():
             after = as_gram(op(x))
             gap_after = iso.isometry_gap(after)
-            roundoff = k * EPS * (kappa + _kappa(after))
+            roundoff = k * EPS * (kappa + condition_number(after))
             for i in range(y.shape[0]):
                 rows.append(
                     dict(
@@ -419,7 +169,7 @@ def _scaling_claims(
                 f"{len(table)} random cases; measured is the largest |log-ratio error| in units "
                 f"of n eps (kappa(G) + kappa(G~)), within {units:g}"
             ),
-            source=source + " (exact form, spec mean_field_isometry §2)",
+            source=source + " (exact form of Eq. (4.6))",
             measured=(table["identity_error"] / table["roundoff"]).max(),
             relation="<=",
             bound=0.0,
@@ -430,15 +180,15 @@ def _scaling_claims(
 
 
 def _centered_claims(
-    table: pd.DataFrame, prefix: str, what: str, source: str, units: float, catalog: str
+    table: pd.DataFrame, prefix: str, what: str, source: str, units: float
 ) -> list[Claim]:
     """Counts of counter-examples of the corollary with mean centering (expected to fail)."""
     tol = units * table["roundoff"]
     decreases = int((table["log_gain"] < -tol).sum())
     violations = int((table["bound_margin"] < -tol).sum())
     note = (
-        f"The corollary is stated for the scaling operator; with centering it fails. Catalog: "
-        f"{catalog}. Worst log I(G~)/I(G) = {table['log_gain'].min():.3g}."
+        "The corollary is stated for the scaling operator; with centering it fails. Worst log "
+        f"I(G~)/I(G) = {table['log_gain'].min():.3g}."
     )
     return [
         evaluate(
@@ -480,22 +230,29 @@ def theorem4_3(
     norm_spread: float = 1.5,
     equal_norm_fraction: float = 0.1,
     offset_scale: float = 2.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """Thesis Thm. 4.3: normalizing samples to the sphere never lowers the isometry of the Gram.
-
-    x_i -> x_i / ||x_i|| via ``ops.ln_rms`` (the sqrt(d)-sphere; I is scale invariant). Claims:
-    the bound (4.3), the exact identity I(G~)/I(G) = AM(a^2)/GM(a^2), and the printed equality
-    (4.7) I(G~)/I(G) = 1 + var(a)/abar^2, which is expected to FAIL (the step (4.6) -> (4.7) drops
-    the factor (AM(a)/GM(a))^2 >= 1; (4.6) also prints (1/d) sum a_i^2 for (1/n) sum a_i^2).
-    """
+) -> pd.DataFrame:
+    """Thesis Thm. 4.3: x_i -> x_i / ||x_i|| via ``ops.ln_rms`` (the sqrt(d)-sphere; I is scale
+    invariant); one row per case with the gaps before and after, the factors of Eq. (4.3) and the
+    round-off scale (``_normalization_table``)."""
     device = resolve_device(device)
     groups = _sample_cases(
         "theorem4_3", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
         offset_scale, device,
     )  # fmt: skip
-    table = _normalization_table(groups, {"sphere": ops.ln_rms}, rows_are_vectors=False)
+    return _normalization_table(groups, {"sphere": ops.ln_rms}, rows_are_vectors=False)
+
+
+def theorem4_3_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Thm. 4.3: the bound (4.3), the exact identity I(G~)/I(G) = AM(a^2)/GM(a^2), and the printed
+    equality (4.7) I(G~)/I(G) = 1 + var(a)/abar^2, which is expected to FAIL (the step (4.6) ->
+    (4.7) drops the factor (AM(a)/GM(a))^2 >= 1; (4.6) also prints (1/d) sum a_i^2 for (1/n) sum
+    a_i^2).
+
+    Args:
+        table: ``theorem4_3``'s table.
+        roundoff_units: allowed error in units of n eps (kappa(G) + kappa(G~)).
+    """
     prefix = "isometry.theorem4_3."
     claims = _scaling_claims(
         table, prefix, "unit-norm projection x_i / ||x_i||", SOURCE_THM, roundoff_units,
@@ -524,7 +281,7 @@ def theorem4_3(
             ),
         )
     )
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 def corollary4_4(
@@ -535,15 +292,12 @@ def corollary4_4(
     norm_spread: float = 1.5,
     equal_norm_fraction: float = 0.1,
     offset_scale: float = 2.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """Thesis Cor. 4.4: LN of n samples in R^d (d > n) and the bound of Thm. 4.3.
+) -> pd.DataFrame:
+    """Thesis Cor. 4.4: LN of n samples in R^d (d > n); one row per (case, operator).
 
-    LN as the thesis reads it, the projection onto the sqrt(d)-sphere (``ops.ln_rms`` = RMSNorm):
-    bound and exact identity to round-off. LN with mean centering (``ops.ln_centered``): the
-    numbers of cases where isometry decreases, and where the bound fails, are claims expected
-    to fail (spec mean_field_isometry §2, §7.1).
+    LN as the thesis reads it, the projection onto the sqrt(d)-sphere (``ops.ln_rms`` = RMSNorm),
+    and LN with mean centering (``ops.ln_centered``).
     """
     device = resolve_device(device)
     groups = _sample_cases(
@@ -551,7 +305,14 @@ def corollary4_4(
         offset_scale, device,
     )  # fmt: skip
     ops_ = {"ln_rms": ops.ln_rms, "ln_centered": ops.ln_centered}
-    table = _normalization_table(groups, ops_, rows_are_vectors=False)
+    return _normalization_table(groups, ops_, rows_are_vectors=False)
+
+
+def corollary4_4_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Cor. 4.4: ``ln_rms`` obeys the bound and the exact identity to round-off; for
+    ``ln_centered`` the numbers of cases where isometry decreases, and where the bound fails, are
+    claims expected to fail (Cor. 4.4 holds for the projection onto the sqrt(d)-sphere, Sec. 4.3).
+    """
     prefix = "isometry.corollary4_4."
     claims = _scaling_claims(
         table[table["operator"] == "ln_rms"], prefix + "scaling_", "LN = RMSNorm (ops.ln_rms)",
@@ -559,9 +320,9 @@ def corollary4_4(
     )  # fmt: skip
     claims += _centered_claims(
         table[table["operator"] == "ln_centered"], prefix, "LN (ops.ln_centered)", SOURCE_LN,
-        roundoff_units, "isometry decreased in 17/2000 random cases",
+        roundoff_units,
     )  # fmt: skip
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 def corollary4_5(
@@ -572,15 +333,13 @@ def corollary4_5(
     norm_spread: float = 1.5,
     equal_norm_fraction: float = 0.1,
     offset_scale: float = 2.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """Thesis Cor. 4.5: BN of X in R^{d x n} (d < n; d in ``n_range``), C = X X^T, a_i = ||X_i.||.
+) -> pd.DataFrame:
+    """Thesis Cor. 4.5: BN of X in R^{d x n} (d < n; d in ``n_range``), C = X X^T, a_i = ||X_i.||;
+    one row per (case, operator), columns ``d`` (rows) and ``n`` (samples).
 
     BN as the thesis's theory reads it, the row scaling diag(X X^T)^{-1/2} X (Eq. (6.4)) =
-    ``ops.bn_rms`` up to the factor sqrt(n): bound and identity to round-off. BN with centering
-    (``ops.bn_centered``): counter-example counts, expected to fail. abar is printed with 1/n;
-    we use 1/d (the mean of the d row norms), the evident intent.
+    ``ops.bn_rms`` up to the factor sqrt(n), and BN with centering (``ops.bn_centered``).
     """
     device = resolve_device(device)
     groups = _sample_cases(
@@ -589,7 +348,13 @@ def corollary4_5(
     )  # fmt: skip
     ops_ = {"bn_rms": ops.bn_rms, "bn_centered": ops.bn_centered}
     table = _normalization_table(groups, ops_, rows_are_vectors=True)
-    table = table.rename(columns={"vectors": "d", "dim": "n"})
+    return table.rename(columns={"vectors": "d", "dim": "n"})
+
+
+def corollary4_5_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Cor. 4.5: ``bn_rms`` obeys the bound and identity to round-off; ``bn_centered``:
+    counter-example counts, expected to fail. abar is printed with 1/n; we use 1/d (the mean of
+    the d row norms), the evident intent."""
     prefix = "isometry.corollary4_5."
     claims = _scaling_claims(
         table[table["operator"] == "bn_rms"], prefix + "scaling_",
@@ -598,6 +363,6 @@ def corollary4_5(
     )  # fmt: skip
     claims += _centered_claims(
         table[table["operator"] == "bn_centered"], prefix, "BN (ops.bn_centered)", SOURCE_BN,
-        roundoff_units, "isometry decreased in 104/2000 random cases",
+        roundoff_units,
     )  # fmt: skip
-    return TheoremCheck(table=table, claims=claims)
+    return claims
