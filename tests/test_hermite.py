@@ -137,22 +137,6 @@ def test_bad_input_raises():
         H.kernel_map("tanh", method="series")
 
 
-def test_tables_and_their_claims():
-    from sigprop.checks import isometry_hermite as T
-
-    t1 = T.table5_1(30, 40)
-    assert list(t1["He_k"]) == ["1", "x", "x^2 - 1", "x^3 - 3x", "x^4 - 6x^2 + 3"]
-    assert all(c.passed for c in T.table5_1_claims(t1, 1e-12))
-    with pytest.raises(ValueError, match="not exact"):
-        T.table5_1(30, 20)
-    t2 = T.table5_2(["relu", "tanh"], 25, 60, 0.9, 1e-6, 20_000, [0.0, 0.5])
-    relu = t2.set_index("activation").loc["relu"]
-    assert relu["case"] == 3 and relu["case_truncated"] == 2
-    verdicts = {c.id.split(".")[-1]: c.passed for c in T.table5_2_claims(t2, 1e-12, 4.0)}
-    assert verdicts.pop("relu_case2_thesis") is False
-    assert all(verdicts.values()), verdicts
-
-
 def test_truncated_relu_series_gives_the_thesis_case_2_slope():
     """Order-25 truncation of ReLU's series: kappa'(1) = 0.9487 < 1 (exact: 1), Table 5.2."""
     c = H.hermite_coefficients(H.activation("relu"), 25)

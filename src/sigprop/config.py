@@ -69,8 +69,6 @@ def check_consistency(config: Mapping) -> None:
     _check_a1_grid(orth)
     _check_drift_items(orth)
     _check_orthogonality_init(orth)
-    if "isometry" in config:
-        _check_isometry_fig5(config["isometry"])
     if "gradients" in config:
         _check_gradients_depth(config["gradients"])
         _check_gradients_jac(config["gradients"])
@@ -219,17 +217,6 @@ def _check_orthogonality_init(orth: Mapping) -> None:
         )
 
 
-def _check_isometry_fig5(iso: Mapping) -> None:
-    """Thesis Figs. 5.1 / 5.2: one rho_0 per plotted activation."""
-    for item in ("fig5_1", "fig5_2"):
-        if item not in iso:
-            continue
-        cfg = iso[item]
-        if len(cfg["rho0"]) != len(cfg["activations"]):
-            raise ConfigError(
-                f"isometry.{item}.rho0 has {len(cfg['rho0'])} entries but "
-                f"isometry.{item}.activations has {len(cfg['activations'])}: one rho_0 per row"
-            )
 
 
 def _check_gradients_depth(grad: Mapping) -> None:

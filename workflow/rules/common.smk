@@ -56,7 +56,6 @@ FIGURES = {
         "drift",
         "init_gap",
     ],
-    "isometry": ["fig4_1", "fig5_1", "fig5_2"],
     "gradients": [
         "fig6_1",
         "fig6_2",
@@ -72,7 +71,6 @@ FIGURES = {
 
 TABLES = {
     "orthogonality": ["table1"],
-    "isometry": ["table5_1", "table5_2"],
     "gradients": ["table_c1"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
@@ -99,15 +97,6 @@ THEOREMS = {
         "app_e": "sigprop.theorems.orthogonality_init:app_e",
         "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
-    },
-    "isometry": {
-        "lemma4_2": "sigprop.theorems.isometry:lemma4_2",
-        "theorem4_3": "sigprop.theorems.isometry:theorem4_3",
-        "corollary4_4": "sigprop.theorems.isometry:corollary4_4",
-        "corollary4_5": "sigprop.theorems.isometry:corollary4_5",
-        "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
-        "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
-        "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
     },
     "gradients": {
         "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",

@@ -4,16 +4,16 @@ import torch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
 from sigprop import isometry, plotting
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-p = snakemake.params
-table = isometry.example_table(p.labels, p.parallelograms, p.parallelepipeds)
+params = item_params(snakemake)
+table = isometry.example_table(params.labels, params.parallelograms, params.parallelepipeds)
 table.to_csv(snakemake.output.csv, index=False)
 
-k = len(p.labels)
+k = len(params.labels)
 fig, axes = plotting.figure(ncols=k, nrows=2, width=3.0, height=3.0)
-for j, label in enumerate(p.labels):
+for j, label in enumerate(params.labels):
     for n in (2, 3):
         part = table.query("label == @label and n == @n").sort_values("vector")
         x = torch.tensor(part[["x", "y", "z"]].to_numpy().T[:n])

@@ -1,27 +1,37 @@
 """Thesis Figs. 5.1 and 5.2: per activation, phi / C, the kernel map with the cobweb of
-rho_l = kappa(rho_{l-1}) from rho_0 (red dot) to rho* (star), and |rho_l - rho*| with its bound."""
+rho_l = kappa(rho_{l-1}) from rho_0 (red dot) to rho* (star), and |rho_l - rho*| with its bound.
+The CSV holds every plotted number: iterations and curves, told apart by ``panel``."""
 
 import numpy as np
 
 from sigprop import plotting
-from sigprop.checks.isometry_fig5 import kernel_convergence, kernel_curves
+from sigprop.papers.isometry.kernel_convergence import (
+    kernel_convergence,
+    kernel_curves,
+    plotted_numbers,
+)
 from sigprop.store import atomic_path
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-p = snakemake.params
-table = kernel_convergence(list(p.subjects), list(p.rho0), p.layers, p.order, p.case_tolerance)
-curves = kernel_curves(list(p.subjects), p.n_points)
-for frame, path in ((table, snakemake.output.csv), (curves, snakemake.output.curves)):
-    with atomic_path(path) as tmp:
-        frame.to_csv(tmp, index=False)
+params = item_params(snakemake)
+table = kernel_convergence(
+    list(params.subjects), list(params.rho0), params.layers, params.order, params.case_tolerance
+)
+curves = kernel_curves(list(params.subjects), params.n_points)
+with atomic_path(snakemake.output.csv) as tmp:
+    plotted_numbers(table, curves).to_csv(tmp, index=False)
 
-fig, axes = plotting.figure(ncols=3, nrows=len(p.subjects), width=3.6, height=2.8, squeeze=False)
-for row, name in zip(axes, p.subjects, strict=True):
+fig, axes = plotting.figure(
+    ncols=3, nrows=len(params.subjects), width=3.6, height=2.8, squeeze=False
+)
+for row, name in zip(axes, params.subjects, strict=True):
     run = table[table["activation"] == name]
     first = run.iloc[0]
     case, trunc = int(first.case), int(first.case_truncated)
-    label = f"case {case}" + (f" (order-{p.order} series: case {trunc})" if trunc != case else "")
+    label = f"case {case}" + (
+        f" (order-{params.order} series: case {trunc})" if trunc != case else ""
+    )
     act = curves.query("activation == @name and panel == 'activation'")
     row[0].plot(act.x, act.y, color="C0")
     row[0].set(xlabel="$x$", ylabel=r"$\phi(x)/C$", title=f"{name}: {label}")

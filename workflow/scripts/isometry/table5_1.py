@@ -1,11 +1,12 @@
 """Thesis Table 5.1: Hermite polynomials He_k, he_k and their orthonormality."""
 
-from sigprop.checks.isometry_hermite import markdown, table5_1
+from sigprop.papers.isometry.hermite_tables import markdown, table5_1
 from sigprop.store import atomic_path
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-table = table5_1(snakemake.params.max_order, snakemake.params.nodes)
+params = item_params(snakemake)
+table = table5_1(params.max_order, params.nodes)
 with atomic_path(snakemake.output.csv) as tmp:
     table.to_csv(tmp, index=False)
 with atomic_path(snakemake.output.md) as tmp:

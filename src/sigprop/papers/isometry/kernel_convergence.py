@@ -13,10 +13,18 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import hermite as H
-from ..claims import Claim, evaluate
+from ... import hermite as H
+from ...claims import Claim, evaluate
 
-__all__ = ["fig5_claims", "kernel_convergence", "kernel_curves", "subject"]
+__all__ = [
+    "fig5_1_claims",
+    "fig5_2_claims",
+    "fig5_claims",
+    "kernel_convergence",
+    "kernel_curves",
+    "plotted_numbers",
+    "subject",
+]
 
 SOURCE = {
     "fig5_1": "Thesis Fig. 5.1, Thm. 5.11 (Cor. 5.10, Eqs. (5.8)-(5.10))",
@@ -116,13 +124,26 @@ def kernel_curves(subjects: list[str], n_points: int, x_max: float = 3.0) -> pd.
     return pd.concat(frames, ignore_index=True)
 
 
+def plotted_numbers(convergence: pd.DataFrame, curves: pd.DataFrame) -> pd.DataFrame:
+    """One table of a figure's plotted numbers: ``kernel_convergence`` rows (``panel``
+    ``"convergence"``) followed by the ``kernel_curves`` rows (``"activation"``, ``"kernel"``)."""
+    return pd.concat([convergence.assign(panel="convergence"), curves], ignore_index=True)
+
+
 def fig5_claims(
     table: pd.DataFrame, item: str, float_tolerance: float, max_contraction: float
 ) -> list[Claim]:
     """Per activation of Fig. ``item``: the iterates stay under their case's bound at every layer,
     and converge: |rho_L - rho*| <= max_contraction |rho_0 - rho*|. For case-1 activations whose
     printed Eq. (5.7) rate differs from the corrected one, the printed bound is checked too
-    (an erratum; expected to fail for tanh)."""
+    (an erratum; expected to fail for tanh).
+
+    Args:
+        table: ``kernel_convergence``'s table, or a figure's plotted numbers
+            (``plotted_numbers``), of which the rows of panel ``"convergence"`` are read.
+    """
+    if "panel" in table:
+        table = table[table["panel"] == "convergence"]
     claims = []
     source = SOURCE.get(item, "Thesis Thm. 5.11")
     for name, rows in table.groupby("activation", sort=False):
@@ -189,9 +210,24 @@ def fig5_claims(
                     bound=0.0,
                     tolerance=float_tolerance,
                     note=(
-                        "expected failure (erratum, catalog Sec. 2 Ch. 5): the rate 1 / kappa'(1) "
-                        "is faster than the true 1 / (2 - kappa'(0)); a negative control"
+                        "expected failure (erratum; Thm. 5.8, Eq. (5.6), has 1 / (2 - kappa'(0))): "
+                        "the rate 1 / kappa'(1) is faster than the true 1 / (2 - kappa'(0)); a "
+                        "negative control"
                     ),
                 )
             )
     return claims
+
+
+def fig5_1_claims(
+    table: pd.DataFrame, float_tolerance: float, max_contraction: float
+) -> list[Claim]:
+    """Thesis Fig. 5.1's claims (``fig5_claims``)."""
+    return fig5_claims(table, "fig5_1", float_tolerance, max_contraction)
+
+
+def fig5_2_claims(
+    table: pd.DataFrame, float_tolerance: float, max_contraction: float
+) -> list[Claim]:
+    """Thesis Fig. 5.2's claims (``fig5_claims``)."""
+    return fig5_claims(table, "fig5_2", float_tolerance, max_contraction)

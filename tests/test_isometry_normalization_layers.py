@@ -1,4 +1,5 @@
-"""Thesis Thm. 5.15 and Props. 5.1/5.2: effective kernels, normalization layers, finite width."""
+"""Thesis Thm. 5.15 and Props. 5.1/5.2: effective kernels, normalization layers, finite width
+(papers.isometry.normalization_layers, papers.isometry.finite_width)."""
 
 import math
 
@@ -8,7 +9,15 @@ import torch
 
 from sigprop import hermite as H
 from sigprop import ops
-from sigprop.theorems import isometry_normalization as N
+from sigprop.papers.isometry import finite_width as F
+from sigprop.papers.isometry import normalization_layers as N
+from sigprop.workflow import read_table
+
+
+def round_trip(table, tmp_path):
+    path = tmp_path / "table.csv"
+    table.to_csv(path, index=False)
+    return read_table(path)
 
 
 @pytest.mark.parametrize("name", ["relu", "gelu", "exp"])
@@ -60,55 +69,60 @@ def test_layers_follow_eqs_5_11_to_5_13():
 
 
 def test_pair_inputs_have_the_requested_cosine():
-    x = N.pair_inputs(64, -0.3, [0, 1])
+    x = F.pair_inputs(64, -0.3, [0, 1])
     assert x.shape == (2, 64, 2)
     assert torch.allclose(x.square().sum(-2), torch.full((2, 2), 64.0, dtype=x.dtype))
     cos = (x[..., 0] * x[..., 1]).sum(-1) / 64
     assert torch.allclose(cos, torch.full((2,), -0.3, dtype=x.dtype))
     with pytest.raises(ValueError, match="rho0"):
-        N.pair_inputs(8, 1.0, [0])
+        F.pair_inputs(8, 1.0, [0])
 
 
 @pytest.mark.parametrize("norm", ["none", "pre_ln", "post_ln"])
 def test_wide_network_follows_the_effective_kernel(norm):
     """Prop. 5.1 / Thm. 5.15 proof: at d = 2e4 one layer lands within ~5 / sqrt(d) of kappa_psi."""
     torch.set_num_threads(1)
-    cos = N.finite_width_cosines([("relu", norm)], 20000, 0.3, 2, 4, "gaussian")
+    cos = F.finite_width_cosines([("relu", norm)], 20000, 0.3, 2, 4, "gaussian")
     kappa = N.effective_kernel(H.kernel_map("relu"), norm)[0]
     want = H.iterate(kappa, [0.3], 2)[0, 1:]
     assert np.abs(cos[0].mean(0) - want).max() < 5 / math.sqrt(20000)
 
 
-def test_theorem5_15_printed_fails_corrected_holds():
-    check = N.theorem5_15(["tanh", "relu"], ["none", "post_ln"], [-0.9, 0.5, 0.99], 30, 1e-6, 1e-10)
-    verdict = {c.id.split(".")[-1]: c.passed for c in check.claims}
+def test_theorem5_15_printed_fails_corrected_holds(tmp_path):
+    rho0 = [-0.9, 0.5, 0.99]
+    table = round_trip(N.theorem5_15(["tanh", "relu"], ["none", "post_ln"], rho0, 30), tmp_path)
+    claims = N.theorem5_15_claims(
+        table, rho0=rho0, depth=30, case_tolerance=1e-6, float_tolerance=1e-10
+    )
+    verdict = {c.id.split(".")[-1]: c.passed for c in claims}
     assert verdict == {
         "printed_eq5_14": False,
         "corrected_rate": True,
         "alpha_below_one": True,
         "control_uncentred": True,
     }
-    row = check.table.set_index(["activation", "norm"]).loc[("relu", "post_ln")]
-    assert row["conditions_hold"] and row["violations_printed"] > 0
-    assert not check.table.set_index(["activation", "norm"]).loc[("relu", "none"), "centred_ok"]
+    checked = N.conditions(table, 1e-6).set_index(["activation", "norm"])
+    row = checked.loc[("relu", "post_ln")]
+    assert row["conditions_hold"] and row["max_excess_printed"] > 1e-10
+    assert not checked.loc[("relu", "none"), "centred_ok"]
 
 
-def test_prop5_1_small_runs_and_validates():
-    check = N.prop5_1(
-        ["relu"],
-        ["none", "post_ln"],
-        [20, 40, 80],
-        3,
-        3,
-        0.5,
-        ["gaussian", "uniform"],
-        3.0,
-        0.15,
-        4.0,
-        -0.25,
+def test_prop5_1_small_runs_and_validates(tmp_path):
+    setup = dict(
+        activations=["relu"],
+        norms=["none", "post_ln"],
+        widths=[20, 40, 80],
+        depth=3,
+        runs=3,
+        rho0=0.5,
+        laws=["gaussian", "uniform"],
     )
-    assert len(check.table) == 4
-    ids = {c.id for c in check.claims}
+    table = round_trip(F.prop5_1(**setup), tmp_path)
+    assert len(table) == 4
+    claims = F.prop5_1_claims(
+        table, **setup, slope_z=3.0, slope_slack=0.15, agree_z=4.0, control_slope=-0.25
+    )
+    ids = {c.id for c in claims}
     assert ids == {
         "isometry.prop5_1.slope_gaussian",
         "isometry.prop5_1.slope_uniform",
@@ -116,6 +130,6 @@ def test_prop5_1_small_runs_and_validates():
         "isometry.prop5_1.control_wrong_kernel",
     }
     with pytest.raises(ValueError, match="at least 3"):
-        N.prop5_1(["relu"], ["none"], [20, 40], 3, 3, 0.5, ["gaussian"], 3.0, 0.1, 4.0, -0.25)
+        F.prop5_1(["relu"], ["none"], [20, 40], 3, 3, 0.5, ["gaussian"])
     with pytest.raises(ValueError, match="law must be"):
-        N.finite_width_cosines([("relu", "none")], 10, 0.5, 1, 2, "cauchy")
+        F.finite_width_cosines([("relu", "none")], 10, 0.5, 1, 2, "cauchy")

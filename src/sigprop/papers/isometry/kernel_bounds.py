@@ -6,6 +6,8 @@ its Thm. 5.11 case is compared layer by layer. Subjects: the configured activati
 custom polynomials of Fig. 5.1, and he_3 (kappa = rho^3, Remark 5.13). Controls: identity (every
 point fixed: the non-linearity hypothesis is needed) and he_3 from rho_0 = +-1 (stuck: the
 exclusion of +-1 is needed); the printed Eq. (5.7) rate 1 / kappa'(1) is reported as violated.
+
+``kernel_bounds`` measures (one row per activation and bound), ``kernel_bounds_claims`` judges.
 """
 
 from __future__ import annotations
@@ -13,11 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .. import hermite as H
-from ..claims import evaluate
-from . import TheoremCheck
+from ... import hermite as H
+from ...claims import Claim, evaluate
 
-__all__ = ["kernel_bounds"]
+__all__ = ["kernel_bounds", "kernel_bounds_claims"]
 
 SOURCE = "Thesis Thm. 5.11"
 
@@ -44,9 +45,8 @@ def kernel_bounds(
     depth: int,
     n_grid: int,
     case_tolerance: float,
-    float_tolerance: float,
     device: str = "cpu",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Bounds of Thm. 5.8 / Cor. 5.10 / Thm. 5.11 (5.8)-(5.10) and fixed-point uniqueness.
 
     Args:
@@ -56,7 +56,6 @@ def kernel_bounds(
         depth: layers of the iteration.
         n_grid: grid of [-1, 1] scanned for sign changes of kappa(rho) - rho.
         case_tolerance: tolerance of kappa(0) = 0 and kappa'(1) = 1.
-        float_tolerance: allowed excess over a bound (round-off of iterated quadrature).
         device: unused (numpy float64 on the CPU); accepted for the generic rule.
     Returns:
         one row per (activation, bound) with the case, alpha, rho*, the max excess of the
@@ -136,16 +135,25 @@ def kernel_bounds(
             "max_excess": float(np.abs(np.abs(he3_path) - 1.0).max()),
         },
     ]
-    table = pd.DataFrame(rows + uniqueness + controls)
-    return TheoremCheck(table, _claims(table, depth, len(r0), float_tolerance))
+    return pd.DataFrame(rows + uniqueness + controls)
 
 
 def _names(frame: pd.DataFrame) -> str:
     return ", ".join(frame["activation"])
 
 
-def _claims(table: pd.DataFrame, depth: int, n_rho0: int, tol: float) -> list:
-    grid = f"{n_rho0} rho_0 in (-1, 1), layers 1..{depth}"
+def kernel_bounds_claims(
+    table: pd.DataFrame, *, rho0: list[float], depth: int, float_tolerance: float, **_settings
+) -> list[Claim]:
+    """The claims of Thm. 5.8 / Cor. 5.10 / Thm. 5.11 and Remarks 5.12-5.13 from the table.
+
+    Args:
+        table: ``kernel_bounds``'s table.
+        rho0, depth: the measurement's grid (for the statements).
+        float_tolerance: allowed excess over a bound (round-off of iterated quadrature).
+    """
+    tol = float_tolerance
+    grid = f"{len(rho0)} rho_0 in (-1, 1), layers 1..{depth}"
     claims = []
     specs = [
         (
@@ -165,8 +173,8 @@ def _claims(table: pd.DataFrame, depth: int, n_rho0: int, tol: float) -> list:
             "printed_eq5_7",
             "Thm. 5.11 case 1 as printed (Eq. (5.7)): Psi(rho_l) <= Psi(rho_0) (1 / kappa'(1))^l",
             "Thesis Thm. 5.11 Eq. (5.7)",
-            "expected failure: an erratum; the AISTATS'25 version and Thm. 5.8 have "
-            "alpha = 1 / (2 - kappa'(0)) (catalog Sec. 2 Ch. 5: tanh max excess 0.68)",
+            "expected failure: an erratum; the AISTATS'25 version and Thm. 5.8 (Eq. (5.6)) have "
+            "alpha = 1 / (2 - kappa'(0))",
         ),
         (
             "case2",

@@ -8,12 +8,12 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import hermite as H
-from ..claims import Claim, evaluate
-from ..seeding import derive_seed
+from ... import hermite as H
+from ...claims import Claim, evaluate
+from ...seeding import derive_seed
 
 SOURCE_TABLE5_1 = "Thesis Table 5.1, Def. 5.4, Eq. (5.5)"
-SOURCE_TABLE5_2 = "Thesis Table 5.2, Cor. 5.7, Thm. 5.11; catalog Sec. 2 Ch. 5"
+SOURCE_TABLE5_2 = "Thesis Table 5.2, Cor. 5.7, Thm. 5.11"
 
 PRINTED_HE = {
     0: [1.0],
@@ -208,7 +208,7 @@ def table5_2_claims(table: pd.DataFrame, float_tolerance: float, mc_z: float) ->
                 "2-D quadrature of kappa, kappa' at rho = 0 and 1 and the Hermite c_0^2, c_1^2 "
                 "equal (E phi)^2, (E phi')^2, E phi^2 = 1, E phi'^2 (over C^2), all activations"
             ),
-            source="Thesis Cor. 5.7, Table 5.2; catalog Sec. 1.3 (Stein identities)",
+            source="Thesis Cor. 5.7, Table 5.2 (Stein identities)",
             measured=table["stein_error"].max(),
             relation="<=",
             bound=0.0,
@@ -235,7 +235,7 @@ def table5_2_claims(table: pd.DataFrame, float_tolerance: float, mc_z: float) ->
                 "closed forms (arc-cosine ReLU and leaky ReLU, e^(rho - 1), sinh(rho) / sinh(1), "
                 "identity) of kappa and kappa' equal the 2-D quadrature on [-1, 1]"
             ),
-            source="Thesis Sec. 5 examples; catalog Sec. 2 Ch. 5",
+            source="Thesis Sec. 5 examples, Table 5.2",
             measured=table["closed_form_error"].max(skipna=True),
             relation="<=",
             bound=0.0,
@@ -261,7 +261,7 @@ def table5_2_claims(table: pd.DataFrame, float_tolerance: float, mc_z: float) ->
             evaluate(
                 id="isometry.table5_2.relu_case_exact",
                 statement="ReLU is case 3 of Thm. 5.11: kappa'(1) = E phi'^2 / E phi^2 = 1 exactly",
-                source="Thesis Thm. 5.11; catalog Sec. 2 Ch. 5 (positive homogeneity)",
+                source="Thesis Thm. 5.11, Table 5.2 (positive homogeneity)",
                 measured=row.dkappa1,
                 relation="within",
                 bound=1.0,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
+from ...claims import Claim, evaluate
 
 __all__ = ["fig4_1_claims"]
 

@@ -1,10 +1,18 @@
-"""Thesis Figs. 5.1 / 5.2 tables: iterates, bounds and claims (sigprop.checks.isometry_fig5)."""
+"""Thesis Figs. 5.1, 5.2: iterates, bounds, curves, claims (papers.isometry.kernel_convergence)."""
 
 import numpy as np
 import pytest
 
 from sigprop import hermite as H
-from sigprop.checks.isometry_fig5 import fig5_claims, kernel_convergence, kernel_curves, subject
+from sigprop.papers.isometry.kernel_convergence import (
+    fig5_2_claims,
+    fig5_claims,
+    kernel_convergence,
+    kernel_curves,
+    plotted_numbers,
+    subject,
+)
+from sigprop.workflow import read_table
 
 
 def test_subject_resolves_fig5_1_and_named():
@@ -37,6 +45,18 @@ def test_relu_exact_case3_truncated_case2_and_claims():
     assert claims["isometry.fig5_2.tanh_converges"].passed
     assert not claims["isometry.fig5_2.tanh_printed_eq5_7"].passed  # erratum, negative control
     assert "isometry.fig5_2.relu_printed_eq5_7" not in claims
+
+
+def test_claims_from_the_plotted_csv_equal_those_of_the_table(tmp_path):
+    """The figure's CSV (iterations and curves) read back gives the same claims."""
+    t = kernel_convergence(["tanh", "relu"], [-0.8, -0.5], 30, 25, 1e-6)
+    path = tmp_path / "fig5_2.csv"
+    plotted_numbers(t, kernel_curves(["tanh", "relu"], 11)).to_csv(path, index=False)
+    direct = fig5_claims(t, "fig5_2", 1e-10, 0.25)
+    read = fig5_2_claims(read_table(path), float_tolerance=1e-10, max_contraction=0.25)
+    assert [(c.id, c.statement, c.measured, c.passed) for c in direct] == [
+        (c.id, c.statement, c.measured, c.passed) for c in read
+    ]
 
 
 def test_bound_claim_fails_when_bound_is_broken():

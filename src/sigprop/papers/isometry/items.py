@@ -1,0 +1,139 @@
+"""Joudaki 2024 (PhD thesis) ch. 4-5 items: every figure, table and theorem check of the family.
+
+There are no cached simulations: the figures and tables are deterministic (quadrature, closed
+forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
+"""
+
+from ...registry import Figure, Table, Theorem
+from . import (
+    finite_width,
+    hermite_tables,
+    isometry_properties,
+    kernel_bounds,
+    kernel_convergence,
+    normalization_gain,
+    normalization_layers,
+    parallelepipeds,
+)
+from .config_checks import check_config
+
+SEED = "Joudaki 2024, PhD thesis (ETH Zurich), ch. 4-5 (seed 004)"
+
+CHECK_CONFIG = check_config
+"""Cross-key checks of the ``isometry`` config section (the whole config in, ConfigError out)."""
+
+
+def _fig5_params(item: str) -> dict[str, str]:
+    keys = ("rho0", "layers", "order", "case_tolerance", "n_points")
+    return {"subjects": f"isometry/{item}/activations"} | {k: f"isometry/{item}/{k}" for k in keys}
+
+
+ROUNDOFF = ("roundoff_units",)
+"""Judge-only keys of Thm. 4.3 and Cors. 4.4, 4.5."""
+
+ITEMS = [
+    Figure(
+        "fig4_1",
+        seed="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
+        params={
+            "labels": "isometry/fig4_1/labels",
+            "parallelograms": "isometry/fig4_1/parallelograms",
+            "parallelepipeds": "isometry/fig4_1/parallelepipeds",
+        },
+        judge=parallelepipeds.fig4_1_claims,
+        judge_args={"tolerance": "isometry/fig4_1_check/tolerance"},
+    ),
+    Theorem(
+        "lemma4_2",
+        seed="Thesis Lemma 4.2",
+        measure=isometry_properties.lemma4_2,
+        judge=isometry_properties.lemma4_2_claims,
+        tolerances=("roundoff_units", "deficit_rtol"),
+    ),
+    Theorem(
+        "theorem4_3",
+        seed="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
+        measure=normalization_gain.theorem4_3,
+        judge=normalization_gain.theorem4_3_claims,
+        tolerances=ROUNDOFF,
+    ),
+    Theorem(
+        "corollary4_4",
+        seed="Thesis Cor. 4.4",
+        measure=normalization_gain.corollary4_4,
+        judge=normalization_gain.corollary4_4_claims,
+        tolerances=ROUNDOFF,
+    ),
+    Theorem(
+        "corollary4_5",
+        seed="Thesis Cor. 4.5",
+        measure=normalization_gain.corollary4_5,
+        judge=normalization_gain.corollary4_5_claims,
+        tolerances=ROUNDOFF,
+    ),
+    Theorem(
+        "prop5_1",
+        seed="Thesis Props. 5.1, 5.2; Thm. 5.15",
+        measure=finite_width.prop5_1,
+        judge=finite_width.prop5_1_claims,
+        tolerances=("slope_z", "slope_slack", "agree_z", "control_slope"),
+    ),
+    Table(
+        "table5_1",
+        seed="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
+        params={"max_order": "isometry/table5_1/max_order", "nodes": "isometry/table5_1/nodes"},
+        judge=hermite_tables.table5_1_claims,
+        judge_args={"float_tolerance": "isometry/table5_1/float_tolerance"},
+    ),
+    Table(
+        "table5_2",
+        seed="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
+        params={
+            key: f"isometry/table5_2/{key}"
+            for key in (
+                "activations",
+                "order",
+                "series_order",
+                "series_rho_max",
+                "case_tolerance",
+                "mc_samples",
+                "mc_rhos",
+            )
+        },
+        judge=hermite_tables.table5_2_claims,
+        judge_args={
+            "float_tolerance": "isometry/table5_2/float_tolerance",
+            "mc_z": "isometry/table5_2/mc_z",
+        },
+    ),
+    Theorem(
+        "kernel_bounds",
+        seed="Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11, Remarks 5.12-5.14",
+        measure=kernel_bounds.kernel_bounds,
+        judge=kernel_bounds.kernel_bounds_claims,
+        tolerances=("float_tolerance",),
+    ),
+    Theorem(
+        "theorem5_15",
+        seed="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
+        measure=normalization_layers.theorem5_15,
+        judge=normalization_layers.theorem5_15_claims,
+        tolerances=("case_tolerance", "float_tolerance"),
+    ),
+    Figure(
+        "fig5_1",
+        seed="Thesis Fig. 5.1; Thm. 5.11",
+        params=_fig5_params("fig5_1"),
+        judge=kernel_convergence.fig5_1_claims,
+        judge_args="isometry/fig5_1_check",
+        script="fig5_kernel.py",
+    ),
+    Figure(
+        "fig5_2",
+        seed="Thesis Fig. 5.2; Thm. 5.11",
+        params=_fig5_params("fig5_2"),
+        judge=kernel_convergence.fig5_2_claims,
+        judge_args="isometry/fig5_2_check",
+        script="fig5_kernel.py",
+    ),
+]

@@ -1,0 +1,368 @@
+"""Thesis Thm. 4.3 and Cors. 4.4, 4.5: normalizing samples never lowers the isometry of the Gram.
+
+All three results are deterministic, so every claim is checked on random cases (n in
+``n_range``, ``n_cases`` of them) to float64 round-off, in units of n eps (kappa(G) + kappa(G~))
+(first-order eigenvalue perturbation; ``roundoff_units`` of them are allowed).
+
+- ``theorem4_3``: unit-norm projection of the samples, I(G~) >= I(G)(1 + var(a)/abar^2)
+  (Eq. (4.3)), the exact identity I(G~)/I(G) = AM(a^2)/GM(a^2), and the printed equality (4.7)
+  (expected to fail: the proof drops the factor (AM(a)/GM(a))^2 >= 1).
+- ``corollary4_4`` (LN, columns) and ``corollary4_5`` (BN, rows of X in R^{d x n}, d < n):
+  the scaling-only operators (``ops.ln_rms``, ``ops.bn_rms``) obey the bound and the identity;
+  with mean centering (``ops.ln_centered``, ``ops.bn_centered``) the corollaries fail on some
+  cases: those counts are claims expected to fail.
+
+Each item has a measurement (``theorem4_3``, ...: the table, one row per case and operator) and a
+judge (``theorem4_3_claims``, ...). Claim ids are ``isometry.<item>.<what>``; random streams
+``seeding.generator(EXPERIMENT_IDS[item], 0, "cases" | "vectors")``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ... import isometry as iso
+from ... import ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from .random_cases import DTYPE, EPS, condition_number, sizes
+
+__all__ = [
+    "EXPERIMENT_IDS",
+    "corollary4_4",
+    "corollary4_4_claims",
+    "corollary4_5",
+    "corollary4_5_claims",
+    "theorem4_3",
+    "theorem4_3_claims",
+]
+
+EXPERIMENT_IDS = {
+    "theorem4_3": "isometry.theorem4_3",
+    "corollary4_4": "isometry.corollary4_4",
+    "corollary4_5": "isometry.corollary4_5",
+}
+"""Random-stream addresses (``seeding``)."""
+
+SOURCE_THM = "Thesis Thm. 4.3, Eq. (4.3)-(4.7)"
+SOURCE_LN = "Thesis Cor. 4.4 (LN)"
+SOURCE_BN = "Thesis Cor. 4.5 (BN); Thesis Eq. (6.4)"
+
+
+def _sample_cases(
+    item: str,
+    n_cases: int,
+    n_range: Sequence[int],
+    max_dim_ratio: float,
+    norm_spread: float,
+    equal_norm_fraction: float,
+    offset_scale: float,
+    device,
+) -> list[tuple[int, int, Tensor]]:
+    """Random vectors grouped by (k, m): ``c`` sets of k vectors in R^m, shape (c, m, k).
+
+    k uniform in ``n_range``, m uniform in [k + 1, max(k + 1, max_dim_ratio k)] (m > k keeps the
+    vectors independent after a mean centering). Vector i is exp(s z_i) (g_i + mu_i 1) /
+    ||g_i + mu_i 1||, g_i standard normal, mu_i ~ N(0, t^2), s ~ U(0, norm_spread) (s = 0 for
+    a fraction ``equal_norm_fraction``: equal norms, where Thm. 4.3 is an equality), t ~ U(0,
+    offset_scale): its norm is exactly a_i = exp(s z_i), and its mean is ~ mu_i.
+    """
+    if max_dim_ratio < 1 or norm_spread < 0 or offset_scale < 0:
+        raise ValueError(
+            f"need max_dim_ratio >= 1, norm_spread >= 0, offset_scale >= 0, got "
+            f"{max_dim_ratio}, {norm_spread}, {offset_scale}"
+        )
+    if not 0 <= equal_norm_fraction <= 1:
+        raise ValueError(f"equal_norm_fraction must be in [0, 1], got {equal_norm_fraction}")
+    g = seeding.generator(EXPERIMENT_IDS[item], 0, "cases")
+    k = sizes(g, n_cases, n_range)
+    top = torch.clamp((max_dim_ratio * k).floor().long(), min=k + 1)
+    m = k + 1 + (torch.rand(n_cases, generator=g, dtype=DTYPE) * (top - k)).floor().long()
+    m = torch.minimum(m, top)
+    gd = seeding.generator(EXPERIMENT_IDS[item], 0, "vectors", device)
+    kw = dict(generator=gd, dtype=DTYPE, device=device)
+    groups = []
+    for km in torch.unique(torch.stack([k, m], -1), dim=0).tolist():
+        kk, mm = km
+        c = int(((k == kk) & (m == mm)).sum())
+        v = torch.randn(c, mm, kk, **kw)
+        v = v + torch.randn(c, 1, kk, **kw) * offset_scale * torch.rand(c, 1, 1, **kw)
+        s = norm_spread * torch.rand(c, 1, 1, **kw)
+        s = torch.where(torch.rand(c, 1, 1, **kw) < equal_norm_fraction, 0.0, s)
+        a = torch.exp(s * torch.randn(c, 1, kk, **kw))
+        groups.append((kk, mm, a * v / torch.linalg.vector_norm(v, dim=-2, keepdim=True)))
+    return groups
+
+
+def _normalization_table(
+    groups, operators: dict[str, Callable[[Tensor], Tensor]], rows_are_vectors: bool
+) -> pd.DataFrame:
+    """Per case and operator: gaps before and after, the Thm. 4.3 factors, round-off scale.
+
+    ``rows_are_vectors`` (Cor. 4.5): X = y^T has the vectors as rows, C = X X^T; otherwise (Thm.
+    4.3, Cor. 4.4) the vectors are the columns of x = y and G = x^T x.
+    """
+    rows = []
+    for k, m, y in groups:
+        x = y.mT if rows_are_vectors else y
+        as_gram = (lambda h: iso.gram(h.mT)) if rows_are_vectors else iso.gram
+        a = torch.linalg.vector_norm(y, dim=-2)  # norms of the k vectors
+        before = as_gram(x)
+        gap = iso.isometry_gap(before)
+        kappa = condition_number(before)
+        log_factor = iso.norm_variation(a).log()
+        log_amgm = iso.am_over_gm(a.square()).log()
+        for name, op in operators.items():
+            after = as_gram(op(x))
+            gap_after = iso.isometry_gap(after)
+            roundoff = k * EPS * (kappa + condition_number(after))
+            for i in range(y.shape[0]):
+                rows.append(
+                    dict(
+                        operator=name,
+                        vectors=k,
+                        dim=m,
+                        gap_before=gap[i].item(),
+                        gap_after=gap_after[i].item(),
+                        log_gain=(gap[i] - gap_after[i]).item(),
+                        log_norm_variation=log_factor[i].item(),
+                        log_am_gm_a2=log_amgm[i].item(),
+                        roundoff=roundoff[i].item(),
+                    )
+                )
+    table = pd.DataFrame(rows)
+    table["bound_margin"] = table["log_gain"] - table["log_norm_variation"]
+    table["identity_error"] = (table["log_gain"] - table["log_am_gm_a2"]).abs()
+    return table
+
+
+def _scaling_claims(
+    table: pd.DataFrame, prefix: str, what: str, source: str, units: float, note: str
+) -> list[Claim]:
+    """Bound (4.3) and the exact AM/GM identity for a scaling-only normalization."""
+    return [
+        evaluate(
+            id=f"{prefix}bound",
+            statement=(
+                f"{what}: I(G~) >= I(G)(1 + var(a)/abar^2) on {len(table)} random cases; measured "
+                "is min over cases of [log I(G~) - log I(G) - log(1 + var(a)/abar^2)] in units of "
+                f"n eps (kappa(G) + kappa(G~)), >= 0 within {units:g} unit(s)"
+            ),
+            source=source,
+            measured=(table["bound_margin"] / table["roundoff"]).min(),
+            relation=">=",
+            bound=0.0,
+            tolerance=units,
+            note=(
+                f"min log I(G~)/I(G) = {table['log_gain'].min():.3g} (isometry never decreases); "
+                f"min absolute margin {table['bound_margin'].min():.3g}; " + note
+            ),
+        ),
+        evaluate(
+            id=f"{prefix}exact_identity",
+            statement=(
+                f"{what}: I(G~)/I(G) = AM(a^2)/GM(a^2) = (1 + var(a)/abar^2)(AM(a)/GM(a))^2 on "
+                f"{len(table)} random cases; measured is the largest |log-ratio error| in units "
+                f"of n eps (kappa(G) + kappa(G~)), within {units:g}"
+            ),
+            source=source + " (exact form of Eq. (4.6))",
+            measured=(table["identity_error"] / table["roundoff"]).max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=units,
+            note=f"largest absolute log error {table['identity_error'].max():.3g}",
+        ),
+    ]
+
+
+def _centered_claims(
+    table: pd.DataFrame, prefix: str, what: str, source: str, units: float
+) -> list[Claim]:
+    """Counts of counter-examples of the corollary with mean centering (expected to fail)."""
+    tol = units * table["roundoff"]
+    decreases = int((table["log_gain"] < -tol).sum())
+    violations = int((table["bound_margin"] < -tol).sum())
+    note = (
+        "The corollary is stated for the scaling operator; with centering it fails. Worst log "
+        f"I(G~)/I(G) = {table['log_gain'].min():.3g}."
+    )
+    return [
+        evaluate(
+            id=f"{prefix}centered_never_decreases",
+            statement=(
+                f"{what} with mean centering never decreases isometry, I(G~) >= I(G), on "
+                f"{len(table)} random cases: measured is the number of cases where it decreases "
+                "beyond round-off (EXPECTED TO FAIL)"
+            ),
+            source=source + " (centred variant)",
+            measured=float(decreases),
+            relation="<=",
+            bound=0.0,
+            note=note,
+            details={"cases": len(table), "decreases": decreases},
+        ),
+        evaluate(
+            id=f"{prefix}centered_bound",
+            statement=(
+                f"{what} with mean centering obeys I(G~) >= I(G)(1 + var(a)/abar^2), a = norms "
+                f"before, on {len(table)} random cases: measured is the number of violations "
+                "(EXPECTED TO FAIL)"
+            ),
+            source=source + " (centred variant)",
+            measured=float(violations),
+            relation="<=",
+            bound=0.0,
+            note=note,
+            details={"cases": len(table), "violations": violations},
+        ),
+    ]
+
+
+def theorem4_3(
+    *,
+    n_cases: int = 2000,
+    n_range: Sequence[int] = (2, 50),
+    max_dim_ratio: float = 3.0,
+    norm_spread: float = 1.5,
+    equal_norm_fraction: float = 0.1,
+    offset_scale: float = 2.0,
+    device: str = "auto",
+) -> pd.DataFrame:
+    """Thesis Thm. 4.3: x_i -> x_i / ||x_i|| via ``ops.ln_rms`` (the sqrt(d)-sphere; I is scale
+    invariant); one row per case with the gaps before and after, the factors of Eq. (4.3) and the
+    round-off scale (``_normalization_table``)."""
+    device = resolve_device(device)
+    groups = _sample_cases(
+        "theorem4_3", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
+        offset_scale, device,
+    )  # fmt: skip
+    return _normalization_table(groups, {"sphere": ops.ln_rms}, rows_are_vectors=False)
+
+
+def theorem4_3_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Thm. 4.3: the bound (4.3), the exact identity I(G~)/I(G) = AM(a^2)/GM(a^2), and the printed
+    equality (4.7) I(G~)/I(G) = 1 + var(a)/abar^2, which is expected to FAIL (the step (4.6) ->
+    (4.7) drops the factor (AM(a)/GM(a))^2 >= 1; (4.6) also prints (1/d) sum a_i^2 for (1/n) sum
+    a_i^2).
+
+    Args:
+        table: ``theorem4_3``'s table.
+        roundoff_units: allowed error in units of n eps (kappa(G) + kappa(G~)).
+    """
+    prefix = "isometry.theorem4_3."
+    claims = _scaling_claims(
+        table, prefix, "unit-norm projection x_i / ||x_i||", SOURCE_THM, roundoff_units,
+        "population variance (1/n), as Eq. (4.3).",
+    )  # fmt: skip
+    printed_gap = (table["log_gain"] - table["log_norm_variation"]).abs()
+    claims.append(
+        evaluate(
+            id=f"{prefix}printed_equality_4_7",
+            statement=(
+                "the proof's last step (4.6) -> (4.7): I(G~)/I(G) = 1 + var(a)/abar^2 exactly; "
+                "measured is the largest |log I(G~)/I(G) - log(1 + var(a)/abar^2)| = 2 log(AM(a)/"
+                f"GM(a)) over {len(table)} cases in units of n eps (kappa(G) + kappa(G~)), 0 "
+                f"within {roundoff_units:g} unit(s) (EXPECTED TO FAIL)"
+            ),
+            source=SOURCE_THM + " (printed equality (4.7); erratum)",
+            measured=(printed_gap / table["roundoff"]).max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=roundoff_units,
+            note=(
+                f"largest absolute log gap {printed_gap.max():.3g}. (4.6) = (AM(a)/GM(a))^2 "
+                "(1 + var(a)/abar^2) >= (4.7): the inequality (4.3) "
+                "holds, the printed '=' does not (equality only for equal norms). (4.6) also "
+                "prints (1/d) sum a_i^2 where (1/n) sum a_i^2 is meant."
+            ),
+        )
+    )
+    return claims
+
+
+def corollary4_4(
+    *,
+    n_cases: int = 2000,
+    n_range: Sequence[int] = (2, 50),
+    max_dim_ratio: float = 3.0,
+    norm_spread: float = 1.5,
+    equal_norm_fraction: float = 0.1,
+    offset_scale: float = 2.0,
+    device: str = "auto",
+) -> pd.DataFrame:
+    """Thesis Cor. 4.4: LN of n samples in R^d (d > n); one row per (case, operator).
+
+    LN as the thesis reads it, the projection onto the sqrt(d)-sphere (``ops.ln_rms`` = RMSNorm),
+    and LN with mean centering (``ops.ln_centered``).
+    """
+    device = resolve_device(device)
+    groups = _sample_cases(
+        "corollary4_4", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
+        offset_scale, device,
+    )  # fmt: skip
+    ops_ = {"ln_rms": ops.ln_rms, "ln_centered": ops.ln_centered}
+    return _normalization_table(groups, ops_, rows_are_vectors=False)
+
+
+def corollary4_4_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Cor. 4.4: ``ln_rms`` obeys the bound and the exact identity to round-off; for
+    ``ln_centered`` the numbers of cases where isometry decreases, and where the bound fails, are
+    claims expected to fail (Cor. 4.4 holds for the projection onto the sqrt(d)-sphere, Sec. 4.3).
+    """
+    prefix = "isometry.corollary4_4."
+    claims = _scaling_claims(
+        table[table["operator"] == "ln_rms"], prefix + "scaling_", "LN = RMSNorm (ops.ln_rms)",
+        SOURCE_LN, roundoff_units, "LN as the projection onto the sqrt(d)-sphere.",
+    )  # fmt: skip
+    claims += _centered_claims(
+        table[table["operator"] == "ln_centered"], prefix, "LN (ops.ln_centered)", SOURCE_LN,
+        roundoff_units,
+    )  # fmt: skip
+    return claims
+
+
+def corollary4_5(
+    *,
+    n_cases: int = 2000,
+    n_range: Sequence[int] = (2, 50),
+    max_dim_ratio: float = 3.0,
+    norm_spread: float = 1.5,
+    equal_norm_fraction: float = 0.1,
+    offset_scale: float = 2.0,
+    device: str = "auto",
+) -> pd.DataFrame:
+    """Thesis Cor. 4.5: BN of X in R^{d x n} (d < n; d in ``n_range``), C = X X^T, a_i = ||X_i.||;
+    one row per (case, operator), columns ``d`` (rows) and ``n`` (samples).
+
+    BN as the thesis's theory reads it, the row scaling diag(X X^T)^{-1/2} X (Eq. (6.4)) =
+    ``ops.bn_rms`` up to the factor sqrt(n), and BN with centering (``ops.bn_centered``).
+    """
+    device = resolve_device(device)
+    groups = _sample_cases(
+        "corollary4_5", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
+        offset_scale, device,
+    )  # fmt: skip
+    ops_ = {"bn_rms": ops.bn_rms, "bn_centered": ops.bn_centered}
+    table = _normalization_table(groups, ops_, rows_are_vectors=True)
+    return table.rename(columns={"vectors": "d", "dim": "n"})
+
+
+def corollary4_5_claims(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
+    """Cor. 4.5: ``bn_rms`` obeys the bound and identity to round-off; ``bn_centered``:
+    counter-example counts, expected to fail. abar is printed with 1/n; we use 1/d (the mean of
+    the d row norms), the evident intent."""
+    prefix = "isometry.corollary4_5."
+    claims = _scaling_claims(
+        table[table["operator"] == "bn_rms"], prefix + "scaling_",
+        "BN = row scaling diag(X X^T)^{-1/2} X (ops.bn_rms), C = X X^T", SOURCE_BN,
+        roundoff_units, "abar = (1/d) sum_i a_i (printed with 1/n: typo).",
+    )  # fmt: skip
+    claims += _centered_claims(
+        table[table["operator"] == "bn_centered"], prefix, "BN (ops.bn_centered)", SOURCE_BN,
+        roundoff_units,
+    )  # fmt: skip
+    return claims

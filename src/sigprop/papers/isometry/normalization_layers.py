@@ -1,0 +1,252 @@
+"""Thesis Thm. 5.15: normalization layers and the kernel map of their effective activation.
+
+Normalization variants (Thesis Eqs. (5.11)-(5.13)): no norm h = psi(W h) with psi = phi / C;
+pre-act h = phi(norm(W h)); post-act h = norm(phi(W h)); norm = LN (centred, ``ops.ln_centered``)
+or RMS (``ops.ln_rms``), applied per sample (column of the (d, n) state). In the mean field the
+layer acts as one effective activation psi (proof of Thm. 5.15):
+
+    none, pre-RMS, pre-LN, post-RMS:  kappa_psi = kappa / kappa(1)              (psi = phi / C)
+    post-LN:                          kappa_psi = (kappa - kappa(0)) / (kappa(1) - kappa(0))
+
+with kappa the normalized kernel map of ``sigprop.hermite`` (kappa(1) = 1).
+
+``theorem5_15`` measures the exact kernel sequence rho_l = kappa_psi(rho_{l-1}) per (activation,
+normalization); ``theorem5_15_claims`` judges it against the printed bound Psi(rho_l) <= Psi(rho_0)
+alpha^l, alpha = (kappa(1) - kappa(0)) / kappa'(1) (Eq. (5.14); expected to fail, e.g. post-LN
+ReLU) and against the rate the proof's reduction to Thm. 5.8 gives, alpha = 1 / (2 -
+kappa_psi'(0)), where the theorem's conditions hold (phi non-linear; E phi = 0 unless post-LN).
+Negative control: with a non-centred phi and no centring layer the bound fails (rho_l tends to
+rho* > 0), so the centring condition is needed. The finite-width check (Props. 5.1, 5.2) is
+``finite_width``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import Tensor
+
+from ... import hermite as H
+from ... import ops
+from ...claims import Claim, evaluate
+
+__all__ = [
+    "NORMS",
+    "check_norm",
+    "conditions",
+    "effective_kernel",
+    "layer",
+    "theorem5_15",
+    "theorem5_15_claims",
+]
+
+NORMS = ("none", "pre_rms", "pre_ln", "post_rms", "post_ln")
+"""Thesis Eqs. (5.11)-(5.13): no normalization, RMS / LN before or after the activation."""
+
+
+def check_norm(norm: str) -> None:
+    """A ValueError unless ``norm`` is one of ``NORMS``."""
+    if norm not in NORMS:
+        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
+
+
+def effective_kernel(km: H.KernelMap, norm: str) -> tuple[Callable, float, float, float]:
+    """Mean-field kernel map kappa_psi of the effective activation psi (proof of Thm. 5.15).
+
+    Returns:
+        (kappa_psi, kappa_psi(0), kappa_psi'(0), kappa_psi'(1)); post-LN divides the centred
+        kernel kappa - kappa(0) by kappa(1) - kappa(0) = 1 - kappa(0), every other variant keeps
+        the normalized kappa (kappa(1) = 1).
+    """
+    check_norm(norm)
+    if norm != "post_ln":
+        return km.kappa, km.kappa0, km.dkappa0, km.dkappa1
+    var = 1.0 - km.kappa0
+    if not var > 0:
+        raise ValueError(f"{km.activation.name}: post-LN needs a non-constant phi")
+    k0 = km.kappa0
+    return (lambda r: (km.kappa(r) - k0) / var), 0.0, km.dkappa0 / var, km.dkappa1 / var
+
+
+def theorem5_15(
+    activations: list[str],
+    norms: list[str],
+    rho0: list[float],
+    depth: int,
+    device: str = "cpu",
+) -> pd.DataFrame:
+    """Thm. 5.15 (Eq. (5.14)) for every (activation, normalization) on exact kernel iterations.
+
+    No norm uses phi / C (E psi^2 = 1), as the theorem assumes.
+
+    Args:
+        activations: names of ``sigprop.hermite.ACTIVATIONS``.
+        norms: subset of ``NORMS``.
+        rho0: initial cosines in (-1, 1).
+        depth: layers of the iteration.
+        device: unused (numpy float64); accepted for the generic rule.
+    Returns:
+        one row per (activation, norm): kappa(0) and kappa_psi at 0 and 1, both alphas, the max
+        excess of Psi(rho_l) over each bound (over rho_0 and layers 1..depth) and the final
+        |rho_L|.
+    """
+    r0 = np.asarray(rho0, dtype=np.float64)
+    if np.any(np.abs(r0) >= 1):
+        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    for norm in norms:
+        check_norm(norm)
+    ell = np.arange(depth + 1)
+    psi0 = H.potential(r0)[:, None]
+    rows = []
+    for name in activations:
+        km = H.kernel_map(name)
+        paths: dict[bool, np.ndarray] = {}
+        for norm in norms:
+            kappa, k0, dk0, dk1 = effective_kernel(km, norm)
+            centred = norm == "post_ln"
+            if centred not in paths:
+                paths[centred] = H.iterate(kappa, r0, depth)
+            path = paths[centred]
+            lhs = H.potential(path)[:, 1:]
+            printed = (1.0 - km.kappa0) / km.dkappa1  # (kappa(1) - kappa(0)) / kappa'(1)
+            corrected = 1.0 / (2.0 - dk0)
+            row = {
+                "activation": name,
+                "norm": norm,
+                "kappa0": km.kappa0,
+                "kappa_psi0": k0,
+                "dkappa_psi0": dk0,
+                "dkappa_psi1": dk1,
+                "alpha_printed": printed,
+                "alpha_corrected": corrected,
+                "final_abs_rho": float(np.abs(path[:, -1]).max()),
+            }
+            for label, alpha in (("printed", printed), ("corrected", corrected)):
+                excess = lhs - psi0 * alpha ** ell[None, 1:]
+                row[f"max_excess_{label}"] = float(excess.max())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def _cases(frame: pd.DataFrame) -> str:
+    return ", ".join(f"{a}/{n}" for a, n in zip(frame["activation"], frame["norm"], strict=True))
+
+
+def conditions(table: pd.DataFrame, case_tolerance: float) -> pd.DataFrame:
+    """The table with Thm. 5.15's conditions per row: ``centred_ok`` (post-LN, or E phi = 0:
+    kappa(0) <= ``case_tolerance``), ``nonlinear_ok`` (kappa_psi'(0) < 1 - ``case_tolerance``)
+    and ``conditions_hold`` (both)."""
+    centred = (table["norm"] == "post_ln") | (table["kappa0"] <= case_tolerance)
+    nonlinear = table["dkappa_psi0"] < 1.0 - case_tolerance
+    return table.assign(
+        centred_ok=centred, nonlinear_ok=nonlinear, conditions_hold=centred & nonlinear
+    )
+
+
+def theorem5_15_claims(
+    table: pd.DataFrame,
+    *,
+    rho0: list[float],
+    depth: int,
+    case_tolerance: float,
+    float_tolerance: float,
+    **_settings,
+) -> list[Claim]:
+    """Thm. 5.15 as printed (expected to fail), with the corrected rate, alpha < 1, and the
+    uncentred negative control, from ``theorem5_15``'s table.
+
+    Args:
+        table: ``theorem5_15``'s table.
+        rho0, depth: the measurement's grid (for the statements).
+        case_tolerance: tolerance of kappa(0) = 0 (E phi = 0) and of kappa_psi'(0) < 1.
+        float_tolerance: allowed excess over a bound (round-off of iterated quadrature).
+    """
+    tol = float_tolerance
+    table = conditions(table, case_tolerance)
+    grid = f"{len(rho0)} rho_0 in (-1, 1), layers 1..{depth}"
+    valid = table[table["conditions_hold"]]
+    invalid = table[~table["centred_ok"]]
+    source = "Thesis Thm. 5.15 Eq. (5.14), Eqs. (5.11)-(5.13)"
+    claims = [
+        evaluate(
+            id="isometry.theorem5_15.printed_eq5_14",
+            statement=(
+                "Thm. 5.15 as printed: Psi(rho_l) <= Psi(rho_0) alpha^l with alpha = (kappa(1) - "
+                "kappa(0)) / kappa'(1), Psi(rho) = |rho| / (1 - |rho|), wherever the theorem's "
+                f"conditions hold; max excess over the bound ({grid})"
+            ),
+            source=source,
+            measured=valid["max_excess_printed"].max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=tol,
+            note=(
+                "expected failure (post-LN ReLU: alpha 0.682 < the asymptotic rate "
+                "kappa_psi'(0) = 0.733); violated cases: "
+                + _cases(valid[valid["max_excess_printed"] > tol])
+            ),
+        ),
+        evaluate(
+            id="isometry.theorem5_15.corrected_rate",
+            statement=(
+                "Thm. 5.15 with the rate of its reduction to Thm. 5.8: Psi(rho_l) <= Psi(rho_0) "
+                "alpha^l, alpha = 1 / (2 - kappa_psi'(0)), wherever the conditions hold (phi "
+                "non-linear; E phi = 0 for no norm, pre-/post-RMS, pre-LN; none for post-LN); "
+                f"max excess over the bound ({grid})"
+            ),
+            source=source + "; Thm. 5.8 Eq. (5.6)",
+            measured=valid["max_excess_corrected"].max(),
+            relation="<=",
+            bound=0.0,
+            tolerance=tol,
+            note=f"float64 round-off of iterated quadrature; cases: {_cases(valid)}",
+        ),
+        evaluate(
+            id="isometry.theorem5_15.alpha_below_one",
+            statement=(
+                "Thm. 5.15: alpha = 1 / (2 - kappa_psi'(0)) < 1 for non-linear phi (max alpha "
+                "over the cases whose conditions hold)"
+            ),
+            source=source,
+            measured=valid["alpha_corrected"].max(),
+            relation="<=",
+            bound=1.0 - tol,
+        ),
+    ]
+    if len(invalid):
+        claims.append(
+            evaluate(
+                id="isometry.theorem5_15.control_uncentred",
+                statement=(
+                    "negative control: with E phi != 0 and no centring layer (no norm, pre-/"
+                    "post-RMS, pre-LN) the bound with alpha = 1 / (2 - kappa'(0)) fails, since "
+                    "rho_l tends to rho* > 0; min over those cases of the max excess"
+                ),
+                source=source + " (centring condition)",
+                measured=invalid["max_excess_corrected"].min(),
+                relation=">=",
+                bound=tol,
+                note=f"cases: {_cases(invalid)}",
+            )
+        )
+    return claims
+
+
+def _apply(act: H.Activation, scale: float, h: Tensor) -> Tensor:
+    return torch.from_numpy(act.phi(h.cpu().numpy()) / scale).to(h)
+
+
+def layer(wh: Tensor, act: H.Activation, scale: float, norm: str) -> Tensor:
+    """One layer of Eqs. (5.1), (5.11), (5.12) given the product W h (runs, d, n): no norm
+    psi(W h) with psi = phi / scale; pre-act phi(norm(W h)); post-act norm(phi(W h)); norm per
+    column (sample): RMS = ``ops.ln_rms``, LN = ``ops.ln_centered`` (Eq. (5.13))."""
+    check_norm(norm)
+    if norm == "none":
+        return _apply(act, scale, wh)
+    f = ops.ln_rms if norm.endswith("rms") else ops.ln_centered
+    if norm.startswith("pre"):
+        return _apply(act, 1.0, f(wh))
+    return f(_apply(act, 1.0, wh))
