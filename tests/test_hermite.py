@@ -64,8 +64,21 @@ def test_series_converges_to_quadrature_and_derivative(name):
     np.testing.assert_allclose(km.dkappa(r), fd, atol=1e-8)
 
 
+def test_order_counts_coefficients_as_the_authors_code():
+    """order = 25 means c_0..c_24, as compute_hermite_coefs_integration(f, order=25) (issue 12)."""
+    for name in ("relu", "tanh", "identity"):
+        assert H.hermite_coefficients(H.activation(name), 25).shape == (25,)
+    tanh = H.hermite_coefficients(H.activation("tanh"), 26)
+    np.testing.assert_allclose(
+        H.hermite_coefficients(H.activation("tanh"), 25), tanh[:25], atol=1e-12
+    )
+    assert abs(tanh[25]) > 1e-6  # the 26th coefficient (odd k = 25) that order 25 leaves out
+    with pytest.raises(ValueError, match="number of coefficients"):
+        H.hermite_coefficients(H.activation("relu"), 0)
+
+
 def test_relu_coefficients_closed_form():
-    c = H.hermite_coefficients(H.activation("relu"), 12)
+    c = H.hermite_coefficients(H.activation("relu"), 13)
     k = np.arange(2, 13)
     he_at_zero = H.hermite_he(10, np.array(0.0))
     expected = he_at_zero / np.sqrt(2 * np.pi * np.array([math.factorial(j) for j in k]))

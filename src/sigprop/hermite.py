@@ -243,20 +243,24 @@ def activation(name: str) -> Activation:
 
 
 def hermite_coefficients(act: Activation, order: int) -> np.ndarray:
-    """c_k = E[phi(X) he_k(X)], k = 0..order, Thesis Def. 5.5 (un-normalized phi).
+    """The first ``order`` coefficients c_k = E[phi(X) he_k(X)], k = 0..order-1, Thesis Def. 5.5
+    (un-normalized phi).
 
-    Exact for a finite he-series; otherwise piecewise Gauss-Legendre split at the kinks, on
-    [-L', L'] with L' = L + 2 sqrt(order) (he_k oscillates out to about 2 sqrt(k))."""
-    if order < 0:
-        raise ValueError(f"order must be >= 0, got {order}")
+    ``order`` counts coefficients, as the truncation order of the authors' public code
+    (``compute_hermite_coefs_integration(f, order=25)`` returns c_0..c_24): the series
+    sum_k c_k^2 rho^k then has degree order - 1. Exact for a finite he-series; otherwise
+    piecewise Gauss-Legendre split at the kinks, on [-L', L'] with L' = L + 2 sqrt(order) (he_k
+    oscillates out to about 2 sqrt(k))."""
+    if order < 1:
+        raise ValueError(f"order (the number of coefficients) must be >= 1, got {order}")
     if act.hermite is not None:
-        c = np.zeros(order + 1)
-        n = min(order + 1, len(act.hermite))
+        c = np.zeros(order)
+        n = min(order, len(act.hermite))
         c[:n] = act.hermite[:n]
         return c
     limit = LIMIT + 2.0 * math.sqrt(order)
     x, w = _pieces(_breaks_with(np.asarray(act.kinks, dtype=np.float64), limit))
-    return he(order, x) @ (w * act.phi(x))
+    return he(order - 1, x) @ (w * act.phi(x))
 
 
 def series_kernel(c: np.ndarray, rho, derivative: int = 0) -> np.ndarray:
