@@ -1,11 +1,12 @@
-"""The reviewer's entry points: ``sigprop list``, ``sigprop show ITEM``, ``sigprop golden``.
+"""The reviewer's entry points: ``sigprop list``, ``show ITEM``, ``golden``, ``check-config``.
 
 ``sigprop list`` prints every paper item (family, name, kind, seed reference, outputs and the
 verdict counts of the last run); ``sigprop show`` prints one item: its seed reference, functions,
 config slice, inputs with their sha256 and provenance, and its claims with verdicts. Items are
 named ``family.item`` or by any of their files (``figures/orthogonality/fig2b.pdf``).
 ``sigprop golden`` compares the claims ledger of a quick run with the recorded golden verdicts
-(``--write`` records them anew).
+(``--write`` records them anew). ``sigprop check-config FILE...`` validates config files as the
+workflow does, naming the file and line of a YAML error and the full path of a bad key.
 """
 
 from __future__ import annotations
@@ -215,6 +216,49 @@ def cmd_golden(registry: Registry, args) -> int:
     return 1 if problems else 0
 
 
+def _read_yaml(path: Path) -> dict:
+    """A config file, or SystemExit naming the file and the line of a syntax error."""
+    if not path.is_file():
+        raise SystemExit(f"sigprop: config file {path} does not exist")
+    try:
+        loaded = yaml.safe_load(path.read_text())
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+        problem = getattr(error, "problem", None) or str(error)
+        raise SystemExit(f"sigprop: {where}: invalid YAML: {problem}") from None
+    if loaded is not None and not isinstance(loaded, dict):
+        raise SystemExit(f"sigprop: {path}: a config file must be a mapping of keys")
+    return loaded or {}
+
+
+def cmd_check_config(registry: Registry, args) -> int:
+    """Validate config files as Snakemake would: YAML, schema, cross-key checks."""
+    import jsonschema
+
+    from .config import ConfigError, check_consistency
+
+    config: dict = {}
+    for path in [Path("config/config.yaml"), *args.files]:
+        _merge(config, _read_yaml(path))
+    schema = yaml.safe_load(Path("workflow/schemas/config.schema.yaml").read_text())
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
+    for error in errors:
+        key = ".".join(str(p) for p in error.absolute_path) or "(top level)"
+        print(f"sigprop: config key {key}: {error.message}")
+    if errors:
+        return 1
+    try:
+        check_consistency(config)
+        registry.check_config(config)
+    except ConfigError as error:
+        print(f"sigprop: {error}")
+        return 1
+    print(f"config OK: {', '.join(str(p) for p in ['config/config.yaml', *args.files])}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -233,9 +277,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     golden.add_argument("--golden", type=Path, default=GOLDEN)
     golden.add_argument("--rtol", type=float, default=1e-9)
     golden.add_argument("--write", action="store_true", help="record the ledger as golden")
+    check = sub.add_parser(
+        "check-config",
+        help="validate config files (YAML syntax with file and line, schema, cross-key checks)",
+    )
+    check.add_argument("files", nargs="*", type=Path, help="files merged over config.yaml")
     args = parser.parse_args(argv)
     registry = load_registry()
-    command = {"list": cmd_list, "show": cmd_show, "golden": cmd_golden}[args.command]
+    command = {
+        "list": cmd_list,
+        "show": cmd_show,
+        "golden": cmd_golden,
+        "check-config": cmd_check_config,
+    }[args.command]
     return command(registry, args)
 
 

@@ -217,8 +217,6 @@ def _check_orthogonality_init(orth: Mapping) -> None:
         )
 
 
-
-
 def _check_gradients_depth(grad: Mapping) -> None:
     """gradients.depth_sweep / depth_claims: the degenerate batch has n samples, and the slope
     window holds at least two simulated depths."""

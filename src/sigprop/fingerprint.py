@@ -77,9 +77,7 @@ def module_closure(modules: Iterable[str]) -> set[str]:
     return seen
 
 
-def code_fingerprint(
-    functions: Iterable[Callable] = (), scripts: Iterable[str | Path] = ()
-) -> str:
+def code_fingerprint(functions: Iterable[Callable] = (), scripts: Iterable[str | Path] = ()) -> str:
     """sha256 (16 hex digits) of the sources of the functions' and scripts' module closure."""
     modules = {f.__module__ for f in functions}
     for script in scripts:
