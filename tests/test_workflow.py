@@ -18,6 +18,10 @@ TINY = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
 """The tiny config: every item at the smallest sizes that exercise its code."""
 
 
+WORKFLOW_TIMEOUT_S = 3 * 3600
+"""A guard against a hung run only: a loaded 2-core machine must not fail the suite by time."""
+
+
 def snakemake(workdir, *args, check=True):
     return subprocess.run(
         [*SNAKEMAKE, "--cores", "2", *args],
@@ -25,7 +29,7 @@ def snakemake(workdir, *args, check=True):
         capture_output=True,
         text=True,
         check=check,
-        timeout=600,
+        timeout=WORKFLOW_TIMEOUT_S,
     )
 
 
