@@ -18,7 +18,6 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/rank_collapse.smk"
 include: "workflow/rules/orthogonality.smk"
 include: "workflow/rules/gradients.smk"
 include: "workflow/rules/theorems.smk"

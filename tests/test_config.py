@@ -80,8 +80,6 @@ def test_schema_rejects_unknown_keys_at_every_level():
             "needs at least 4 widths",
         ),
         ({"orthogonality": {"gap_chain": {"batch_size": 32}}}, "batch_size = 32 exceeds"),
-        ({"rank_collapse": {"bn_chain": {"taus": [0.25, 0.75]}}}, "must include 0.5"),
-        ({"rank_collapse": {"bn_chain": {"burn_in": 5000}}}, "burn_in = 5000 exceeds"),
         ({"gradients": {"fig6_1": {"fit_window": [10, 500]}}}, "fit_window: last layer 500"),
         ({"gradients": {"isometry_chain": {"widths": [32, 32]}}}, r"need >= 2 widths"),
         ({"gradients": {"lemma6_2": {"d_range": [8, 4]}}}, r"d_range \[8, 4\] is not ordered"),

@@ -25,17 +25,6 @@ def _window(cfg: Mapping, key: str, depth: int, depth_key: str) -> None:
 
 def check_consistency(config: Mapping) -> None:
     """Raise ``ConfigError`` naming the keys if related values disagree."""
-    bn_chain = config["rank_collapse"]["bn_chain"]
-    if 0.5 not in bn_chain["taus"]:
-        raise ConfigError(
-            f"rank_collapse.bn_chain.taus {bn_chain['taus']} must include 0.5: Fig. 3a plots "
-            "rank_1/2"
-        )
-    if bn_chain["burn_in"] > bn_chain["depth"]:
-        raise ConfigError(
-            f"rank_collapse.bn_chain.burn_in = {bn_chain['burn_in']} exceeds "
-            f"rank_collapse.bn_chain.depth = {bn_chain['depth']}"
-        )
     orth = config["orthogonality"]
     chain, fig2a, fig2b = orth["gap_chain"], orth["fig2a"], orth["fig2b"]
     depth_key = "orthogonality.gap_chain.depth"

@@ -42,7 +42,6 @@ REGISTRY.check_config(config)
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
-    "rank_collapse": ["fig3a", "fig3b", "fig8", "fig9"],
     "orthogonality": [
         "fig1",
         "fig2a",
@@ -78,16 +77,6 @@ claims, which need the tables."""
 
 
 THEOREMS = {
-    "rank_collapse": {
-        "lemma1": "sigprop.theorems.rank_collapse_a:lemma1",
-        "lemma3": "sigprop.theorems.rank_collapse_b:lemma3",
-        "lemma4": "sigprop.theorems.rank_collapse_a:lemma4_centering",
-        "lemma5_6": "sigprop.theorems.rank_collapse_a:lemma5_6",
-        "lemma7": "sigprop.theorems.rank_collapse_a:lemma7",
-        "prop8": "sigprop.theorems.rank_collapse_b:proposition8",
-        "example9": "sigprop.theorems.rank_collapse_b:example9",
-        "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
-    },
     "orthogonality": {
         "lemma4": "sigprop.theorems.orthogonality_drift:lemma4",
         "theorem5": "sigprop.theorems.orthogonality_drift:theorem5",

@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.checks.rank_collapse import ergodic_averages
+from sigprop.papers.rank_collapse.judges import ergodic_averages
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

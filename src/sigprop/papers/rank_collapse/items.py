@@ -1,10 +1,16 @@
 """Dan+20 items: every simulation, figure and theorem check of the rank-collapse paper."""
 
-from ...checks import rank_collapse as judges
-from ...experiments import rank_collapse as simulations
-from ...registry import Figure, Simulation
+from ...registry import Figure, Simulation, Theorem
+from . import bn_chain_lemmas, judges, simulations, spectral_lemmas
+from .config_checks import check_config
 
 SEED = "Dan+20 (seeds 000-002)"
+
+CHECK_CONFIG = check_config
+"""The cross-key checks of the ``rank_collapse`` config section (whole config in)."""
+
+_BN_CHAIN = {"chain": "bn_chain"}
+_BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
 
 ITEMS = [
     Simulation(
@@ -22,5 +28,113 @@ ITEMS = [
             "width": "rank_collapse/depth_rank/width",
             "vanilla_rank_tolerance": "rank_collapse/fig2/vanilla_rank_tolerance",
         },
+    ),
+    Theorem(
+        "lemma3",
+        seed="Dan+20 Lemma 3, Eq. (6)",
+        measure=spectral_lemmas.measure_lemma3,
+        judge=spectral_lemmas.judge_lemma3,
+        tolerances=("rank_tolerance", "z"),
+    ),
+    Theorem(
+        "lemma1",
+        seed="Dan+20 Lemma 1, Eq. (3)-(4)",
+        measure=bn_chain_lemmas.measure_lemma1,
+        judge=bn_chain_lemmas.judge_lemma1,
+        tolerances=("control_min_fraction",),
+    ),
+    Simulation(
+        "bn_chain",
+        seed="Dan+20 Eq. (1); Figs. 3a, 8, 9",
+        run=simulations.bn_chain,
+        mem_mb=4000,
+        runtime=240,
+    ),
+    Figure(
+        "fig3a",
+        seed="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
+        reads=_BN_CHAIN,
+        params=_BN_CHAIN_SETUP,
+        judge=judges.fig3a_claims,
+        judge_args={
+            "taus": "rank_collapse/bn_chain/taus",
+            "min_width": "rank_collapse/fig3a/min_width",
+        },
+    ),
+    Simulation(
+        "collinear_chain",
+        seed="Dan+20 Fig. 3b",
+        run=simulations.collinear_chain,
+        mem_mb=1000,
+        runtime=10,
+    ),
+    Figure(
+        "fig3b",
+        seed="Dan+20 Fig. 3b; Example 9",
+        reads={"chain": "collinear_chain"},
+        params={"setup": "rank_collapse/collinear_chain"},
+        judge=judges.fig3b_claims,
+        judge_args={"min_growth": "rank_collapse/fig3b/min_growth"},
+    ),
+    Theorem(
+        "lemma4",
+        seed="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
+        measure=bn_chain_lemmas.measure_lemma4,
+        judge=bn_chain_lemmas.judge_lemma4,
+        tolerances=("z", "centering_tolerance"),
+    ),
+    Theorem(
+        "lemma5_6",
+        seed="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
+        measure=bn_chain_lemmas.measure_lemma5_6,
+        judge=bn_chain_lemmas.judge_lemma5_6,
+        tolerances=("float_tolerance",),
+    ),
+    Theorem(
+        "lemma7",
+        seed="Dan+20 Lemma 7, Eq. (43)",
+        measure=bn_chain_lemmas.measure_lemma7,
+        judge=bn_chain_lemmas.judge_lemma7,
+        tolerances=("z", "min_order"),
+    ),
+    Theorem(
+        "prop8",
+        seed="Dan+20 Prop. 8, Eq. (44)-(45)",
+        measure=spectral_lemmas.measure_prop8,
+        judge=spectral_lemmas.judge_prop8,
+        tolerances=("rtol",),
+    ),
+    Theorem(
+        "example9",
+        seed="Dan+20 Example 9, Eq. (78)-(82)",
+        measure=spectral_lemmas.measure_example9,
+        judge=spectral_lemmas.judge_example9,
+        tolerances=("z",),
+    ),
+    Figure(
+        "fig8",
+        seed="Dan+20 Fig. 8; Lemma 10",
+        reads=_BN_CHAIN,
+        params=_BN_CHAIN_SETUP,
+        judge=judges.fig8_claims,
+        judge_args={
+            "max_alpha_wide": "rank_collapse/fig8/max_alpha_wide",
+            "wide_from": "rank_collapse/fig8/wide_from",
+        },
+    ),
+    Theorem(
+        "examples11_12",
+        seed="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
+        measure=spectral_lemmas.measure_examples11_12,
+        judge=spectral_lemmas.judge_examples11_12,
+        tolerances=("tol", "alpha_bound"),
+    ),
+    Figure(
+        "fig9",
+        seed="Dan+20 Fig. 9; Lemma 13",
+        reads=_BN_CHAIN,
+        params=_BN_CHAIN_SETUP,
+        judge=judges.fig9_claims,
+        judge_args={"slope_tolerance": "rank_collapse/fig9/slope_tolerance"},
     ),
 ]

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope
 
 __all__ = [
     "ergodic_averages",

@@ -1,11 +1,13 @@
-"""Theorem checks of Dan+20 (seeds 000-002), part A: Lemmas 1, 4, 5, 6 and 7.
+"""Dan+20 theorem items on the BN chain (seeds 000-002): Lemmas 1, 4, 5, 6 and 7.
 
-Seed items (catalog ``spec/rank_collapse.md`` §2, checks Q1, Q2, Q4, Q5 of §6):
+Each item is a ``measure_<item>`` (its settings in, one table row per case out; every random
+number and all heavy compute) and a ``judge_<item>`` (the measured table and the item's config
+slice in, the claims out; pure):
 
 - ``lemma1``: Lemma 1, rank(H) >= r(H) (Eq. (4), proof Eq. (11)-(14)) and
   rank_tau(H_l) >= (1 - tau)^2 r(H_l) on BN states (Eq. (3), proof Eq. (15)-(21)), with a
   negative control (Tr M != d) that must violate the second inequality.
-- ``lemma4_centering``: Lemma 4 and Eq. (31)-(32) (off-diagonal M_ij average to zero along the
+- ``lemma4``: Lemma 4 and Eq. (31)-(32) (off-diagonal M_ij average to zero along the
   chain), and App. C's "Comment on BN-centering" (row means are O(1/sqrt N); centering is
   redundant in the linear chain).
 - ``lemma5_6``: Lemma 6 / Eq. (33), (36)-(37) (a rank-one state is absorbing: M stays constant
@@ -28,11 +30,10 @@ import torch
 from scipy import stats as st
 from torch import Tensor
 
-from .. import chains, inputs, metrics, ops, seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from ..stats import mean_se
-from . import TheoremCheck
+from ... import chains, inputs, metrics, ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from ...stats import mean_se
 
 __all__ = [
     "DTYPE",
@@ -42,14 +43,18 @@ __all__ = [
     "PAIRS_PER_CHUNK",
     "R_ABOVE_ONE_MARGIN",
     "TAU_GRID",
-    "lemma1",
-    "lemma4_centering",
-    "lemma5_6",
-    "lemma7",
+    "judge_lemma1",
+    "judge_lemma4",
+    "judge_lemma5_6",
+    "judge_lemma7",
+    "measure_lemma1",
+    "measure_lemma4",
+    "measure_lemma5_6",
+    "measure_lemma7",
 ]
 
 DTYPE = torch.float64
-"""All checks run in float64 (the catalog's reference numbers are float64)."""
+"""All checks run in float64."""
 
 EXPERIMENT_IDS = {
     "lemma1": "rank_collapse.lemma1",
@@ -60,7 +65,7 @@ EXPERIMENT_IDS = {
 """Random-stream addresses (``seeding``) of each check; suffixes name the case."""
 
 TAU_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-"""The tau grid of Lemma 1 (tau in [0, 1]), catalog §6 Q1."""
+"""The tau grid of Lemma 1 (tau in [0, 1], Eq. (3))."""
 
 FLOAT_TOLERANCE = 1e-9
 """Round-off allowance of exact inequalities in float64. Lemma 1 is attained with equality by
@@ -214,7 +219,7 @@ def _random_matrices(
 MATRIX_KINDS = ("gaussian", "low_rank_noise", "near_collinear")
 
 
-def lemma1(
+def measure_lemma1(
     *,
     widths: Sequence[int] = (8, 32),
     batch_ratios: Sequence[int] = (1, 2),
@@ -225,9 +230,8 @@ def lemma1(
     n_runs: int = 4,
     taus: Sequence[float] = TAU_GRID,
     control_scale: float = 0.1,
-    control_min_fraction: float = 0.01,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Dan+20 Lemma 1: rank(H) >= r(H) (Eq. (4)); rank_tau(H_l) >= (1 - tau)^2 r(H_l) (Eq. (3)).
 
     (a) Random d x N matrices of ``MATRIX_KINDS`` (d in ``widths``, N = d * ratio): the exact
@@ -238,12 +242,12 @@ def lemma1(
     X and W, ``n_runs`` runs): the margin min_tau [rank_tau(H_l) - (1 - tau)^2 r(H_l)] over
     ``taus``. The proof (Eq. (19)-(20)) uses ||lambda||_1 = Tr M = d, i.e. BN-normalized rows.
     (c) Negative control: the same states scaled by ``control_scale`` (Tr M = d s^2 != d) must
-    violate (b) for at least ``control_min_fraction`` of them, so the check can fail.
+    violate (b) for some of them (``judge_lemma1``), so the check can fail.
 
-    Table: one row per (part, kind, d, n, gamma) with count, min_margin, violation_fraction
-    (part ``rank_vs_r``: min of rank - r; ``rank_vs_r_paper_rule``: the same with the paper's
-    numerical rank; ``soft_rank_*``: min of the part (b) margin and the fraction of matrices
-    with margin < -FLOAT_TOLERANCE).
+    Table: one row per (part, kind, d, n, gamma) with count, min_margin, violation_fraction and
+    violations (part ``rank_vs_r``: min of rank - r; ``rank_vs_r_paper_rule``: the same with
+    the paper's numerical rank; ``soft_rank_*``: min of the part (b) margin; the fraction and
+    the number of matrices with margin < -FLOAT_TOLERANCE).
     """
     dev = resolve_device(device)
     taus = [float(t) for t in taus]
@@ -253,7 +257,6 @@ def lemma1(
     shapes = [(int(d), int(d) * int(k)) for d in widths for k in batch_ratios]
 
     # (a) random matrices
-    rank_margins = []
     for kind in MATRIX_KINDS:
         for d, n in shapes:
             h = _random_matrices(kind, d, n, n_matrices, log10_noise, dev)
@@ -261,7 +264,6 @@ def lemma1(
             exact = torch.linalg.matrix_rank(h).to(DTYPE) - r
             paper = metrics.numerical_rank(h) - r
             soft = _soft_rank_margin(h, taus)
-            rank_margins.append(exact.min().item())
             common = dict(kind=kind, d=d, n=n, gamma=math.nan, count=n_matrices)
             rows += [
                 dict(
@@ -269,24 +271,26 @@ def lemma1(
                     **common,
                     min_margin=exact.min().item(),
                     violation_fraction=(exact < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
+                    violations=(exact < -FLOAT_TOLERANCE).sum().item(),
                 ),
                 dict(
                     part="rank_vs_r_paper_rule",
                     **common,
                     min_margin=paper.min().item(),
                     violation_fraction=(paper < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
+                    violations=(paper < -FLOAT_TOLERANCE).sum().item(),
                 ),
                 dict(
                     part="soft_rank_raw",
                     **common,
                     min_margin=soft.min().item(),
                     violation_fraction=(soft < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
+                    violations=(soft < -FLOAT_TOLERANCE).sum().item(),
                 ),
             ]
 
     # (b) BN chain states and (c) their scaled negative control
     runs = list(range(n_runs))
-    chain_min, control_bad, control_total = math.inf, 0, 0
     for d, n in shapes:
         for gamma in gammas:
             gamma = float(gamma)
@@ -305,9 +309,6 @@ def lemma1(
             )
             margin, control = margin.values, control.values
             bad = (control < -FLOAT_TOLERANCE).sum().item()
-            chain_min = _nan_min([chain_min, margin.min().item()])
-            control_bad += bad
-            control_total += control.numel()
             common = dict(kind="bn_chain", d=d, n=n, gamma=gamma, count=margin.numel())
             rows += [
                 dict(
@@ -315,18 +316,51 @@ def lemma1(
                     **common,
                     min_margin=margin.min().item(),
                     violation_fraction=(margin < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
+                    violations=(margin < -FLOAT_TOLERANCE).sum().item(),
                 ),
                 dict(
                     part="soft_rank_control",
                     **common,
                     min_margin=control.min().item(),
                     violation_fraction=bad / control.numel(),
+                    violations=bad,
                 ),
             ]
+    columns = ["part", "kind", "d", "n", "gamma", "count", "min_margin", "violation_fraction"]
+    return pd.DataFrame(rows, columns=[*columns, "violations"])
 
+
+def judge_lemma1(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (8, 32),
+    batch_ratios: Sequence[int] = (1, 2),
+    n_matrices: int = 200,
+    gammas: Sequence[float] = (0.1, 1.0, math.inf),
+    depth: int = 100,
+    n_runs: int = 4,
+    taus: Sequence[float] = TAU_GRID,
+    control_scale: float = 0.1,
+    control_min_fraction: float = 0.01,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Lemma 1 from the ``measure_lemma1`` table.
+
+    ``rank_ge_r``: the least rank(H) - r(H) over the random matrices is >= 0 (round-off
+    FLOAT_TOLERANCE); ``soft_rank_ge_bound``: the least margin over the BN chain states is
+    >= 0; ``control_violations``: at least ``control_min_fraction`` of the scaled control states
+    violate the inequality.
+    """
+    taus = [float(t) for t in taus]
+    shapes = [(int(d), int(d) * int(k)) for d in widths for k in batch_ratios]
+    part = table["part"]
+    rank_margins = table.loc[part == "rank_vs_r", "min_margin"].tolist()
+    chain_min = _nan_min([math.inf, *table.loc[part == "soft_rank_bn", "min_margin"].tolist()])
+    control = table[part == "soft_rank_control"]
+    control_bad, control_total = control["violations"].sum(), control["count"].sum()
     grid = f"tau in {{{', '.join(f'{t:g}' for t in taus)}}}"
     shape_text = ", ".join(f"{d}x{n}" for d, n in shapes)
-    claims = [
+    return [
         evaluate(
             id="rank_collapse.lemma1.rank_ge_r",
             statement=(
@@ -378,11 +412,6 @@ def lemma1(
             note="With control_scale = 1 the control states are BN states and this claim fails.",
         ),
     ]
-    table = pd.DataFrame(
-        rows,
-        columns=["part", "kind", "d", "n", "gamma", "count", "min_margin", "violation_fraction"],
-    )
-    return TheoremCheck(table=table, claims=claims)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -396,7 +425,7 @@ def _offdiag(m: Tensor) -> Tensor:
     return m[..., i, j]
 
 
-def lemma4_centering(
+def measure_lemma4(
     *,
     width: int = 32,
     batch_size: int = 32,
@@ -404,12 +433,10 @@ def lemma4_centering(
     burn_in: int = 200,
     n_runs: int = 8,
     gammas: Sequence[float] = (0.1, 1.0, math.inf),
-    z: float = 3.0,
-    centering_tolerance: float = 0.02,
     identity_layers: int = 200,
     input_offset: float = 0.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Dan+20 Lemma 4 (Eq. (31)-(32)) and App. C "Comment on BN-centering", linear BN chain.
 
     For each gamma, ``n_runs`` chains H_{l+1} = BN(H_l + gamma W_l H_l) (Eq. (1), Gaussian X
@@ -440,10 +467,12 @@ def lemma4_centering(
 
     "z SE" means a two-sided test at the level of z normal standard errors with the Student-t
     correction for the number of independent values (runs, or run pairs): the tolerance is
-    ``_t_multiplier(z, n)`` SE, e.g. 4.53 SE for 8 runs at z = 3.
+    ``_t_multiplier(z, n)`` SE, e.g. 4.53 SE for 8 runs at z = 3 (``judge_lemma4``).
 
     ``input_offset`` (0 in the paper) is added to every entry of X; a nonzero value breaks the
     column sign symmetry and makes ``row_mean`` fail (a negative control for tests).
+
+    Table: one row per gamma (first_layer..depth is the averaging window).
     """
     dev = resolve_device(device)
     d, n = int(width), int(batch_size)
@@ -451,10 +480,8 @@ def lemma4_centering(
     layers = chains.record_layers(depth, burn_in=burn_in)
     all_layers = chains.record_layers(depth)
     window = slice(layers[0] - 1, depth)  # the averaging window within layers 1..depth
-    rows, claims, identity_gaps = [], [], []
+    rows, identity_gaps = [], []
     pairs = d * (d - 1) // 2
-    t_runs = _t_multiplier(z, n_runs)  # per-run values
-    t_pairs = _t_multiplier(z, n_runs * (n_runs - 1) // 2)  # cross-run products
     for gamma in gammas:
         gamma = float(gamma)
         tag = _tag(gamma)
@@ -544,6 +571,7 @@ def lemma4_centering(
                 d=d,
                 n=n,
                 n_runs=n_runs,
+                first_layer=layers[0],
                 layers_averaged=l_eff,
                 offdiag_ergodic_mean=off_mean,
                 offdiag_ergodic_mean_se=off_se,
@@ -568,9 +596,54 @@ def lemma4_centering(
                 float64_separation_layer=separation_layer,
             )
         )
+    return pd.DataFrame(rows)
+
+
+def judge_lemma4(
+    table: pd.DataFrame,
+    *,
+    width: int = 32,
+    batch_size: int = 32,
+    depth: int = 2000,
+    n_runs: int = 8,
+    gammas: Sequence[float] = (0.1, 1.0, math.inf),
+    z: float = 3.0,
+    centering_tolerance: float = 0.02,
+    identity_layers: int = 200,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Lemma 4 and the comment on BN centering from the ``measure_lemma4`` table.
+
+    Per gamma: ``offdiag_mean``, ``offdiag_cross_run``, ``row_mean`` (within the t-corrected
+    z SE), ``centering_r`` and ``centering_rank_half`` (within z SE + ``centering_tolerance``
+    times the uncentered value); then ``centering_identity`` over all gammas.
+    """
+    d, n = int(width), int(batch_size)
+    t_runs = _t_multiplier(z, n_runs)  # per-run values
+    t_pairs = _t_multiplier(z, n_runs * (n_runs - 1) // 2)  # cross-run products
+    claims, identity_gaps = [], []
+    for row in table.itertuples(index=False):
+        gamma = float(row.gamma)
+        tag = _tag(gamma)
+        off_mean, off_se = row.offdiag_ergodic_mean, row.offdiag_ergodic_mean_se
+        cross_mean, cross_se = row.offdiag_cross_run, row.offdiag_cross_run_se
+        rms_bias = row.offdiag_rms_bias
+        mean_abs_erg, mean_abs_layer = row.mean_abs_ergodic_offdiag, row.mean_abs_layer_offdiag
+        row_mean, row_se = row.n_row_mean_sq, row.n_row_mean_sq_se
+        l_eff = int(row.layers_averaged)
+        stats = {
+            "r": (row.r_uncentered, row.r_centered, row.r_diff, row.r_diff_se),
+            "rank_half": (
+                row.rank_half_uncentered,
+                row.rank_half_centered,
+                row.rank_half_diff,
+                row.rank_half_diff_se,
+            ),
+        }
+        identity_gaps.append(row.centering_identity_max_rel)
         setting = (
             f"linear BN chain, d={d}, N={n}, gamma={gamma:g}, {n_runs} runs, layers "
-            f"{layers[0]}..{depth}"
+            f"{int(row.first_layer)}..{depth}"
         )
         claims += [
             evaluate(
@@ -674,7 +747,7 @@ def lemma4_centering(
             ),
         )
     )
-    return TheoremCheck(table=pd.DataFrame(rows), claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -733,16 +806,15 @@ def _rank_one_start(eid: str, runs: list[int], d: int, n: int, device) -> Tensor
     return torch.stack(states)
 
 
-def lemma5_6(
+def measure_lemma5_6(
     *,
     widths: Sequence[int] = (4, 8, 32),
     depth: int = 1000,
     n_runs: int = 8,
     control_gammas: Sequence[float] = (1.0,),
     gammas: Sequence[float] = (0.1, 1.0),
-    float_tolerance: float = FLOAT_TOLERANCE,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Dan+20 Lemma 6 (rank one is absorbing, Eq. (33), (36)-(37)) and Lemma 5 (Eq. (30)).
 
     Weights are uniform[-sqrt 3, sqrt 3] (``ExplicitProduct`` law "uniform", variance 1), the
@@ -752,8 +824,8 @@ def lemma5_6(
     Eq. (1) for ``depth`` layers at the proof's gamma = 1/(8 B d) and at the statement's
     gamma = 1/(8 d) (a typo: the proof needs 1/(8 B d); both are below 1/(B d), which already
     forbids any sign change since a_i = s_i + gamma (W s)_i with |(W s)_i| <= B d, our
-    derivation). Claims: max_l |M_l - M_0| and max_l ||M_l,ij| - 1| are 0 within
-    ``float_tolerance``; with ``control_gammas`` (far above the condition) M must change
+    derivation). Claims (``judge_lemma5_6``): max_l |M_l - M_0| and max_l ||M_l,ij| - 1| are 0
+    within ``float_tolerance``; with ``control_gammas`` (far above the condition) M must change
     (max |M_l - M_0| >= 1: a sign flip changes an entry by 2). The lemma is exact-arithmetic:
     in float64, round-off leaves the rank-one set, which is repelling (BN amplifies the
     small singular values, the mechanism of Lemma 5), so the maxima are taken over the states
@@ -767,16 +839,15 @@ def lemma5_6(
     Lemma 5: from Gaussian full-rank X (d = N), chains at gamma = 1/(8 B d) and ``gammas``:
     the float64 numerical rank (``metrics.numerical_rank``, the paper's footnote-2 rule) stays
     >= 2 and r(H_l) > 1 at every layer 1..depth. (In exact arithmetic the rank of a linear
-    chain never changes, catalog §7.1, so this checks that no float64 collapse happens.)
+    chain never changes: each step multiplies by the a.s. invertible I + gamma W_l and a positive
+    diagonal; so this checks that no float64 collapse happens.)
+
+    Table: one row per (lemma, case, d, gamma).
     """
     dev = resolve_device(device)
     b = math.sqrt(3.0)
     runs = list(range(n_runs))
     rows = []
-    absorbing = {"dev_start": 0.0, "dev_unit": 0.0}
-    control_changes, ratio_correct, ratio_printed, escapes = [], [], [], []
-    rank_min = {"proof": math.inf, "beyond": math.inf}
-    r_min = {"proof": math.inf, "beyond": math.inf}
     for d in widths:
         d = int(d)
         cases = [("proof", 1.0 / (8 * b * d)), ("statement", 1.0 / (8 * d))]
@@ -815,14 +886,6 @@ def lemma5_6(
             max_delta = product.max_delta.max().item() if product.max_delta is not None else 0
             correct_bound = 2 * gamma * b * d + (gamma * b * d) ** 2
             printed_bound = 4 * gamma * b
-            if case == "control":
-                control_changes.append(dev_start)
-            else:
-                escapes.append(escape_layer)
-                for key, value in (("dev_start", dev_start), ("dev_unit", dev_unit)):
-                    absorbing[key] = _nan_max([absorbing[key], value])
-                ratio_correct.append(max_delta / correct_bound)
-                ratio_printed.append(max_delta / printed_bound)
             rows.append(
                 dict(
                     lemma="lemma6",
@@ -861,9 +924,6 @@ def lemma5_6(
                 desc=eid,
             )
             rank, r = rank_obs.values, trace.values["r"]
-            key = "proof" if case == "proof" else "beyond"
-            rank_min[key] = _nan_min([rank_min[key], rank.min().item()])
-            r_min[key] = _nan_min([r_min[key], r.min().item()])
             rows.append(
                 dict(
                     lemma="lemma5",
@@ -878,12 +938,53 @@ def lemma5_6(
                     min_r=r.min().item(),
                 )
             )
+    return pd.DataFrame(rows)
+
+
+def judge_lemma5_6(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (4, 8, 32),
+    depth: int = 1000,
+    n_runs: int = 8,
+    control_gammas: Sequence[float] = (1.0,),
+    gammas: Sequence[float] = (0.1, 1.0),
+    float_tolerance: float = FLOAT_TOLERANCE,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Lemmas 5 and 6 from the ``measure_lemma5_6`` table.
+
+    Lemma 6 (rank-one chains at gamma = 1/(8Bd) and 1/(8d)): ``rank_one_absorbing`` and
+    ``unit_entries`` (0 within ``float_tolerance``), ``control_changes`` (>= 1 at
+    ``control_gammas``), ``delta_m_bound`` and the erratum ``delta_m_printed_bound_erratum``.
+    Lemma 5 (full-rank chains): ``rank_at_least_two`` and ``r_above_one``, at the proof's gamma
+    and (``_beyond``) at ``gammas``.
+    """
+    lemma6 = table[table["lemma"] == "lemma6"]
+    kept = lemma6[lemma6["case"] != "control"]
+    control_changes = lemma6.loc[lemma6["case"] == "control", "max_dev_from_start"].tolist()
+    absorbing = {
+        "dev_start": _nan_max([0.0, *kept["max_dev_from_start"].tolist()]),
+        "dev_unit": _nan_max([0.0, *kept["max_dev_from_unit"].tolist()]),
+    }
+    deltas = kept["max_abs_delta_m"].tolist()
+    ratio_correct = [m / c for m, c in zip(deltas, kept["correct_bound"].tolist(), strict=True)]
+    ratio_printed = [
+        m / p for m, p in zip(deltas, kept["printed_bound_4_gamma_b"].tolist(), strict=True)
+    ]
+    escapes = kept["escape_layer"].tolist()
+    lemma5 = table[table["lemma"] == "lemma5"]
+    rank_min, r_min = {}, {}
+    for key, case in (("proof", "proof"), ("beyond", "chain")):
+        rows = lemma5[lemma5["case"] == case]
+        rank_min[key] = _nan_min([math.inf, *rows["min_numerical_rank"].tolist()])
+        r_min[key] = _nan_min([math.inf, *rows["min_r"].tolist()])
     width_text = ", ".join(str(int(d)) for d in widths)
     setting = (
         f"uniform[-sqrt3, sqrt3] weights (B = sqrt3), d = N in {{{width_text}}}, {n_runs} runs, "
         f"layers 1..{depth}"
     )
-    escaped = [e for e in escapes if math.isfinite(e)]
+    escaped = [int(e) for e in escapes if math.isfinite(e)]
     escape_note = (
         "Float64 round-off leaves the repelling rank-one set "
         + (f"from layer {min(escaped)} on (first escape over cases)" if escaped else "never here")
@@ -987,7 +1088,7 @@ def lemma5_6(
                 measured=rank_min[key],
                 relation=">=",
                 bound=2.0,
-                note=typo + " The exact rank of a linear chain never changes (catalog §7.1).",
+                note=typo + " The exact rank of a linear chain never changes.",
             ),
             evaluate(
                 id=f"rank_collapse.lemma5_6.r_above_one{extra}",
@@ -1002,7 +1103,7 @@ def lemma5_6(
                 bound=1.0 + R_ABOVE_ONE_MARGIN,
             ),
         ]
-    return TheoremCheck(table=pd.DataFrame(rows), claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1026,16 +1127,14 @@ def _solve_order(ratio: float, g: Sequence[float], lo: float = -4.0, hi: float =
     return (lo + hi) / 2
 
 
-def lemma7(
+def measure_lemma7(
     *,
     widths: Sequence[int] = (4, 8),
     gammas: Sequence[float] = (0.1, 0.03, 0.01),
     laws: Sequence[str] = ("gaussian", "uniform"),
     n_pairs: int = 200_000,
-    z: float = 4.0,
-    min_order: float = 1.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Dan+20 Lemma 7, Eq. (43): (E_W ||M_+||_F^2 - ||M||_F^2) / gamma^2 = delta_F(M) + O(gamma).
 
     For each width d, one fixed BN state H = bn_rms(X) (Gaussian X, d = N; M = M(H) has unit
@@ -1048,7 +1147,7 @@ def lemma7(
 
     Symmetric laws make g(gamma) = E_W ||M_+||^2 even in gamma (W and -W have one law), so the
     remainder is O(gamma^2), sharper than the stated O(gamma) (our derivation). Claims per
-    (d, law):
+    (d, law), by ``judge_lemma7``:
 
     - ``delta_f``: at the smallest gamma, |MC - delta_F| <= z SE + |c| gamma_min^2, where
       c = (MC(gamma_max) - MC(gamma_min)) / (gamma_max^2 - gamma_min^2) is the fitted
@@ -1058,13 +1157,15 @@ def lemma7(
       largest, second largest and smallest gamma) by solving (g0^p - g2^p) / (g1^p - g2^p) =
       (MC(g0) - MC(g2)) / (MC(g1) - MC(g2)); must be >= ``min_order`` (1: the lemma's
       O(gamma)); ~2 is expected. Its SE is the delta-method SE of the ratio over pairs.
+
+    Table: one row per (d, law, gamma), gamma descending within (d, law).
     """
     dev = resolve_device(device)
     gammas = sorted((float(g) for g in gammas), reverse=True)
     if len(gammas) < 3:
         raise ValueError(f"lemma7 needs at least 3 gammas for the remainder order, got {gammas}")
     g3 = (gammas[0], gammas[1], gammas[-1])
-    rows, claims = [], []
+    rows = []
     for d in widths:
         d = int(d)
         eid = f"{EXPERIMENT_IDS['lemma7']}.d{d}"
@@ -1102,7 +1203,6 @@ def lemma7(
             else:
                 order_se = math.nan
             coef = e1.mean() / (gammas[i0] ** 2 - gammas[i2] ** 2)
-            allowance = abs(coef) * gammas[i2] ** 2
             for k, gamma in enumerate(gammas):
                 rows.append(
                     dict(
@@ -1121,42 +1221,66 @@ def lemma7(
                         remainder_order_se=order_se,
                     )
                 )
-            setting = f"d={d}, {law} weights, {n_pairs} antithetic pairs"
-            claims += [
-                evaluate(
-                    id=f"rank_collapse.lemma7.delta_f_d{d}_{law}",
-                    statement=(
-                        f"{setting}: the Monte Carlo (E||M_+||_F^2 - ||M||_F^2)/gamma^2 at "
-                        f"gamma={gammas[i2]:g} equals delta_F(M) = {delta_f:.4f} (Eq. (43)) "
-                        f"within {z:g} SE + the fitted O(gamma^2) remainder {allowance:.2g}"
-                    ),
-                    source=SOURCE_LEMMA7,
-                    measured=est[i2],
-                    measured_se=se[i2],
-                    relation="within",
-                    bound=delta_f,
-                    tolerance=z * se[i2] + allowance,
-                    note=(
-                        f"MC at gamma={gammas[i0]:g}: {est[i0]:.4f} +- {se[i0]:.3f} (gap "
-                        f"{est[i0] - delta_f:+.4f}); remainder coefficient c = {coef:.3g}."
-                    ),
+    return pd.DataFrame(rows)
+
+
+def judge_lemma7(
+    table: pd.DataFrame,
+    *,
+    gammas: Sequence[float] = (0.1, 0.03, 0.01),
+    z: float = 4.0,
+    min_order: float = 1.0,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Lemma 7 from the ``measure_lemma7`` table, per (d, law): ``delta_f``
+    (within z SE + the fitted remainder) and ``remainder_order`` (>= ``min_order``)."""
+    gammas = sorted((float(g) for g in gammas), reverse=True)
+    g3 = (gammas[0], gammas[1], gammas[-1])
+    i0, i2 = 0, len(gammas) - 1
+    claims = []
+    for (d, law), rows in table.groupby(["d", "law"], sort=False):
+        d, n_pairs = int(d), int(rows["n_pairs"].iloc[0])
+        est, se = rows["mc_estimate"].to_numpy(), rows["mc_se"].to_numpy()
+        delta_f = rows["delta_f"].iloc[0]
+        coef = rows["remainder_coef_gamma2"].iloc[0]
+        order, order_se = rows["remainder_order"].iloc[0], rows["remainder_order_se"].iloc[0]
+        allowance = abs(coef) * gammas[i2] ** 2
+        setting = f"d={d}, {law} weights, {n_pairs} antithetic pairs"
+        claims += [
+            evaluate(
+                id=f"rank_collapse.lemma7.delta_f_d{d}_{law}",
+                statement=(
+                    f"{setting}: the Monte Carlo (E||M_+||_F^2 - ||M||_F^2)/gamma^2 at "
+                    f"gamma={gammas[i2]:g} equals delta_F(M) = {delta_f:.4f} (Eq. (43)) "
+                    f"within {z:g} SE + the fitted O(gamma^2) remainder {allowance:.2g}"
                 ),
-                evaluate(
-                    id=f"rank_collapse.lemma7.remainder_order_d{d}_{law}",
-                    statement=(
-                        f"{setting}: the remainder of Eq. (43) vanishes at least like gamma^"
-                        f"{min_order:g}; measured is its fitted order p from gamma in "
-                        f"{{{', '.join(f'{x:g}' for x in g3)}}} (common random numbers)"
-                    ),
-                    source=SOURCE_LEMMA7 + " (O(gamma) remainder)",
-                    measured=order,
-                    measured_se=order_se,
-                    relation=">=",
-                    bound=min_order,
-                    note=(
-                        "For symmetric weight laws E_W||M_+||^2 is even in gamma, so the "
-                        "remainder is O(gamma^2): p ~ 2 is expected (sharper than stated)."
-                    ),
+                source=SOURCE_LEMMA7,
+                measured=est[i2],
+                measured_se=se[i2],
+                relation="within",
+                bound=delta_f,
+                tolerance=z * se[i2] + allowance,
+                note=(
+                    f"MC at gamma={gammas[i0]:g}: {est[i0]:.4f} +- {se[i0]:.3f} (gap "
+                    f"{est[i0] - delta_f:+.4f}); remainder coefficient c = {coef:.3g}."
                 ),
-            ]
-    return TheoremCheck(table=pd.DataFrame(rows), claims=claims)
+            ),
+            evaluate(
+                id=f"rank_collapse.lemma7.remainder_order_d{d}_{law}",
+                statement=(
+                    f"{setting}: the remainder of Eq. (43) vanishes at least like gamma^"
+                    f"{min_order:g}; measured is its fitted order p from gamma in "
+                    f"{{{', '.join(f'{x:g}' for x in g3)}}} (common random numbers)"
+                ),
+                source=SOURCE_LEMMA7 + " (O(gamma) remainder)",
+                measured=order,
+                measured_se=order_se,
+                relation=">=",
+                bound=min_order,
+                note=(
+                    "For symmetric weight laws E_W||M_+||^2 is even in gamma, so the "
+                    "remainder is O(gamma^2): p ~ 2 is expected (sharper than stated)."
+                ),
+            ),
+        ]
+    return claims

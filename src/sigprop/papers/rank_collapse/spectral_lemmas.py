@@ -1,13 +1,16 @@
-"""Theorem checks of Dan+20 (seeds 000-002), part b: vanilla collapse and the spectral interlude.
+"""Dan+20 theorem items on vanilla collapse and the spectral interlude (seeds 000-002).
 
-Seed items (equation numbers as in seed 000, identical in 001 and 002):
+Each item is a ``measure_<item>`` (its settings in, one table row per case out; every random
+number and all heavy compute) and a ``judge_<item>`` (the measured table and the item's config
+slice in, the claims out; pure). Seed items (equation numbers as in seed 000, identical in 001
+and 002):
 
 ``lemma3`` (item ``lemma3``)
     Lemma 3, Eq. (6): the normalized vanilla linear residual product B_l X / ||B_l X||,
     B_l = prod_k (I + gamma W_k), collapses to rank one for Gaussian and uniform[-sqrt3, sqrt3]
     weights. Measured through the Lyapunov gap lambda_2 - lambda_1 (seed footnote 6), tracked
     below float precision with QR re-orthonormalization, and through r(H) of Eq. (4).
-``proposition8`` (item ``prop8``)
+``prop8`` (item ``prop8``)
     Proposition 8, Eq. (44)-(45), proof Eq. (75)-(77): spectral forms of Tr(M^3),
     Tr(diag(M^2)^2), ||M||_F^2 and delta_F(M) (Eq. (43)) for M with equal row norms.
 ``example9`` (item ``example9``)
@@ -46,15 +49,23 @@ import scipy.linalg
 import torch
 from torch import Tensor
 
-from .. import chains, metrics, ops
-from ..claims import evaluate
-from ..compute import resolve_device
-from ..inputs import gaussian_inputs
-from ..seeding import generator
-from ..stats import mean_se, ols_slope
-from . import TheoremCheck
+from ... import chains, metrics, ops
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from ...inputs import gaussian_inputs
+from ...seeding import generator
+from ...stats import mean_se, ols_slope
 
-__all__ = ["example9", "examples11_12", "lemma3", "proposition8"]
+__all__ = [
+    "judge_example9",
+    "judge_examples11_12",
+    "judge_lemma3",
+    "judge_prop8",
+    "measure_example9",
+    "measure_examples11_12",
+    "measure_lemma3",
+    "measure_prop8",
+]
 
 DTYPE = torch.float64
 """Every check here runs in float64 (the Prop. 8 tolerances are float64 round-off budgets)."""
@@ -227,7 +238,7 @@ def _per_run_slopes(y: Tensor, start: int) -> np.ndarray:
     return (y - y.mean(axis=1, keepdims=True)) @ xc / (xc @ xc)
 
 
-def lemma3(
+def measure_lemma3(
     width: int = 32,
     n_samples: int = 32,
     depth: int = 3000,
@@ -236,10 +247,8 @@ def lemma3(
     laws: Sequence[str] = ("gaussian", "uniform"),
     burn_in: int = 100,
     checkpoints: Sequence[int] = (100, 300, 1000, 3000),
-    rank_tolerance: float = 0.03,
-    z: float = 3.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Vanilla linear residual nets collapse to rank one, Dan+20 Lemma 3 (Eq. (6)).
 
     Recursion (6): H^_l = B_l X with B_l = prod_{k<=l} (I + gamma W_k), normalized
@@ -250,13 +259,13 @@ def lemma3(
     Rank one means sigma_2 / sigma_1 -> 0. Its exponential rate is the Lyapunov gap
     lambda_2 - lambda_1 (seed footnote 6), estimated per run as the OLS slope of
     log(sigma_2 / sigma_1) (tracked by QR, see ``_residual_chain``) on l over layers
-    burn_in..depth. Per (gamma, law):
+    burn_in..depth. Per (gamma, law), by ``judge_lemma3``:
 
     - ``rank_collapse.lemma3.rate_<law>_g<gamma>``: the mean per-run rate is negative with
       margin, rate <= -z SE (its upper z-SE confidence bound is below 0).
     - ``rank_collapse.lemma3.rank_one_<law>_g<gamma>``: the largest r(H~_depth) over runs
       (Eq. (4), computed on the explicitly renormalized float64 product) is <= 1 +
-      rank_tolerance (catalog: r <= 1.03 by l = 300 and 1.00 by l = 1000 at d = 32).
+      rank_tolerance (expected at d = 32: r <= 1.03 by l = 300 and 1.00 by l = 1000).
 
     Args:
         width: d. n_samples: N, columns of X (d = N makes X full rank).
@@ -265,8 +274,6 @@ def lemma3(
         burn_in: first layer of the slope fit (skips the O(1) transient of the frame alignment).
         checkpoints: layers at which r(H~_l) and the direct float64 sigma_2 / sigma_1 are
             recorded (those <= depth; depth is always added).
-        rank_tolerance: allowed excess of r over 1 at the last layer.
-        z: margin of the rate claim, in standard errors over runs.
         device: ``auto``, ``cpu`` or ``cuda``.
     Returns:
         table: one row per (gamma, law, checkpoint layer), columns width, n_samples, n_runs,
@@ -287,8 +294,7 @@ def lemma3(
     dev = resolve_device(device)
     runs = list(range(n_runs))
     layers = sorted({c for c in checkpoints if 1 <= c <= depth} | {depth})
-    rows, claims = [], []
-    source = "Dan+20 Lemma 3, Eq. (6)"
+    rows = []
     for law in laws:
         experiment_id = f"rank_collapse.lemma3.{law}.d{width}"
         log_ratios, at = _residual_chain(
@@ -317,8 +323,32 @@ def lemma3(
                         rate_se=rate_se,
                     )
                 )
+    return pd.DataFrame(rows)
+
+
+def judge_lemma3(
+    table: pd.DataFrame,
+    *,
+    width: int = 32,
+    depth: int = 3000,
+    n_runs: int = 16,
+    gammas: Sequence[float] = (0.1, 0.5, 0.9),
+    laws: Sequence[str] = ("gaussian", "uniform"),
+    burn_in: int = 100,
+    rank_tolerance: float = 0.03,
+    z: float = 3.0,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Lemma 3 from the ``measure_lemma3`` table, per (law, gamma): ``rate``
+    (<= -z SE) and ``rank_one`` (largest r at the last layer <= 1 + ``rank_tolerance``)."""
+    source = "Dan+20 Lemma 3, Eq. (6)"
+    claims = []
+    for law in laws:
+        for gamma in gammas:
             case = f"{law}_g{_tag(gamma)}"
-            r_last = at[depth][0][i]
+            rows = table[(table["law"] == law) & (table["gamma"] == gamma)]
+            last = rows[rows["layer"] == depth].iloc[0]
+            rate, rate_se = last["rate"], last["rate_se"]
             claims += [
                 evaluate(
                     id=f"rank_collapse.lemma3.rate_{case}",
@@ -336,8 +366,8 @@ def lemma3(
                     bound=-z * rate_se,
                     note=(
                         f"log10(sigma_2/sigma_1) at layer {depth}: "
-                        f"{rows[-1]['log10_ratio_qr']:.2f} (QR, up to an O(1) offset), "
-                        f"{rows[-1]['log10_ratio_svd']:.2f} (direct float64 SVD, floored by "
+                        f"{last['log10_ratio_qr']:.2f} (QR, up to an O(1) offset), "
+                        f"{last['log10_ratio_svd']:.2f} (direct float64 SVD, floored by "
                         "round-off near -15)"
                     ),
                     details={"per_run_layers": [burn_in, depth], "z": z},
@@ -350,14 +380,14 @@ def lemma3(
                         f"largest r(H~_l) (Eq. (4)) over {n_runs} runs"
                     ),
                     source=source + "; Eq. (4)",
-                    measured=float(r_last.max()),
+                    measured=float(last["r_max"]),
                     relation="<=",
                     bound=1.0,
                     tolerance=rank_tolerance,
-                    details={"r_mean": float(r_last.mean())},
+                    details={"r_mean": float(last["r_mean"])},
                 ),
             ]
-    return TheoremCheck(pd.DataFrame(rows), claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -368,13 +398,12 @@ def _relative_error(measured: Tensor, exact: Tensor, scale: Tensor | None = None
     return (measured - exact).abs() / (exact.abs() if scale is None else scale)
 
 
-def proposition8(
+def measure_prop8(
     widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
     n_spectra: int = 16,
-    rtol: float = 1e-10,
     basis: str = "hadamard",
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Spectral form of the Lemma 7 polynomial under equal row norms, Dan+20 Prop. 8.
 
     Eq. (44) (middle identity corrected as in the proof, Eq. (77)) and Eq. (45):
@@ -389,19 +418,18 @@ def proposition8(
     from the matrix: ``trace_m_cubed``, ``trace_diag_m2_squared``, ``frobenius_m_squared``,
     ``frobenius_drift``.
 
-    Claims (``rank_collapse.prop8.<identity>``): the largest relative error over widths and
-    spectra is <= rtol. The relative error of delta_F is taken with respect to the sum of the
-    absolute values of its four terms (delta_F itself can be near 0). Tolerance: float64 unit
-    round-off is 1.1e-16 and each quantity is a sum of O(d^2) products of terms of one sign or
-    bounded by the norms, so the worst-case error is O(d u) ~ 3e-14 at d = 256; rtol = 1e-10
-    leaves a factor > 10^3 while still rejecting any modelling error (which is O(1)).
+    Claims (``rank_collapse.prop8.<identity>``, ``judge_prop8``): the largest relative error
+    over widths and spectra is <= rtol. The relative error of delta_F is taken with respect to
+    the sum of the absolute values of its four terms (delta_F itself can be near 0). Tolerance:
+    float64 unit round-off is 1.1e-16 and each quantity is a sum of O(d^2) products of terms of
+    one sign or bounded by the norms, so the worst-case error is O(d u) ~ 3e-14 at d = 256;
+    rtol = 1e-10 leaves a factor > 10^3 while still rejecting any modelling error (O(1)).
     ``rank_collapse.prop8.printed_eq44_differs``: the printed middle identity
     Tr(diag(M^2))^2 = ||lambda||^4 / d is false: its left side is (Tr M^2)^2 = ||lambda||_2^4,
     so its smallest relative deviation, exactly d - 1 >= 7, must be >= 1.
 
     Args:
         widths: powers of two. n_spectra: random spectra per width.
-        rtol: the tolerance of the identity claims.
         basis: ``hadamard``, or ``random`` (Haar U: unequal row norms; a negative control under
             which the Tr(diag(M^2)^2) and delta_F identities fail).
         device: ``auto``, ``cpu`` or ``cuda``.
@@ -445,7 +473,20 @@ def proposition8(
                 .item(),
             )
         )
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge_prop8(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
+    n_spectra: int = 16,
+    rtol: float = 1e-10,
+    basis: str = "hadamard",
+    **_settings,
+) -> list[Claim]:
+    """The claims of Prop. 8 from the ``measure_prop8`` table: each identity holds to ``rtol``;
+    the printed middle identity of Eq. (44) is off by at least a factor 2."""
     source = "Dan+20 Prop. 8, Eq. (44)-(45); proof Eq. (75)-(77)"
     setting = (
         f"M = U diag(lambda) U^T, U {basis} basis, d in {list(widths)}, "
@@ -490,7 +531,7 @@ def proposition8(
             note="exact value d - 1; the corrected identity is the claim trace_diag_m2_squared",
         )
     )
-    return TheoremCheck(table, claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -544,7 +585,7 @@ def _one_layer_means(
     return (sums / (n_samples * len(signs))).cpu()
 
 
-def example9(
+def measure_example9(
     width: int = 16,
     gammas: Sequence[float] = (0.05, 0.1, 0.2),
     eps: float | None = None,
@@ -552,9 +593,8 @@ def example9(
     n_runs: int = 16,
     n_samples: int = 256,
     antithetic: bool = True,
-    z: float = 3.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """One BN layer lifts small eigenvalues of a nearly rank-one M, Dan+20 Example 9.
 
     M = U diag(lambda) U^T (U Hadamard / sqrt(d): unit diagonal, equal row norms) with
@@ -564,7 +604,7 @@ def example9(
     (with ``antithetic``, each W is paired with -W, which cancels the odd orders in gamma).
     Per run the sample means of lambda_1(M_+), the mean of lambda_2..d(M_+) and ||M_+||_F^2 are
     taken; means and SEs are over runs. Per (gamma, law), claims
-    ``rank_collapse.example9.<what>_<law>_g<gamma>``:
+    ``rank_collapse.example9.<what>_<law>_g<gamma>`` (``judge_example9``):
 
     - ``leading_shrinks``: E lambda_1(M_+) - lambda_1 <= -z SE (Eq. (82)).
     - ``small_grow``: E mean_{i>1} lambda_i(M_+) - eps^2 >= z SE. As Tr M_+ = d = Tr M this is
@@ -584,7 +624,7 @@ def example9(
         width: d (power of two). gammas: residual strengths. eps: sqrt of the small eigenvalues
             (None: eps = gamma per case; eps = 1 gives M = I, a negative control where every
             claim fails). laws: weight laws. n_runs: runs (>= 2). n_samples: W draws per run.
-        antithetic: average each W with -W. z: claim margin in SEs. device: as everywhere.
+        antithetic: average each W with -W. device: as everywhere.
     Returns:
         table: one row per (gamma, law), columns width, gamma, eps, law, n_runs, n_samples,
         lambda1, lambda1_plus, lambda1_plus_se, small, small_plus, small_plus_se, frob, frob_plus,
@@ -606,8 +646,7 @@ def example9(
         lam[0] = width - e**2 * (width - 1)
         spectra.append(lam)
     hs = [_h_from_spectrum(u, lam) for lam in spectra]
-    rows, claims = [], []
-    source = "Dan+20 Example 9, Eq. (78)-(82); Prop. 8"
+    rows = []
     for law in laws:
         means = _one_layer_means(
             f"rank_collapse.example9.{law}.d{width}",
@@ -648,63 +687,86 @@ def example9(
                 paper_bound=paper_bound,
             )
             rows.append(row)
-            case = f"{law}_g{_tag(gamma)}"
-            setting = (
-                f"d={width}, {law} W, gamma={gamma:g}, eps={e:g}, "
-                f"{n_runs} runs x {n_samples} W{' (+ antithetic -W)' if antithetic else ''}"
-            )
-            claims += [
-                evaluate(
-                    id=f"rank_collapse.example9.leading_shrinks_{case}",
-                    statement=(
-                        f"one BN layer shrinks the leading eigenvalue of M in expectation: "
-                        f"E lambda_1(M_+) - lambda_1 <= -{z:g} SE; {setting}"
-                    ),
-                    source=source,
-                    measured=l1_mean - row["lambda1"],
-                    measured_se=l1_se,
-                    relation="<=",
-                    bound=-z * l1_se,
+    return pd.DataFrame(rows)
+
+
+def judge_example9(
+    table: pd.DataFrame,
+    *,
+    width: int = 16,
+    antithetic: bool = True,
+    z: float = 3.0,
+    **_settings,
+) -> list[Claim]:
+    """The claims of Example 9 from the ``measure_example9`` table: per (law, gamma)
+    ``leading_shrinks``, ``small_grow``, ``frobenius_shrinks``, ``frobenius_paper_bound``;
+    per eps the erratum ``printed_eq78_differs``."""
+    source = "Dan+20 Example 9, Eq. (78)-(82); Prop. 8"
+    claims = []
+    for row in table.to_dict("records"):
+        law, gamma, e = row["law"], row["gamma"], row["eps"]
+        n_runs, n_samples = int(row["n_runs"]), int(row["n_samples"])
+        l1_mean, l1_se = row["lambda1_plus"], row["lambda1_plus_se"]
+        sm_mean, sm_se = row["small_plus"], row["small_plus_se"]
+        fd_mean, fd_se = row["frob_delta"], row["frob_delta_se"]
+        paper_bound = row["paper_bound"]
+        case = f"{law}_g{_tag(gamma)}"
+        setting = (
+            f"d={width}, {law} W, gamma={gamma:g}, eps={e:g}, "
+            f"{n_runs} runs x {n_samples} W{' (+ antithetic -W)' if antithetic else ''}"
+        )
+        claims += [
+            evaluate(
+                id=f"rank_collapse.example9.leading_shrinks_{case}",
+                statement=(
+                    f"one BN layer shrinks the leading eigenvalue of M in expectation: "
+                    f"E lambda_1(M_+) - lambda_1 <= -{z:g} SE; {setting}"
                 ),
-                evaluate(
-                    id=f"rank_collapse.example9.small_grow_{case}",
-                    statement=(
-                        f"one BN layer grows the small eigenvalues in expectation: "
-                        f"E mean_(i>1) lambda_i(M_+) - eps^2 >= {z:g} SE; {setting}"
-                    ),
-                    source=source,
-                    measured=sm_mean - e**2,
-                    measured_se=sm_se,
-                    relation=">=",
-                    bound=z * sm_se,
-                    note="Tr M_+ = Tr M = d, so this is leading_shrinks in the seed's words (ii)",
+                source=source,
+                measured=l1_mean - row["lambda1"],
+                measured_se=l1_se,
+                relation="<=",
+                bound=-z * l1_se,
+            ),
+            evaluate(
+                id=f"rank_collapse.example9.small_grow_{case}",
+                statement=(
+                    f"one BN layer grows the small eigenvalues in expectation: "
+                    f"E mean_(i>1) lambda_i(M_+) - eps^2 >= {z:g} SE; {setting}"
                 ),
-                evaluate(
-                    id=f"rank_collapse.example9.frobenius_shrinks_{case}",
-                    statement=(
-                        f"E ||M_+||_F^2 - ||M||_F^2 <= -{z:g} SE; {setting}; Prop. 8 predicts "
-                        f"gamma^2 delta_F(lambda) = {row['predicted_delta']:.4g}"
-                    ),
-                    source=source + "; Eq. (79)",
-                    measured=fd_mean,
-                    measured_se=fd_se,
-                    relation="<=",
-                    bound=-z * fd_se,
+                source=source,
+                measured=sm_mean - e**2,
+                measured_se=sm_se,
+                relation=">=",
+                bound=z * sm_se,
+                note="Tr M_+ = Tr M = d, so this is leading_shrinks in the seed's words (ii)",
+            ),
+            evaluate(
+                id=f"rank_collapse.example9.frobenius_shrinks_{case}",
+                statement=(
+                    f"E ||M_+||_F^2 - ||M||_F^2 <= -{z:g} SE; {setting}; Prop. 8 predicts "
+                    f"gamma^2 delta_F(lambda) = {row['predicted_delta']:.4g}"
                 ),
-                evaluate(
-                    id=f"rank_collapse.example9.frobenius_paper_bound_{case}",
-                    statement=(
-                        f"E ||M_+||_F^2 < ||M||_F^2 - gamma^2 eps^2 d^2 (the seed's gamma^4 d^2 "
-                        f"with eps = gamma) = {paper_bound:.4g}, margin {z:g} SE; {setting}"
-                    ),
-                    source=source,
-                    measured=fd_mean,
-                    measured_se=fd_se,
-                    relation="<=",
-                    bound=paper_bound - z * fd_se,
+                source=source + "; Eq. (79)",
+                measured=fd_mean,
+                measured_se=fd_se,
+                relation="<=",
+                bound=-z * fd_se,
+            ),
+            evaluate(
+                id=f"rank_collapse.example9.frobenius_paper_bound_{case}",
+                statement=(
+                    f"E ||M_+||_F^2 < ||M||_F^2 - gamma^2 eps^2 d^2 (the seed's gamma^4 d^2 "
+                    f"with eps = gamma) = {paper_bound:.4g}, margin {z:g} SE; {setting}"
                 ),
-            ]
-    for e in sorted({row["eps"] for row in rows}):
+                source=source,
+                measured=fd_mean,
+                measured_se=fd_se,
+                relation="<=",
+                bound=paper_bound - z * fd_se,
+            ),
+        ]
+    for e in sorted(set(table["eps"].tolist())):
         lam = torch.full((width,), e**2, dtype=DTYPE)
         lam[0] = width - e**2 * (width - 1)
         correction = (width**2 - lam.square().sum().item()) / (2 * e**2 * width)
@@ -730,7 +792,7 @@ def example9(
                 ),
             )
         )
-    return TheoremCheck(pd.DataFrame(rows), claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -772,17 +834,15 @@ def _projection_ranks(d: int) -> list[int]:
     return sorted({k for k in (1, 2, 3, d // 2, d - 1, d) if 1 <= k <= d})
 
 
-def examples11_12(
+def measure_examples11_12(
     widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
     n_spectra: int = 64,
     alpha_widths: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
     betas: Sequence[float] = (0.5, 0.75),
     matrix_max_width: int = 256,
-    tol: float = 1e-12,
-    alpha_bound: float = 0.9,
     basis: str = "hadamard",
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """The regularity ratio g2 / g1 on equal-row-norm M, Dan+20 Examples 11 and 12.
 
     g1 = Tr(M^3), g2 = Tr(diag(M^2)^2) (Def. 3, Eq. (46), per matrix). For equal row norms and
@@ -792,9 +852,10 @@ def examples11_12(
     eigenvalues are equal. Computed from the matrices (H = sqrt(d) U diag(sqrt(lambda)), U of
     ``basis``) for d in ``widths``, on n_spectra Exp(1) spectra with sum d (plus rank-one and
     flat) and on projection-like spectra (k eigenvalues d / k, k in ``_projection_ranks``).
-    Claims: ``rank_collapse.examples11_12.ratio_at_most_one`` (max over random spectra
-    <= 1 + tol) and ``rank_collapse.examples11_12.equal_eigenvalues_ratio_one`` (max |ratio - 1|
-    over projection spectra <= tol; float64 round-off of the d <= 256 matrix products is
+    Claims (``judge_examples11_12``): ``rank_collapse.examples11_12.ratio_at_most_one`` (max
+    over random spectra <= 1 + tol) and
+    ``rank_collapse.examples11_12.equal_eigenvalues_ratio_one`` (max |ratio - 1| over
+    projection spectra <= tol; float64 round-off of the d <= 256 matrix products is
     <~ 1e-14).
 
     Example 12 (Eq. (87)-(89)): lambda_1 = d^beta and the remaining mass spread evenly; the
@@ -808,7 +869,6 @@ def examples11_12(
         widths: Example 11 widths (powers of two). n_spectra: random spectra per width.
         alpha_widths: Example 12 widths (>= 2). betas: spike exponents in [0, 1).
         matrix_max_width: largest Example 12 width also built as a matrix (power of two widths).
-        tol: tolerance of the Example 11 claims. alpha_bound: the seed's 0.9.
         basis: ``hadamard``, or ``random`` (unequal row norms: Example 11 fails).
         device: as everywhere.
     Returns:
@@ -858,7 +918,6 @@ def examples11_12(
                 **common,
             )
 
-    claims_12 = []
     for beta in betas:
         alphas = []
         for d in alpha_widths:
@@ -878,6 +937,38 @@ def examples11_12(
                     predicted_exponent=beta - 1,
                     even_spread_exponent=_even_spread_exponent(beta),
                 )
+    table = pd.DataFrame(rows)
+    for column in ("slope", "predicted_exponent", "even_spread_exponent"):
+        if column not in table:
+            table[column] = math.nan
+    return table
+
+
+def judge_examples11_12(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
+    n_spectra: int = 64,
+    alpha_widths: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
+    betas: Sequence[float] = (0.5, 0.75),
+    tol: float = 1e-12,
+    alpha_bound: float = 0.9,
+    basis: str = "hadamard",
+    **_settings,
+) -> list[Claim]:
+    """The claims of Examples 11 and 12 from the ``measure_examples11_12`` table.
+
+    Example 11: ``ratio_at_most_one`` and ``equal_eigenvalues_ratio_one`` (within ``tol``).
+    Example 12, per beta: ``alpha_below_0p9_b<beta>`` (alpha at the largest d <= alpha_bound)
+    and ``alpha_slope_b<beta>`` (slope of log alpha on log d <= 0).
+    """
+    example = table["example"].astype(str)  # "11" | "12"; a CSV reads them back as integers
+    spike = table[(example == "12") & (table["method"] == "spectrum")]
+    claims_12 = []
+    for beta in betas:
+        rows = spike[spike["beta"] == beta]
+        alphas = rows["ratio_mean"].tolist()
+        slope = rows["slope"].iloc[0]
         setting = (
             f"lambda_1 = d^{beta:g}, the rest (d - d^beta) / (d - 1) each, "
             f"d = {alpha_widths[0]}..{alpha_widths[-1]}, alpha = ||lambda||_2^4 / "
@@ -916,11 +1007,7 @@ def examples11_12(
             ),
         ]
 
-    table = pd.DataFrame(rows)
-    for column in ("slope", "predicted_exponent", "even_spread_exponent"):
-        if column not in table:
-            table[column] = math.nan
-    ex11 = table[table["example"] == "11"]
+    ex11 = table[example == "11"]
     random_rows = ex11[ex11["spectrum"] == "random"]
     proj_rows = ex11[ex11["spectrum"] == "projection"]
     proj_dev = np.maximum(
@@ -956,4 +1043,4 @@ def examples11_12(
             tolerance=tol,
         ),
     ]
-    return TheoremCheck(table, claims + claims_12)
+    return claims + claims_12

@@ -13,10 +13,10 @@ from functools import partial
 
 import torch
 
-from .. import chains, metrics, ops
-from ..compute import resolve_device, resolve_dtype
-from ..inputs import gaussian_inputs
-from ..store import Labelled
+from ... import chains, metrics, ops
+from ...compute import resolve_device, resolve_dtype
+from ...inputs import gaussian_inputs
+from ...store import Labelled
 
 __all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank"]
 

@@ -1,25 +1,29 @@
-"""Tests of the Dan+20 theorem checks, part b: Lemma 3, Prop. 8, Examples 9, 11 and 12.
+"""Tests of the Dan+20 theorem items Lemma 3, Prop. 8, Examples 9, 11 and 12.
 
 Each check runs at small arguments and must pass all its claims; each also has a counterexample
 whose claims must fail, so the verdicts are shown to depend on the numbers.
 """
 
+import io
 import math
 import re
+from dataclasses import dataclass
 
+import pandas as pd
 import pytest
 import torch
 
 from sigprop import metrics, ops
+from sigprop.papers.rank_collapse import spectral_lemmas as rc
+from sigprop.papers.rank_collapse.items import ITEMS
 from sigprop.stats import mean_se
-from sigprop.theorems import TheoremCheck
-from sigprop.theorems import rank_collapse_b as rc
+from sigprop.workflow import read_table
 
 SMALL = {
     "lemma3": dict(
         width=8, n_samples=8, depth=400, n_runs=4, gammas=[0.5, 0.9], burn_in=50, checkpoints=[100]
     ),
-    "proposition8": dict(widths=[8, 16, 32], n_spectra=4),
+    "prop8": dict(widths=[8, 16, 32], n_spectra=4),
     "example9": dict(width=8, gammas=[0.1, 0.2], n_runs=8, n_samples=64),
     "examples11_12": dict(
         widths=[8, 16], n_spectra=8, alpha_widths=[16, 64, 256, 1024, 4096], matrix_max_width=64
@@ -42,7 +46,7 @@ COLUMNS = {
         "rate",
         "rate_se",
     },
-    "proposition8": {
+    "prop8": {
         "width",
         "basis",
         "n_spectra",
@@ -89,24 +93,40 @@ COLUMNS = {
     },
 }
 
-ITEMS = {
-    "lemma3": "lemma3",
-    "proposition8": "prop8",
-    "example9": "example9",
-    "examples11_12": "examples11_12",
-}
+
+@dataclass
+class Checked:
+    """A theorem item measured and judged as the workflow does it: table through a CSV."""
+
+    table: pd.DataFrame
+    claims: list
+
+
+THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
+
+
+def run_item(name: str, **settings) -> Checked:
+    """Measure the item ``name`` with ``settings`` less its tolerances; judge the CSV read back."""
+    item = THEOREMS[name]
+    setup = {k: v for k, v in settings.items() if k not in item.tolerances}
+    buffer = io.StringIO()
+    item.measure(**setup).to_csv(buffer, index=False)
+    buffer.seek(0)
+    table = read_table(buffer)
+    arguments = {k: v for k, v in settings.items() if k != "device"}
+    return Checked(table, item.judge(table, **arguments))
 
 
 @pytest.fixture(scope="module")
-def small_checks() -> dict[str, TheoremCheck]:
-    return {name: getattr(rc, name)(**kwargs, device="cpu") for name, kwargs in SMALL.items()}
+def small_checks() -> dict[str, Checked]:
+    return {name: run_item(name, **kwargs, device="cpu") for name, kwargs in SMALL.items()}
 
 
-def failed(check: TheoremCheck, pattern: str = "") -> list[str]:
+def failed(check: Checked, pattern: str = "") -> list[str]:
     return [c.id for c in check.claims if not c.passed and pattern in c.id]
 
 
-def passed(check: TheoremCheck, pattern: str = "") -> list[str]:
+def passed(check: Checked, pattern: str = "") -> list[str]:
     return [c.id for c in check.claims if c.passed and pattern in c.id]
 
 
@@ -120,7 +140,7 @@ def test_small_settings_pass_every_claim(small_checks, name):
 @pytest.mark.parametrize("name", list(SMALL))
 def test_quick_defaults_pass_every_claim(name):
     """The defaults are the recommended quick config (each a few seconds single-threaded)."""
-    check = getattr(rc, name)(device="cpu")
+    check = run_item(name, device="cpu")
     assert failed(check) == [], [(c.id, c.measured, c.bound) for c in check.claims]
 
 
@@ -136,7 +156,7 @@ def test_claim_ids_and_sources(small_checks, name):
     ids = [c.id for c in small_checks[name].claims]
     assert len(ids) == len(set(ids))
     for c in small_checks[name].claims:
-        assert re.fullmatch(rf"rank_collapse\.{ITEMS[name]}\.[a-z0-9_]+", c.id), c.id
+        assert re.fullmatch(rf"rank_collapse\.{name}\.[a-z0-9_]+", c.id), c.id
         assert c.source.startswith("Dan+20"), c.source
 
 
@@ -146,8 +166,15 @@ def test_claim_ids_and_sources(small_checks, name):
 
 def test_lemma3_tiny_gamma_short_depth_does_not_collapse():
     """Counterexample: gamma = 1e-3 over 50 layers: the gap (~gamma^2) is invisible, r ~ d/2."""
-    check = rc.lemma3(
-        width=8, n_samples=8, depth=50, n_runs=4, gammas=[1e-3], burn_in=10, checkpoints=[]
+    check = run_item(
+        "lemma3",
+        width=8,
+        n_samples=8,
+        depth=50,
+        n_runs=4,
+        gammas=[1e-3],
+        burn_in=10,
+        checkpoints=[],
     )
     assert len(failed(check, ".rate_")) == 2
     assert len(failed(check, ".rank_one_")) == 2
@@ -182,7 +209,7 @@ def test_two_column_gram_schmidt_is_qr(gen):
 
 def test_lemma3_is_reproducible():
     kwargs = dict(width=6, n_samples=6, depth=30, n_runs=2, gammas=[0.5], burn_in=5)
-    first, second = rc.lemma3(**kwargs), rc.lemma3(**kwargs)
+    first, second = run_item("lemma3", **kwargs), run_item("lemma3", **kwargs)
     assert first.table.equals(second.table)
 
 
@@ -203,7 +230,7 @@ def test_hadamard_construction_has_unit_diagonal_and_equal_row_norms():
 def test_prop8_unequal_row_norms_break_the_row_norm_identities():
     """Counterexample: a Haar eigenbasis gives unequal row norms; the spectral identities for
     Tr(M^3) and ||M||_F^2 still hold, those for Tr(diag(M^2)^2) and delta_F do not."""
-    check = rc.proposition8(widths=[8, 16], n_spectra=4, basis="random")
+    check = run_item("prop8", widths=[8, 16], n_spectra=4, basis="random")
     assert sorted(failed(check)) == [
         "rank_collapse.prop8.frobenius_drift",
         "rank_collapse.prop8.trace_diag_m2_squared",
@@ -211,7 +238,7 @@ def test_prop8_unequal_row_norms_break_the_row_norm_identities():
 
 
 def test_prop8_printed_identity_is_off_by_d(small_checks):
-    table = small_checks["proposition8"].table
+    table = small_checks["prop8"].table
     assert (table["printed_eq44_rel_deviation"] - (table["width"] - 1)).abs().max() < 1e-9
 
 
@@ -222,7 +249,9 @@ def test_prop8_printed_identity_is_off_by_d(small_checks):
 def test_example9_flat_spectrum_is_a_counterexample():
     """eps = 1 gives M = I (all eigenvalues equal): one BN layer now spreads the spectrum, so the
     leading eigenvalue and ||M||_F^2 grow; every Monte Carlo claim must fail."""
-    check = rc.example9(width=8, gammas=[0.1], eps=1.0, laws=["gaussian"], n_runs=8, n_samples=64)
+    check = run_item(
+        "example9", width=8, gammas=[0.1], eps=1.0, laws=["gaussian"], n_runs=8, n_samples=64
+    )
     monte_carlo = [c for c in check.claims if "printed_eq78" not in c.id]
     assert len(monte_carlo) == 4
     assert not any(c.passed for c in monte_carlo)
@@ -231,7 +260,9 @@ def test_example9_flat_spectrum_is_a_counterexample():
 def test_example9_small_gamma_matches_prop8_prediction():
     """Lemma 7 with Prop. 8: E||M_+||_F^2 - ||M||_F^2 -> gamma^2 delta_F(lambda) as gamma -> 0
     (antithetic pairs remove the odd orders; tolerance 4 SE plus 5% for the O(gamma^2) rest)."""
-    check = rc.example9(width=8, gammas=[0.01], eps=0.1, laws=["uniform"], n_runs=8, n_samples=64)
+    check = run_item(
+        "example9", width=8, gammas=[0.01], eps=0.1, laws=["uniform"], n_runs=8, n_samples=64
+    )
     row = check.table.iloc[0]
     tolerance = 4 * row["frob_delta_se"] + 0.05 * abs(row["predicted_delta"])
     assert abs(row["frob_delta"] - row["predicted_delta"]) < tolerance
@@ -241,9 +272,9 @@ def test_example9_chunking_changes_nothing(monkeypatch):
     """W are drawn in chunks; every draw is copied out of the stream's reused buffer, so the
     result is the same for any chunk size (130 draws span three 64-layer stream blocks)."""
     kwargs = dict(width=8, gammas=[0.1], laws=["gaussian"], n_runs=2, n_samples=130)
-    reference = rc.example9(**kwargs).table
+    reference = run_item("example9", **kwargs).table
     monkeypatch.setattr(rc, "SAMPLE_CHUNK", 7)
-    chunked = rc.example9(**kwargs).table
+    chunked = run_item("example9", **kwargs).table
     numeric = reference.select_dtypes("number").columns
     assert (reference[numeric] - chunked[numeric]).abs().max().max() < 1e-12
 
@@ -262,8 +293,13 @@ def test_example9_small_eigenvalues_balance_the_leading_one(small_checks):
 def test_example11_fails_without_equal_row_norms():
     """Counterexample: with a Haar eigenbasis Tr(diag(M^2)^2) > ||lambda||_2^4 / d, so g2 / g1
     exceeds 1 and projection spectra with k < d miss equality."""
-    check = rc.examples11_12(
-        widths=[8, 16], n_spectra=8, alpha_widths=[16, 64], basis="random", matrix_max_width=0
+    check = run_item(
+        "examples11_12",
+        widths=[8, 16],
+        n_spectra=8,
+        alpha_widths=[16, 64],
+        basis="random",
+        matrix_max_width=0,
     )
     assert sorted(failed(check)) == [
         "rank_collapse.examples11_12.equal_eigenvalues_ratio_one",
@@ -273,8 +309,13 @@ def test_example11_fails_without_equal_row_norms():
 
 def test_example12_small_beta_is_a_counterexample():
     """beta = 0.25 < 1/3: the even bulk dominates both norms and alpha tends to 1, not 0."""
-    check = rc.examples11_12(
-        widths=[8], n_spectra=2, alpha_widths=[16, 256, 4096], betas=[0.25], matrix_max_width=0
+    check = run_item(
+        "examples11_12",
+        widths=[8],
+        n_spectra=2,
+        alpha_widths=[16, 256, 4096],
+        betas=[0.25],
+        matrix_max_width=0,
     )
     assert sorted(failed(check)) == [
         "rank_collapse.examples11_12.alpha_below_0p9_b0p25",
@@ -322,14 +363,17 @@ def test_spectral_ratio_equals_the_matrix_ratio_on_random_spectra():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: rc.proposition8(widths=[12]), "powers of two"),
-        (lambda: rc.proposition8(widths=[8], basis="dft"), "basis must be one of"),
-        (lambda: rc.lemma3(gammas=[0.0], depth=10, burn_in=1), "gammas must be > 0"),
-        (lambda: rc.lemma3(n_runs=1, depth=10, burn_in=1), "n_runs must hold integers >= 2"),
-        (lambda: rc.lemma3(depth=10, burn_in=10), "burn_in"),
-        (lambda: rc.lemma3(laws=["cauchy"], depth=10, burn_in=1), "weight law"),
-        (lambda: rc.example9(width=10), "powers of two"),
-        (lambda: rc.examples11_12(betas=[1.0]), r"betas must lie in \[0, 1\)"),
+        (lambda: rc.measure_prop8(widths=[12]), "powers of two"),
+        (lambda: rc.measure_prop8(widths=[8], basis="dft"), "basis must be one of"),
+        (lambda: rc.measure_lemma3(gammas=[0.0], depth=10, burn_in=1), "gammas must be > 0"),
+        (
+            lambda: rc.measure_lemma3(n_runs=1, depth=10, burn_in=1),
+            "n_runs must hold integers >= 2",
+        ),
+        (lambda: rc.measure_lemma3(depth=10, burn_in=10), "burn_in"),
+        (lambda: rc.measure_lemma3(laws=["cauchy"], depth=10, burn_in=1), "weight law"),
+        (lambda: rc.measure_example9(width=10), "powers of two"),
+        (lambda: rc.measure_examples11_12(betas=[1.0]), r"betas must lie in \[0, 1\)"),
     ],
 )
 def test_bad_arguments_are_rejected(call, message):

@@ -1,18 +1,22 @@
-"""Theorem checks of Dan+20 Lemmas 1, 4, 5, 6, 7 at small sizes: claims pass, and can fail.
+"""Theorem items of Dan+20 Lemmas 1, 4, 5, 6, 7 at small sizes: claims pass, and can fail.
 
 Each check is run once at small arguments (module-scoped fixtures) and asserted to pass; each
 also gets a counterexample (a violated condition of the lemma, a wrong formula, a broken
 symmetry) under which the matching claims must fail.
 """
 
+import io
 import math
+from dataclasses import dataclass
 
+import pandas as pd
 import pytest
 import torch
 
 from sigprop import chains, inputs, metrics, ops
-from sigprop.theorems import TheoremCheck
-from sigprop.theorems import rank_collapse_a as rc
+from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
+from sigprop.papers.rank_collapse.items import ITEMS
+from sigprop.workflow import read_table
 
 SMALL = {
     "lemma1": dict(
@@ -25,13 +29,36 @@ SMALL = {
 }  # fmt: skip
 
 
-def by_what(check: TheoremCheck) -> dict:
+@dataclass
+class Checked:
+    """A theorem item measured and judged as the workflow does it: table through a CSV."""
+
+    table: pd.DataFrame
+    claims: list
+
+
+THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
+
+
+def run_item(name: str, **settings) -> Checked:
+    """Measure the item ``name`` with ``settings`` less its tolerances; judge the CSV read back."""
+    item = THEOREMS[name]
+    setup = {k: v for k, v in settings.items() if k not in item.tolerances}
+    buffer = io.StringIO()
+    item.measure(**setup).to_csv(buffer, index=False)
+    buffer.seek(0)
+    table = read_table(buffer)
+    arguments = {k: v for k, v in settings.items() if k != "device"}
+    return Checked(table, item.judge(table, **arguments))
+
+
+def by_what(check: Checked) -> dict:
     """Claims keyed by the last part of their id."""
     return {c.id.split(".", 2)[2]: c for c in check.claims}
 
 
-def assert_well_formed(check: TheoremCheck, item: str, columns: set[str]) -> None:
-    assert isinstance(check, TheoremCheck)
+def assert_well_formed(check: Checked, item: str, columns: set[str]) -> None:
+    assert isinstance(check, Checked)
     assert columns <= set(check.table.columns)
     assert len(check.table) > 0
     ids = [c.id for c in check.claims]
@@ -42,22 +69,22 @@ def assert_well_formed(check: TheoremCheck, item: str, columns: set[str]) -> Non
 
 @pytest.fixture(scope="module")
 def lemma1_check():
-    return rc.lemma1(**SMALL["lemma1"], device="cpu")
+    return run_item("lemma1", **SMALL["lemma1"], device="cpu")
 
 
 @pytest.fixture(scope="module")
 def lemma4_check():
-    return rc.lemma4_centering(**SMALL["lemma4"], device="cpu")
+    return run_item("lemma4", **SMALL["lemma4"], device="cpu")
 
 
 @pytest.fixture(scope="module")
 def lemma56_check():
-    return rc.lemma5_6(**SMALL["lemma5_6"], device="cpu")
+    return run_item("lemma5_6", **SMALL["lemma5_6"], device="cpu")
 
 
 @pytest.fixture(scope="module")
 def lemma7_check():
-    return rc.lemma7(**SMALL["lemma7"], device="cpu")
+    return run_item("lemma7", **SMALL["lemma7"], device="cpu")
 
 
 # --- Lemma 1 ------------------------------------------------------------------------------------
@@ -86,7 +113,7 @@ def test_lemma1_random_matrices_include_equality_cases(lemma1_check):
 
 def test_lemma1_control_fails_when_states_keep_trace_d():
     """control_scale = 1 leaves BN states (Tr M = d): no violation, the control claim fails."""
-    check = rc.lemma1(**{**SMALL["lemma1"], "control_scale": 1.0}, device="cpu")
+    check = run_item("lemma1", **{**SMALL["lemma1"], "control_scale": 1.0}, device="cpu")
     claims = by_what(check)
     assert not claims["control_violations"].passed
     assert claims["control_violations"].measured == 0.0
@@ -124,7 +151,7 @@ def test_lemma4_offdiag_claims_fail_with_positive_weights(monkeypatch):
     """|W| (all weights positive) breaks the sign symmetry of Lemma 4: M_ij drifts to +1."""
     original = chains.ExplicitProduct.next_weights
     monkeypatch.setattr(chains.ExplicitProduct, "next_weights", lambda self: original(self).abs())
-    claims = by_what(rc.lemma4_centering(**SMALL["lemma4"], device="cpu"))
+    claims = by_what(run_item("lemma4", **SMALL["lemma4"], device="cpu"))
     assert not claims["offdiag_mean_g1"].passed
     assert claims["offdiag_mean_g1"].measured > 0.5
     assert not claims["offdiag_cross_run_g1"].passed
@@ -133,7 +160,7 @@ def test_lemma4_offdiag_claims_fail_with_positive_weights(monkeypatch):
 def test_lemma4_row_mean_fails_with_offset_input():
     """A common offset of X breaks the column sign symmetry: row means are far above 1/sqrt N."""
     kwargs = {**SMALL["lemma4"], "batch_size": 32, "input_offset": 3.0}
-    claims = by_what(rc.lemma4_centering(**kwargs, device="cpu"))
+    claims = by_what(run_item("lemma4", **kwargs, device="cpu"))
     assert not claims["row_mean_g1"].passed
     assert claims["row_mean_g1"].measured > 3.0
     assert claims["offdiag_mean_g1"].passed  # the row sign symmetry of Lemma 4 still holds
@@ -142,7 +169,7 @@ def test_lemma4_row_mean_fails_with_offset_input():
 def test_lemma4_centering_fails_for_two_samples():
     """With N = 2, centering leaves one direction (r = 1): the centered chain differs."""
     kwargs = {**SMALL["lemma4"], "batch_size": 2}
-    claims = by_what(rc.lemma4_centering(**kwargs, device="cpu"))
+    claims = by_what(run_item("lemma4", **kwargs, device="cpu"))
     assert not claims["centering_r_g1"].passed
     assert claims["centering_identity"].passed
 
@@ -167,7 +194,7 @@ def test_lemma5_6_claims_pass(lemma56_check):
 
 def test_lemma6_gamma_one_changes_m_and_small_gamma_does_not():
     """Lemma 6's condition matters: gamma = 1 flips signs, gamma = 0.01 < 1/(B d) never does."""
-    check = rc.lemma5_6(**{**SMALL["lemma5_6"], "control_gammas": (0.01,)}, device="cpu")
+    check = run_item("lemma5_6", **{**SMALL["lemma5_6"], "control_gammas": (0.01,)}, device="cpu")
     claims = by_what(check)
     assert not claims["control_changes"].passed
     assert claims["control_changes"].measured < 1e-9
@@ -180,7 +207,7 @@ def test_lemma6_absorbing_claim_fails_from_a_full_rank_start(monkeypatch):
         return ops.bn_rms(inputs.gaussian_inputs(eid, runs, d, n, torch.float64, device))
 
     monkeypatch.setattr(rc, "_rank_one_start", full_rank_start)
-    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    claims = by_what(run_item("lemma5_6", **SMALL["lemma5_6"], device="cpu"))
     assert not claims["rank_one_absorbing"].passed
     assert math.isnan(claims["rank_one_absorbing"].measured)
     assert not claims["unit_entries"].passed
@@ -195,7 +222,7 @@ def test_lemma6_absorbing_claim_fails_when_m_changes(monkeypatch):
         return h * torch.linspace(0.5, 2.0, d, dtype=h.dtype)[:, None]
 
     monkeypatch.setattr(rc, "_rank_one_start", unnormalized_start)
-    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    claims = by_what(run_item("lemma5_6", **SMALL["lemma5_6"], device="cpu"))
     assert not claims["rank_one_absorbing"].passed
     assert claims["rank_one_absorbing"].measured > 0.1
     assert claims["unit_entries"].passed  # the BN states after layer 0 are +-1 again
@@ -218,7 +245,7 @@ def test_lemma5_claims_fail_from_a_rank_one_input(monkeypatch):
         return x[..., :, :1] * x[..., :1, :]  # outer product of a column and a row: rank one
 
     monkeypatch.setattr(inputs, "gaussian_inputs", rank_one)
-    claims = by_what(rc.lemma5_6(**SMALL["lemma5_6"], device="cpu"))
+    claims = by_what(run_item("lemma5_6", **SMALL["lemma5_6"], device="cpu"))
     assert not claims["rank_at_least_two"].passed
     assert not claims["r_above_one"].passed
 
@@ -257,7 +284,7 @@ def test_lemma7_fails_with_a_wrong_delta_f(monkeypatch):
     """A delta_F off by 1 (about 1 x |delta_F| at d = 4) is detected."""
     original = metrics.frobenius_drift
     monkeypatch.setattr(metrics, "frobenius_drift", lambda h: original(h) + 1.0)
-    claims = by_what(rc.lemma7(**SMALL["lemma7"], device="cpu"))
+    claims = by_what(run_item("lemma7", **SMALL["lemma7"], device="cpu"))
     assert not claims["delta_f_d4_gaussian"].passed
     assert not claims["delta_f_d4_uniform"].passed
     assert claims["remainder_order_d4_gaussian"].passed  # independent of delta_F
@@ -265,7 +292,7 @@ def test_lemma7_fails_with_a_wrong_delta_f(monkeypatch):
 
 def test_lemma7_order_claim_can_fail():
     """The fitted remainder order is ~2 (symmetric laws), so demanding order 3 fails."""
-    claims = by_what(rc.lemma7(**SMALL["lemma7"], min_order=3.0, device="cpu"))
+    claims = by_what(run_item("lemma7", **SMALL["lemma7"], min_order=3.0, device="cpu"))
     order = claims["remainder_order_d4_gaussian"]
     assert not order.passed
     assert 1.5 < order.measured < 2.2
@@ -280,13 +307,13 @@ def test_order_solver_recovers_known_orders():
 
 
 @pytest.mark.parametrize(
-    "check, kwargs",
+    "measure, kwargs",
     [
-        (rc.lemma1, dict(taus=(0.5, 1.5))),
-        (rc.lemma7, dict(gammas=(0.1, 0.01))),
-        (rc.lemma7, dict(laws=("cauchy",), n_pairs=10)),
+        (rc.measure_lemma1, dict(taus=(0.5, 1.5))),
+        (rc.measure_lemma7, dict(gammas=(0.1, 0.01))),
+        (rc.measure_lemma7, dict(laws=("cauchy",), n_pairs=10)),
     ],
 )
-def test_checks_reject_bad_arguments(check, kwargs):
+def test_measurements_reject_bad_arguments(measure, kwargs):
     with pytest.raises(ValueError):
-        check(**kwargs, device="cpu")
+        measure(**kwargs, device="cpu")

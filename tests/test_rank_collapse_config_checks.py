@@ -1,0 +1,37 @@
+"""The cross-key config checks of Dan+20 (sigprop.papers.rank_collapse.config_checks)."""
+
+import copy
+from pathlib import Path
+
+import pytest
+import yaml
+from snakemake.utils import validate
+
+from sigprop.config import ConfigError
+from sigprop.papers.rank_collapse.config_checks import check_config
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def quick_config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+def test_quick_config_passes():
+    check_config(quick_config())
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"taus": [0.25, 0.75]}, r"rank_collapse\.bn_chain\.taus .* must include 0.5"),
+        ({"burn_in": 5000}, r"rank_collapse\.bn_chain\.burn_in = 5000 exceeds"),
+    ],
+)
+def test_bn_chain_errors_name_the_keys(override, message):
+    config = copy.deepcopy(quick_config())
+    config["rank_collapse"]["bn_chain"].update(override)
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
