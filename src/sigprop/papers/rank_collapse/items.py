@@ -36,6 +36,19 @@ ITEMS = [
         judge=spectral_lemmas.judge_lemma3,
         tolerances=("rank_tolerance", "z"),
     ),
+    Simulation(
+        "small_batch_rank",
+        seed="Dan+20 (seed 002) Sec. 3.1",
+        run=simulations.small_batch_rank,
+    ),
+    Figure(
+        "sec3_1",
+        seed="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
+        reads={"ranks": "small_batch_rank"},
+        params={"setup": "rank_collapse/small_batch_rank"},
+        judge=judges.sec3_1_claims,
+        judge_args="rank_collapse/sec3_1",
+    ),
     Theorem(
         "lemma1",
         seed="Dan+20 Lemma 1, Eq. (3)-(4)",

@@ -17,6 +17,7 @@ __all__ = [
     "fig3b_claims",
     "fig8_claims",
     "fig9_claims",
+    "sec3_1_claims",
 ]
 
 
@@ -325,4 +326,60 @@ def fig3b_claims(table: pd.DataFrame, min_growth: float) -> list[Claim]:
                 bound=min_growth,
             ),
         ]
+    return claims
+
+
+def sec3_1_claims(table: pd.DataFrame, rank_tolerance: int) -> list[Claim]:
+    """Dan+20 (seed 002) Sec. 3.1: the BN chain keeps full rank N when N = O(sqrt d).
+
+    Args:
+        table: columns gamma, batch (sqrt_d | square), width, run, layer, rank_fraction,
+            batch_size.
+        rank_tolerance: how many directions below N the smallest rank may lose.
+
+    Claims per (width, gamma): ``full_rank_d<d>_g<gamma>``, the smallest rank over runs and
+    layers of the N = round(sqrt d) batch is N; and ``square_deficient_d<d>_g<gamma>``, the
+    contrast: with N = d the mean last-layer rank falls below N (so full rank at small N is a
+    finding, not a property of every batch).
+    """
+    source = "Dan+20 (seed 002) Sec. 3.1, 'Necessary assumptions'"
+    last = table["layer"].max()
+    claims = []
+    for (width, gamma), rows in table.groupby(["width", "gamma"], sort=True):
+        label = f"d{width}_g{_gamma_label(gamma)}"
+        small = rows[rows["batch"] == "sqrt_d"]
+        n = int(small["batch_size"].iloc[0])
+        smallest = small["rank_fraction"].min() * n
+        claims.append(
+            evaluate(
+                id=f"rank_collapse.sec3_1.full_rank_{label}",
+                statement=(
+                    f"BN chain, d={width}, gamma={_gamma_label(gamma)}, N = round(sqrt d) = {n}: "
+                    f"the numerical rank of H_l stays N at every recorded layer 0..{last} of "
+                    f"every run; measured is the smallest rank"
+                ),
+                source=source,
+                measured=smallest,
+                relation=">=",
+                bound=float(n),
+                tolerance=float(rank_tolerance),
+            )
+        )
+        square = rows[(rows["batch"] == "square") & (rows["layer"] == last)]
+        per_run = square["rank_fraction"] * width
+        claims.append(
+            evaluate(
+                id=f"rank_collapse.sec3_1.square_deficient_{label}",
+                statement=(
+                    f"contrast, N = d = {width}, gamma={_gamma_label(gamma)}: the mean numerical "
+                    f"rank of H_{last} over runs is below N (at least one direction lost)"
+                ),
+                source=source + "; Thm. 2, Cor. 15 (rank Omega(sqrt d) only)",
+                measured=per_run.mean(),
+                measured_se=per_run.std(ddof=1) / math.sqrt(per_run.size),
+                relation="<=",
+                bound=float(width - 1),
+                tolerance=0.0,
+            )
+        )
     return claims

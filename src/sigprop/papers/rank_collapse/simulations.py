@@ -18,7 +18,7 @@ from ...compute import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
 
-__all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank"]
+__all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank", "small_batch_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
@@ -191,4 +191,69 @@ def collinear_chain(
         coords={"gamma": list(gammas), "run": runs, "layer": list(range(depth + 1))},
         values=sigmas,
         seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["input", "weights"]},
+    )
+
+
+SMALL_BATCHES = {"sqrt_d": lambda d: round(math.sqrt(d)), "square": lambda d: d}
+"""Dan+20 (seed 002) Sec. 3.1: batch size N per width d, the claim's N = O(sqrt d) and N = d."""
+
+
+def small_batch_rank(
+    widths: list[int],
+    gammas: list[float],
+    depth: int,
+    stride: int,
+    n_runs: int,
+    weight_law: str,
+    dtype: str,
+    device: str = "auto",
+    experiment_id: str = "rank_collapse.small_batch_rank",
+) -> Labelled:
+    """Numerical rank of H_l / N along the BN chain of Dan+20 Eq. (1) from Gaussian X in R^{d x N}.
+
+    Dan+20 (seed 002) Sec. 3.1: "hidden representations remain full rank if H_0 is full-rank and
+    N = O(sqrt d)". Batches N = round(sqrt d) (the claim) and N = d (the contrast: Thm. 2 and
+    Cor. 15 promise only Omega(sqrt d) there). Rank as in Dan+20 footnote 2
+    (``metrics.numerical_rank``), at layers 0, stride, 2 stride, ... <= depth.
+
+    Returns:
+        ``rank_fraction`` (rank / N) and ``batch_size`` (N) over dims
+        (gamma, batch, width, run, layer).
+    """
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    runs = list(range(n_runs))
+    layers = chains.record_layers(depth, 0, stride, include_input=True)
+    shape = (len(gammas), len(SMALL_BATCHES), len(widths), n_runs, len(layers))
+    fraction = torch.empty(shape, dtype=torch_dtype)
+    batch = torch.empty(shape, dtype=torch_dtype)
+    streams = []
+    for i, gamma in enumerate(gammas):
+        for k, batch_size in enumerate(SMALL_BATCHES.values()):
+            for j, d in enumerate(widths):
+                n = batch_size(d)
+                stream = f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}.n{n}"
+                streams.append(stream)
+                trace = chains.simulate(
+                    gaussian_inputs(stream, runs, d, n, torch_dtype, device),
+                    chains.Step("bn_rms", gamma=gamma),
+                    chains.ExplicitProduct(stream, runs, d, weight_law, 1.0, torch_dtype, device),
+                    depth,
+                    {"rank": metrics.numerical_rank},
+                    layers,
+                    runs,
+                    desc=f"small batch rank gamma={_gamma_id(gamma)} d={d} N={n}",
+                )
+                fraction[i, k, j] = trace.values["rank"] / n
+                batch[i, k, j] = n
+    return Labelled(
+        dims=["gamma", "batch", "width", "run", "layer"],
+        coords={
+            "gamma": list(gammas),
+            "batch": list(SMALL_BATCHES),
+            "width": list(widths),
+            "run": runs,
+            "layer": layers,
+        },
+        values={"rank_fraction": fraction, "batch_size": batch},
+        seeds={"experiment_ids": streams, "runs": runs, "streams": ["input", "weights"]},
     )

@@ -1,0 +1,25 @@
+"""Dan+20 (seed 002) Sec. 3.1: rank / N of H_l vs layer, N = round(sqrt d) vs N = d."""
+
+from sigprop import plotting, store
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.ranks)  # gamma, batch, width, run, layer, rank_fraction
+table.to_csv(snakemake.output.csv, index=False)
+table["curve"] = [
+    f"d = {w}, N = {n:.0f}" for w, n in zip(table["width"], table["batch_size"], strict=True)
+]
+
+gammas = sorted(table["gamma"].unique())
+fig, axes = plotting.figure(ncols=len(gammas), sharey=True, squeeze=False)
+for ax, gamma in zip(axes[0], gammas, strict=True):
+    panel = table[table["gamma"] == gamma].sort_values(["batch", "width"])
+    plotting.mean_ci(ax, panel, x="layer", y="rank_fraction", hue="curve")
+    ax.legend(title="width d, batch N", fontsize="small", loc="center right")
+    ax.set(
+        ylim=(0, 1.05),
+        xlabel=r"layer $\ell$",
+        ylabel=r"numerical rank of $H_\ell$ / $N$",
+        title=r"$\gamma = \infty$" if gamma == float("inf") else rf"$\gamma = {gamma:g}$",
+    )
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
