@@ -45,16 +45,6 @@ FIGURES = {
     ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
-    "gradients": [
-        "fig6_1",
-        "fig6_2",
-        "fig6_3",
-        "fig_c9",
-        "fig_c10",
-        "fig6_5",
-        "fig_c1",
-        "fig_c2",
-    ],
 }
 """Figures per family, named by the seed's own numbers."""
 
@@ -62,7 +52,6 @@ TABLES = {
     "orthogonality": ["table1"],
     "mean_field": [],
     "isometry": ["table5_1", "table5_2"],
-    "gradients": ["table_c1"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -102,16 +91,6 @@ THEOREMS = {
         "kernel_bounds": "sigprop.theorems.isometry_kernel:kernel_bounds",
         "theorem5_15": "sigprop.theorems.isometry_normalization:theorem5_15",
         "prop5_1": "sigprop.theorems.isometry_normalization:prop5_1",
-    },
-    "gradients": {
-        "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",
-        "theorem6_3": "sigprop.theorems.gradients_isometry:theorem6_3",
-        "lemma_c8_c9": "sigprop.theorems.gradients_isometry:lemma_c8_c9",
-        "jacobian": "sigprop.theorems.gradients_jacobian:jacobian",
-        "lemma_c11": "sigprop.theorems.gradients_jacobian:lemma_c11",
-        "chain_rule": "sigprop.theorems.gradients_jacobian:chain_rule",
-        "lemma_c12": "sigprop.theorems.gradients_jacobian:lemma_c12",
-        "lemma_c14_c15": "sigprop.theorems.gradients_jacobian:lemma_c14_c15",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""

@@ -5,8 +5,9 @@ import math
 import pytest
 import torch
 
-from sigprop import bn_jacobian as bj
-from sigprop import bn_mlp, ops
+from sigprop import ops
+from sigprop.papers.gradients import bn_jacobian as bj
+from sigprop.papers.gradients import bn_mlp
 
 torch.set_num_threads(1)
 D = torch.float64

@@ -5,8 +5,9 @@ import math
 import pytest
 import torch
 
-from sigprop import bn_mlp, isometry, ops, seeding
-from sigprop import isometry_decay as dec
+from sigprop import isometry, ops, seeding
+from sigprop.papers.gradients import bn_mlp
+from sigprop.papers.gradients import isometry_decay as dec
 
 F64 = torch.float64
 
