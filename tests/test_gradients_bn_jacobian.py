@@ -1,4 +1,5 @@
-"""sigprop.bn_jacobian: Thesis app. C.3 definitions (Lemma C.18, C.136-C.139, C.17, C.86)."""
+"""sigprop.papers.gradients.bn_jacobian: Thesis app. C.3 definitions (Lemma C.18,
+C.136-C.139, C.17, C.86)."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""Tests of sigprop.bn_mlp: the Thesis Eq. (6.3)/(6.11) network against a naive PyTorch model."""
+"""Tests of sigprop.papers.gradients.bn_mlp: the Thesis Eq. (6.3)/(6.11) network against a
+naive PyTorch model."""
 
 from __future__ import annotations
 

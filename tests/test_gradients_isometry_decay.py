@@ -1,4 +1,5 @@
-"""Thesis ch. 6 / app. C.1-C.2: the definitions of ``sigprop.isometry_decay`` vs their equations."""
+"""Thesis ch. 6 / app. C.1-C.2: the definitions of ``sigprop.papers.gradients.isometry_decay``
+vs their equations."""
 
 import math
 

@@ -1,4 +1,5 @@
-"""sigprop.shaping (Thesis Eq. (C.155), app. C.5) and the activation-shaping claims."""
+"""sigprop.papers.gradients.shaping (Thesis Eq. (C.155), app. C.5) and the activation-shaping
+claims."""
 
 import math
 
