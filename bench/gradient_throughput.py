@@ -1,14 +1,15 @@
-"""Gradient-profile throughput: sigprop.bn_mlp (runs batched) vs one nn.Module per run.
+"""Gradient-profile throughput: bn_mlp (sigprop.papers.gradients; runs batched) vs one nn.Module
+per run.
 
 Workload: Thesis Fig. 6.3 (orthogonal weights, identity, BN x sqrt(n), no bias, CE loss), one
 input batch of n = 100 Gaussian vectors in D = 784, width d = 100, for each depth L a fresh network
 per run, one forward and backward pass, recording ln ||dL/dW_l||_F of every layer. Two
 implementations run the same workload in one process:
 
-    module   the authors' code (spec gradients §6.1-6.4): for each run an nn.ModuleDict of
+    module   the authors' code: for each run an nn.ModuleDict of
              nn.Linear layers with ``nn.init.orthogonal_``, a custom BN module, CE, backward,
              then the Frobenius norm of every weight's gradient
-    batched  sigprop.bn_mlp.gradient_profile: all runs in one batched forward/backward (bmm)
+    batched  bn_mlp.gradient_profile: all runs in one batched forward/backward (bmm)
 
 Both draw Haar weights; the values differ by sampling only, so the report also gives the mean
 ln-gradient of fc_1 of each (they must agree within the runs' spread).
@@ -28,8 +29,8 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from sigprop import bn_mlp  # noqa: E402
 from sigprop.compute import resolve_dtype  # noqa: E402
+from sigprop.papers.gradients import bn_mlp  # noqa: E402
 
 torch.set_num_threads(1)
 

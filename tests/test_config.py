@@ -8,9 +8,16 @@ import yaml
 from snakemake.utils import validate
 
 from sigprop.config import ConfigError, check_consistency
+from sigprop.papers import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+def check_all(config):
+    """Every cross-key check the workflow runs: core, then each family's (the registry's)."""
+    check_consistency(config)
+    load_registry().check_config(config)
 
 
 def quick_config():
@@ -30,7 +37,7 @@ def test_quick_and_paper_configs_are_valid():
         merged(quick_config(), yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())),
     ):
         validate(config, SCHEMA)
-        check_consistency(config)
+        check_all(config)
 
 
 @pytest.mark.parametrize(
@@ -91,4 +98,4 @@ def test_consistency_errors_name_both_keys(override, message):
     config = merged(quick_config(), override)
     validate(config, SCHEMA)
     with pytest.raises(ConfigError, match=message):
-        check_consistency(config)
+        check_all(config)

@@ -55,22 +55,11 @@ FIGURES = {
         "drift",
         "init_gap",
     ],
-    "gradients": [
-        "fig6_1",
-        "fig6_2",
-        "fig6_3",
-        "fig_c9",
-        "fig_c10",
-        "fig6_5",
-        "fig_c1",
-        "fig_c2",
-    ],
 }
 """Figures per family, named by the seed's own numbers."""
 
 TABLES = {
     "orthogonality": ["table1"],
-    "gradients": ["table_c1"],
 }
 """Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
 claims, which need the tables."""
@@ -86,16 +75,6 @@ THEOREMS = {
         "app_e": "sigprop.theorems.orthogonality_init:app_e",
         "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
         "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
-    },
-    "gradients": {
-        "lemma6_2": "sigprop.theorems.gradients_isometry:lemma6_2",
-        "theorem6_3": "sigprop.theorems.gradients_isometry:theorem6_3",
-        "lemma_c8_c9": "sigprop.theorems.gradients_isometry:lemma_c8_c9",
-        "jacobian": "sigprop.theorems.gradients_jacobian:jacobian",
-        "lemma_c11": "sigprop.theorems.gradients_jacobian:lemma_c11",
-        "chain_rule": "sigprop.theorems.gradients_jacobian:chain_rule",
-        "lemma_c12": "sigprop.theorems.gradients_jacobian:lemma_c12",
-        "lemma_c14_c15": "sigprop.theorems.gradients_jacobian:lemma_c14_c15",
     },
 }
 """Theorem checks without a figure: family -> config item -> check function."""

@@ -3,10 +3,12 @@
 import numpy as np
 import seaborn as sns
 
-from sigprop import isometry_decay, plotting, store
-from sigprop.workflow import log_to_file
+from sigprop import plotting, store
+from sigprop.papers.gradients import isometry_decay
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
+params = item_params(snakemake)
 table = store.load_frame(snakemake.input.gaps)  # width, run, layer, psi
 table.to_csv(snakemake.output.csv, index=False)
 
@@ -16,9 +18,9 @@ fig, ax = plotting.figure(width=4.6)
 plotting.mean_ci(ax, table, "layer", "psi", hue="width", palette=palette)  # numeric order
 for d, rows in table.groupby("width"):
     psi0, layers = rows.loc[rows["layer"] == 0, "psi"].mean(), np.sort(rows["layer"].unique())
-    k = isometry_decay.authors_rate(d, psi0, snakemake.params.authors_c)
+    k = isometry_decay.authors_rate(d, psi0, params.authors_c)
     ax.plot(layers, psi0 * np.exp(-layers / k), "--", color=palette[d], lw=1)
-ax.plot([], [], "k--", lw=1, label=f"theory, C = {snakemake.params.authors_c:g}")
+ax.plot([], [], "k--", lw=1, label=f"theory, C = {params.authors_c:g}")
 ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"isometry gap $\psi(X_\ell)$")
 ax.set_ylim(bottom=max(ax.get_ylim()[0], 0.1 * table["psi"].min()))
 ax.legend(title=r"width $d$", fontsize="small")

@@ -2,10 +2,12 @@
 
 import numpy as np
 
-from sigprop import plotting, shaping, store
-from sigprop.workflow import log_to_file
+from sigprop import plotting, store
+from sigprop.papers.gradients import shaping
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
+params = item_params(snakemake)
 table = store.load_frame(snakemake.input.rates)  # activation, gain, layer, run, rate
 table.to_csv(snakemake.output.csv, index=False)
 
@@ -15,7 +17,7 @@ for ax, act in zip(np.atleast_1d(axes), acts, strict=True):
     part = table[table["activation"] == act]  # numeric hue: layers in numeric order
     plotting.mean_ci(ax, part, x="gain", y="rate", hue="layer", marker="o")
     mean = part.groupby("gain")["rate"].mean()
-    fitted = mean[mean.index >= snakemake.params.fit_min_gain]
+    fitted = mean[mean.index >= params.fit_min_gain]
     fit = shaping.fit_power_law(fitted.index, fitted.to_numpy())
     grid = np.linspace(mean.index.min(), mean.index.max(), 100)
     label = rf"${fit.c1:.3f}\,\alpha^{{{fit.c2:.2f}}}$"

@@ -1,11 +1,14 @@
 """Thesis Fig. C.9: sin, tanh, identity without gain; log gradient norm and last-layer psi vs L."""
 
+import pandas as pd
+
 from sigprop import plotting, store
-from sigprop.checks.gradients_depth import palette, tidy
+from sigprop.papers.gradients.depth_curves import palette, tidy, variants
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
-table = tidy(store.load_frame(snakemake.input.sweep), "fig_c9")
+sweep = pd.concat([store.load_frame(getattr(snakemake.input, v)) for v in variants("fig_c9")])
+table = tidy(sweep, "fig_c9")
 table.to_csv(snakemake.output.csv, index=False)
 
 fig, (left, right) = plotting.figure(ncols=2)

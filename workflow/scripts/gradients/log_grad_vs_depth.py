@@ -1,16 +1,19 @@
 """Thesis Figs. 6.2, 6.3, C.10: ln ||grad W_l||_F vs depth L, one curve per sweep variant.
 
 The figure (``params.figure``) picks the curves and the layer (fc_1, or fc_0 for Fig. C.10) from
-``checks.gradients_depth.CURVES``.
+``sigprop.papers.gradients.depth_curves.CURVES``; each curve is its variant's simulation.
 """
 
+import pandas as pd
+
 from sigprop import plotting, store
-from sigprop.checks.gradients_depth import CURVES, palette, tidy
-from sigprop.workflow import log_to_file
+from sigprop.papers.gradients.depth_curves import CURVES, palette, tidy, variants
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-figure = snakemake.params.figure
-table = tidy(store.load_frame(snakemake.input.sweep), figure)
+figure = item_params(snakemake).figure
+sweep = pd.concat([store.load_frame(getattr(snakemake.input, v)) for v in variants(figure)])
+table = tidy(sweep, figure)
 table.to_csv(snakemake.output.csv, index=False)
 
 hue, _, column = CURVES[figure]

@@ -1,12 +1,13 @@
 """Thesis Table C.1 (app. C.4): rank of random image batches, measured beside the printed table."""
 
-from sigprop.checks.gradients_rank import markdown, table_c1
+from sigprop.papers.gradients.batch_rank_table import markdown, table_c1
 from sigprop.store import atomic_path, load_frame
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
+params = item_params(snakemake)
 table = table_c1(load_frame(snakemake.input.batches))
 with atomic_path(snakemake.output.csv) as tmp:
     table.to_csv(tmp, index=False)
 with atomic_path(snakemake.output.md) as tmp:
-    tmp.write_text(markdown(table, snakemake.params.scale))
+    tmp.write_text(markdown(table, params.scale))

@@ -3,9 +3,13 @@
 One sweep over depths L: for each network variant, depth and run a fresh Eq. (6.3)/(6.11) network
 (``bn_mlp``, d = n) is drawn and one backward pass on the shared real batch records
 ln ||dLoss/dW||_F of ``fc_0`` (Fig. C.10) and ``fc_1`` (Figs. 6.2, 6.3, C.9; the authors' "first
-layer") and psi (Thesis Eq. (6.5)) of the ``fc_{L-1}`` output (Fig. C.9, right; spec gradients
-§6.7). The variants are the seed's curves (spec gradients §3, §6.7); they are definitions, not
-knobs, so they live here rather than in the config.
+layer") and psi (Thesis Eq. (6.5)) of the ``fc_{L-1}`` output (Fig. C.9, right). The variants
+are the seed's curves (Thesis Sec. 6.3 and app. C.7); they are definitions, not knobs, so they
+live here rather than in the config.
+
+Each variant is its own cached simulation (``depth_<variant>``, one registry item each): a figure
+computes only the curves it draws. Every variant draws its weights from the same addresses as in
+the one seven-variant sweep, so the numbers do not depend on which variants run together.
 """
 
 from __future__ import annotations
@@ -15,11 +19,11 @@ from dataclasses import dataclass
 import torch
 from torch import Tensor
 
-from .. import bn_mlp
-from ..compute import resolve_device, resolve_dtype
-from ..store import Labelled
+from ...compute import resolve_device, resolve_dtype
+from ...store import Labelled
+from . import bn_mlp
 
-__all__ = ["VARIANTS", "Variant", "degenerate_batch", "depth_sweep"]
+__all__ = ["VARIANTS", "VARIANT_SIMULATIONS", "Variant", "degenerate_batch", "depth_sweep"]
 
 
 @dataclass(frozen=True)
@@ -46,7 +50,7 @@ VARIANTS: dict[str, Variant] = {
     "mean_reduction": Variant(norm="bn_centered"),
     "no_mean_reduction": Variant(norm="bn_unit"),
 }
-"""The seed's curves by name (spec gradients §3 and §6.7)."""
+"""The seed's curves by name (Thesis Figs. 6.2, 6.3, C.9, C.10)."""
 
 
 def degenerate_batch(
@@ -54,7 +58,7 @@ def degenerate_batch(
 ) -> tuple[Tensor, Tensor]:
     """The first ``distinct`` samples of the batch, each repeated ``repeats`` times in a row.
 
-    Spec gradients §1.7's reading of Fig. 6.2's "repeated samples": rank <= ``distinct``, so
+    Our reading of Fig. 6.2's "repeated samples": rank <= ``distinct``, so
     psi(X_0) = inf (Remark 6.6). Shapes (D, distinct * repeats) and (distinct * repeats,).
 
     Raises:
@@ -79,6 +83,7 @@ def depth_sweep(
     batch: dict,
     device: str = "auto",
     experiment_id: str = "gradients.depth_sweep",
+    variants: list[str] | None = None,
 ) -> Labelled:
     """ln ||grad fc_0||_F, ln ||grad fc_1||_F and psi(H_{L-1}) per variant, depth L and run.
 
@@ -86,13 +91,14 @@ def depth_sweep(
         depths: the L grid (L BN layers, L + 1 linear layers; L >= 2 so that fc_1 is hidden).
         n_runs: fresh networks per (variant, depth).
         width: d (the seed's d = n = 100).
-        dtype: ``float64`` (float32 overflows for sin near L = 600, spec §1.6).
+        dtype: ``float64`` (float32 overflows for sin near L = 600).
         degenerate: ``{"distinct": k, "repeats": m}``, the repeat pattern of the degenerate batch.
         batch: the config item ``gradients.data`` (``bn_mlp.input_batch``'s arguments).
         experiment_id: seeding prefix. Run r at depth L draws its weights from the address
             ``(f"{experiment_id}.L{L}", r)`` for every variant, so the variants of one (L, r)
             share their Gaussian draws (common random numbers: paired differences between
             curves; the orthogonal variants even share their weights).
+        variants: the names (``VARIANTS``) to simulate, in that order; default: all.
 
     Returns:
         ``log_grad_fc0``, ``log_grad_fc1`` and ``gap_last`` over dims (variant, depth, run);
@@ -106,10 +112,14 @@ def depth_sweep(
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     x, labels, n_classes = bn_mlp.input_batch(**batch, dtype=torch_dtype, device=device)
     x_deg, labels_deg = degenerate_batch(x, labels, degenerate["distinct"], degenerate["repeats"])
+    names = list(VARIANTS) if variants is None else list(variants)
+    unknown = sorted(set(names) - set(VARIANTS))
+    if unknown:
+        raise ValueError(f"unknown variants {unknown}; the variants are {list(VARIANTS)}")
     runs = list(range(n_runs))
-    shape = (len(VARIANTS), len(depths), n_runs)
+    shape = (len(names), len(depths), n_runs)
     values = {k: torch.empty(shape, dtype=torch.float64) for k in ("fc0", "fc1", "gap")}
-    for i, variant in enumerate(VARIANTS.values()):
+    for i, variant in enumerate(VARIANTS[name] for name in names):
         inputs = (x_deg, labels_deg) if variant.degenerate else (x, labels)
         for j, depth in enumerate(depths):
             arch = bn_mlp.Architecture(depth, width, variant.norm, variant.activation, variant.init)
@@ -128,7 +138,7 @@ def depth_sweep(
             values["gap"][i, j] = profile.gaps[depth - 1].cpu()
     return Labelled(
         dims=["variant", "depth", "run"],
-        coords={"variant": list(VARIANTS), "depth": list(depths), "run": runs},
+        coords={"variant": names, "depth": list(depths), "run": runs},
         values={
             "log_grad_fc0": values["fc0"],
             "log_grad_fc1": values["fc1"],
@@ -141,3 +151,16 @@ def depth_sweep(
             "batch": bn_mlp.BATCH_ID,
         },
     )
+
+
+def _variant_simulation(name: str):
+    def simulate(**setup) -> Labelled:
+        return depth_sweep(**setup, variants=[name])
+
+    simulate.__name__ = simulate.__qualname__ = f"depth_{name}"
+    simulate.__doc__ = f"``depth_sweep`` of the variant {name!r} alone (same random streams)."
+    return simulate
+
+
+VARIANT_SIMULATIONS = {name: _variant_simulation(name) for name in VARIANTS}
+"""Variant -> its simulation ``depth_<variant>(**setup, device=...)`` (a registry item each)."""

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import torch
 
-from .. import isometry_decay, seeding
-from ..compute import resolve_device
-from ..store import Labelled
+from ... import seeding
+from ...compute import resolve_device
+from ...store import Labelled
+from . import isometry_decay
 
 __all__ = ["isometry_chain"]
 
@@ -21,7 +22,7 @@ def isometry_chain(
 ) -> Labelled:
     """psi(X_l), l = 0..depth, of X_{l+1} = BN(W_l X_l) (Thesis Eq. (6.3)), W_l Haar, for d = n.
 
-    Fig. 6.1 protocol (authors' "Isometry gap" notebook, spec gradients §6.7): identity
+    Fig. 6.1 protocol (authors' "Isometry gap" notebook): identity
     activation, theory BN (Eq. (6.4), ``ops.bn_unit``), float64, input X_0 = (1 - f) I + f u v^T
     (``isometry_decay.near_identity_input``), drawn once per width (stream
     ``(experiment_id.d<d>, 0, "input")``) and shared by the runs; the weights of run r come from

@@ -6,11 +6,11 @@ columns, leading dimension = run):
     X_0 = x (D x n),   H_l = W_l X_l + b_l,   X_{l+1} = act(alpha_l * BN(H_l)),   l = 0..L-1,
     logits = W_L X_L + b_L (C x n),   loss = cross-entropy, mean over the n samples.
 
-Layers are numbered as in the authors' code (spec gradients §6.1): ``fc_0`` is the D -> d input
+Layers are numbered as in the authors' code: ``fc_0`` is the D -> d input
 projection, ``fc_1 .. fc_{L-1}`` are the d x d hidden layers and ``fc_L`` the d -> C read-out;
 "the gradient of the first layer" of Figs. 6.2, 6.3, 6.5 and C.9 is that of ``fc_1`` (Fig. C.10:
 ``fc_0``). The gain is alpha_l = gain * (l + 1)^(-gain_exponent), so ``fc_0``'s block has
-alpha_0 = gain (spec §1.5). BN is one of ``ops``'s normalizations (``NORMS``), applied per row
+alpha_0 = gain (Eq. (6.11)). BN is one of ``ops``'s normalizations (``NORMS``), applied per row
 (neuron) across the n samples.
 
 Weights: Haar orthogonal (semi-orthogonal rows or columns for the rectangular ends, as
@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from . import data, isometry, ops, seeding
+from ... import data, isometry, ops, seeding
 
 __all__ = [
     "INITS",
@@ -53,7 +53,7 @@ NORMS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_centered": ops.bn_centered,
     "batch_norm_torch": ops.batch_norm_torch,
 }
-"""The BN variants of the ch. 6 figures (spec gradients §1.2): theory BN = Eq. (6.4) with factor
+"""The BN variants of the ch. 6 figures (Thesis Sec. 6.3): theory BN = Eq. (6.4) with factor
 1 (``bn_unit``), theory BN x sqrt(n) (``bn_rms``), mean-reduced BN x sqrt(n) (``bn_centered``) and
 PyTorch ``BatchNorm1d`` in training mode at initialization (``batch_norm_torch``)."""
 
@@ -101,7 +101,7 @@ class Architecture:
         object.__setattr__(self, "act", ops.activation(self.activation))
 
     def gains(self) -> list[float]:
-        """alpha_l = gain (l + 1)^(-gain_exponent) for l = 0..L-1, Eq. (6.11) (spec §1.5)."""
+        """alpha_l = gain (l + 1)^(-gain_exponent) for l = 0..L-1, Eq. (6.11)."""
         return [self.gain * (k + 1) ** -self.gain_exponent for k in range(self.depth)]
 
 
@@ -134,7 +134,7 @@ def haar_weights(
     gens: Sequence[torch.Generator], rows: int, cols: int, dtype: torch.dtype, device
 ) -> Tensor:
     """Haar (semi-)orthogonal (rows x cols) matrices, one per generator: Q of the QR of a Gaussian
-    with the signs of diag(R) fixed, as ``torch.nn.init.orthogonal_`` (spec gradients §1.3).
+    with the signs of diag(R) fixed, as ``torch.nn.init.orthogonal_``.
 
     rows <= cols gives orthonormal rows, rows >= cols orthonormal columns; shape (runs, rows, cols).
     """
@@ -197,7 +197,7 @@ def input_batch(
     dtype: torch.dtype = torch.float64,
     device: str | torch.device = "cpu",
 ) -> tuple[Tensor, Tensor, int]:
-    """The one input batch of the at-initialization figures (spec gradients §1.6): ``batch_size``
+    """The one input batch of the at-initialization figures (Thesis Sec. 6.3): ``batch_size``
     training images drawn once (``seeding`` address ``BATCH_ID``), reused for every depth and run.
 
     Args: the config item ``gradients.data`` (``data.random_batch``'s arguments).
@@ -214,7 +214,7 @@ def representation_gap(h: Tensor) -> Tensor:
     """psi of a representation, Thesis Eq. (6.5): the isometry gap of its n x n sample Gram.
 
     ``isometry.isometry_gap(isometry.gram(h))``; inf for a rank-deficient h (e.g. after mean
-    reduction, spec §1.4). Shape (..., d, n) -> (...).
+    reduction, Thesis Eq. (6.4)). Shape (..., d, n) -> (...).
     """
     return isometry.isometry_gap(isometry.gram(h))
 
@@ -289,8 +289,8 @@ def gradient_profile(
     The loss of run r is ``F.cross_entropy`` (mean over the n samples) of its logits; the runs'
     losses are summed before the single backward pass, which leaves each run's gradients equal
     to those of its own loss. The gradients are those of the authors' ``get_measurements`` in
-    training mode (spec gradients §1.6, §6.4), computed in ``dtype`` (float64 by default:
-    float32 overflows for sin/tanh near depth 600-1000, spec §1.6).
+    training mode (the authors' code), computed in ``dtype`` (float64 by default:
+    float32 overflows for sin/tanh near depth 600-1000).
 
     Args:
         arch: the network.

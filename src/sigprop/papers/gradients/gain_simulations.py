@@ -13,9 +13,9 @@ from collections.abc import Mapping
 
 import torch
 
-from .. import bn_mlp, shaping
-from ..compute import resolve_device, resolve_dtype
-from ..store import Labelled
+from ...compute import resolve_device, resolve_dtype
+from ...store import Labelled
+from . import bn_mlp, shaping
 
 __all__ = ["constant_gain", "exponent_rate", "gain_depth"]
 
@@ -151,7 +151,7 @@ def exponent_rate(
 
     R = (log g_{from_layer} - log g_{from_layer + gap}) / gap, i.e. ``shaping.explosion_rate`` at
     l = from_layer + gap. The seed's "l = 10" with 0-based layers compares ``fc_10`` with the
-    input projection ``fc_0``, whose gradient has another scale (spec §1.8); ``from_layer`` = 1
+    input projection ``fc_0``, whose gradient has another scale (app. C.5); ``from_layer`` = 1
     measures between hidden layers only (``fc_1`` .. ``fc_11``), ``from_layer`` = 0 is literal.
 
     Returns:

@@ -1,12 +1,14 @@
-"""sigprop.bn_jacobian: Thesis app. C.3 definitions (Lemma C.18, C.136-C.139, C.17, C.86)."""
+"""sigprop.papers.gradients.bn_jacobian: Thesis app. C.3 definitions (Lemma C.18,
+C.136-C.139, C.17, C.86)."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import bn_jacobian as bj
-from sigprop import bn_mlp, ops
+from sigprop import ops
+from sigprop.papers.gradients import bn_jacobian as bj
+from sigprop.papers.gradients import bn_mlp
 
 torch.set_num_threads(1)
 D = torch.float64

@@ -1,4 +1,5 @@
-"""sigprop.shaping (Thesis Eq. (C.155), app. C.5) and the activation-shaping claims."""
+"""sigprop.papers.gradients.shaping (Thesis Eq. (C.155), app. C.5) and the activation-shaping
+claims."""
 
 import math
 
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import bn_mlp, shaping
-from sigprop.checks import gradients_gain as checks
+from sigprop.papers.gradients import bn_mlp, shaping
+from sigprop.papers.gradients import gain_judges as checks
 
 
 def test_rate_sign_positive_when_gradients_grow_toward_input():
@@ -106,14 +107,14 @@ def test_fig_c2_claims_use_identity_baseline():
                 rows.append(("identity", depth, gamma, run, 0.016 + noise))
                 rows.append(("sin", depth, gamma, run, 0.016 + 0.13 * math.exp(-3 * gamma) + noise))
     table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
-    claims = checks.fig_c2_claims(table, 1.0, 0.01, "identity", 2.0, used_exponent=1.0)
+    claims = checks.fig_c2_claims(table, 1.0, 0.01, 2.0, baseline="identity", used_exponent=1.0)
     got = {c.id: c.passed for c in claims}
     assert all(got.values()) and len(got) == 4
     strict = {
         c.id: c.passed
-        for c in checks.fig_c2_claims(table, 0.5, 0.01, "identity", 2.0, used_exponent=0.5)
+        for c in checks.fig_c2_claims(table, 0.5, 0.01, 2.0, baseline="identity", used_exponent=0.5)
     }
     assert not strict["gradients.fig_c2.no_explosion_sin"]
     assert not strict["gradients.fig_c2.used_exponent_sin"]  # 0.13 e^-1.5 = 0.029 > 0.01
     with pytest.raises(ValueError, match="used_exponent"):
-        checks.fig_c2_claims(table, 1.0, 0.01, "identity", 2.0, used_exponent=0.4)
+        checks.fig_c2_claims(table, 1.0, 0.01, 2.0, baseline="identity", used_exponent=0.4)

@@ -13,58 +13,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import mean_se, per_run_slopes
+from ...claims import Claim, evaluate
+from ...stats import mean_se, per_run_slopes
 
-__all__ = [
-    "CURVES",
-    "fig6_2_claims",
-    "fig6_3_claims",
-    "fig_c9_claims",
-    "fig_c10_claims",
-    "palette",
-    "tidy",
-]
-
-CURVES: dict[str, tuple[str, dict[str, str], str]] = {
-    "fig6_3": ("init", {"orthogonal": "orthogonal", "gaussian": "Gaussian"}, "log_grad_fc1"),
-    "fig6_2": (
-        "batch",
-        {"orthogonal": "non-degenerate", "degenerate": "degenerate"},
-        "log_grad_fc1",
-    ),
-    "fig_c9": (
-        "activation",
-        {"orthogonal": "identity", "sin": "sin", "tanh": "tanh"},
-        "log_grad_fc1",
-    ),
-    "fig_c10": (
-        "mean_reduction",
-        {"mean_reduction": "with", "no_mean_reduction": "without"},
-        "log_grad_fc0",
-    ),
-}
-"""Figure -> (hue column, {sweep variant: curve label}, plotted gradient column)."""
-
-
-def palette(figure: str) -> dict[str, str]:
-    """Curve label -> colour in the seed's order (first blue, second orange, ...)."""
-    return {label: f"C{i}" for i, label in enumerate(CURVES[figure][1].values())}
-
-
-def tidy(sweep: pd.DataFrame, figure: str) -> pd.DataFrame:
-    """The rows of ``figure``'s curves: columns <hue>, depth, run, log_grad, gap_last."""
-    hue, labels, column = CURVES[figure]
-    rows = sweep[sweep["variant"].isin(list(labels))]
-    return pd.DataFrame(
-        {
-            hue: rows["variant"].map(labels),
-            "depth": rows["depth"],
-            "run": rows["run"],
-            "log_grad": rows[column],
-            "gap_last": rows["gap_last"],
-        }
-    ).reset_index(drop=True)
+__all__ = ["fig6_2_claims", "fig6_3_claims", "fig_c9_claims", "fig_c10_claims"]
 
 
 def _slopes(table: pd.DataFrame, hue: str, level: str, window) -> tuple[float, float, int]:
@@ -97,8 +49,8 @@ def _flat(cid, table, hue, level, window, flat_slope, source, what) -> Claim:
         relation="within",
         bound=0.0,
         tolerance=flat_slope,
-        note="Tolerance: the flatness threshold of spec gradients §5 (the explosion threshold "
-        "is at least 2.5 times larger).",
+        note="Tolerance: the flatness threshold of config gradients.depth_claims (the explosion "
+        "threshold is at least 2.5 times larger).",
     )
 
 
@@ -198,7 +150,7 @@ def fig6_3_claims(
             measured_se=diff_se,
             relation=">=",
             bound=min_difference,
-            note="Threshold of spec gradients §5 (at L = 500).",
+            note="Threshold of config gradients.depth_claims (set for L = 500).",
         ),
     ]
 
@@ -256,7 +208,7 @@ def fig6_2_claims(
             measured_se=diff_se,
             relation=">=",
             bound=min_difference,
-            note="Threshold of spec gradients §5 (at L = 500).",
+            note="Threshold of config gradients.depth_claims (set for L = 500).",
         ),
     ]
 
@@ -277,7 +229,7 @@ def fig_c9_claims(
             gap_last (psi of the fc_{L-1} output).
         window: depths of the slope fits and of the mean psi (after psi stabilizes).
         flat_slope: identity |slope| bound (the negative control of the explosion claims).
-        min_slope: explosion threshold per layer for sin and tanh (spec §5: 0.05).
+        min_slope: explosion threshold per layer for sin and tanh (config: 0.05).
         gap_floor: the mean psi_last over the window must stay >= this for sin and tanh.
         gap_decay: identity psi_last at the largest depth <= gap_decay x its value at the
             smallest depth.

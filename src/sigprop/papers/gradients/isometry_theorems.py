@@ -1,6 +1,8 @@
 """Theorem checks of Thesis ch. 6 / app. C.1-C.2: isometry after rotation and BN, its decay rate.
 
-Catalog ``spec/gradients.md`` §1.4, §2. Definitions in ``sigprop.isometry_decay``; float64.
+Thesis Sec. 6.2 and app. C.1-C.2 (Lemmas C.1, 6.2, C.8, C.9, Thm. 6.3, Cor. 6.4). Definitions in
+``isometry_decay``; float64. Each item is a ``measure_<item>`` (all random numbers, one table) and
+a ``judge_<item>`` (the claims, from that table read back from CSV, and the config slice).
 
 - ``lemma6_2``: Lemma C.1 (exact identity I(BN X) / I(X) = AM(r^2) / GM(r^2), r = row norms, and
   the bound (C.1)), Lemma 6.2 / C.2 (I(W X) = I(X), and (C.2)), Cor. C.3 (BN(U^T X) = V^T).
@@ -23,14 +25,22 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import isometry as iso
-from .. import isometry_decay as dec
-from .. import ops, seeding
-from ..claims import Claim, evaluate
-from ..compute import resolve_device
-from . import TheoremCheck
+from ... import isometry as iso
+from ... import ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from . import isometry_decay as dec
 
-__all__ = ["input_gaps", "lemma6_2", "lemma_c8_c9", "rotated_bn_input", "theorem6_3"]
+__all__ = [
+    "input_gaps",
+    "judge_lemma6_2",
+    "judge_lemma_c8_c9",
+    "judge_theorem6_3",
+    "measure_lemma6_2",
+    "measure_lemma_c8_c9",
+    "measure_theorem6_3",
+    "rotated_bn_input",
+]
 
 DTYPE = torch.float64
 EPS = torch.finfo(DTYPE).eps
@@ -78,23 +88,27 @@ def _kappa(x: Tensor) -> Tensor:
     return (sv[..., 0] / sv[..., -1]).square()
 
 
+def _part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The rows of one ``kind`` of a measured table, renumbered from 0 as when measured."""
+    return table[table["kind"] == kind].drop(columns="kind").reset_index(drop=True)
+
+
 # ---------------------------------------------------------------------------------------------
 # Lemma C.1, Lemma 6.2 / C.2, Cor. C.3
 
 
-def lemma6_2(
+def measure_lemma6_2(
     *,
     n_cases: int = 2000,
     d_range: Sequence[int] = (2, 32),
     max_spread: float = 1.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Lemma C.1, Lemma 6.2 / C.2 and Cor. C.3 on random square X = U diag(e^{s z}) V^T with
     random row scales, s ~ U(0, max_spread), d uniform in ``d_range``, ``n_cases`` matrices.
 
-    Round-off: a gap computed from a Gram of condition kappa is off by about d eps kappa; the
-    claims allow ``roundoff_units`` such units.
+    One row per matrix: its gaps, row-norm statistics, Cor. C.3 errors and the round-off unit
+    d eps kappa.
     """
     device = resolve_device(device)
     lo, hi = (int(v) for v in d_range)
@@ -140,6 +154,16 @@ def lemma6_2(
             )
     t = pd.DataFrame(rows)
     t["unit"] = t["d"] * EPS * t["kappa"]
+    return t
+
+
+def judge_lemma6_2(table: pd.DataFrame, *, roundoff_units: float = 4.0, **_settings) -> list[Claim]:
+    """Claims of Lemma C.1, Lemma 6.2 / C.2 and Cor. C.3 from ``measure_lemma6_2``'s table.
+
+    Round-off: a gap computed from a Gram of condition kappa is off by about d eps kappa; the
+    claims allow ``roundoff_units`` such units.
+    """
+    t = table
     gain, gain_w = t["gap_x"] - t["gap_bn"], t["gap_x"] - t["gap_bn_wx"]
     identity = ((gain - t["log_am_gm_r2"]).abs() / t["unit"]).max()
     bound = ((t["log_norm_variation"] - gain) / t["unit"]).max()
@@ -214,7 +238,7 @@ def lemma6_2(
             note=f"largest psi(BN(U^T X)) = {t['c3_gap'].max():.3g} ({c3_gap:.3g} d eps)",
         ),
     ]
-    return TheoremCheck(table=t, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,17 +302,16 @@ def _ratio_claim(t, key, id, statement, source, z, note="") -> Claim:
     )
 
 
-def theorem6_3(
+def measure_theorem6_3(
     *,
     widths: Sequence[int] = (4, 8, 16),
     spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
     draws: int = 4000,
-    z: float = 4.0,
-    control_factor: float = 8.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
-    """Monte Carlo over ``draws`` Haar W per input X = ``rotated_bn_input(d, spread)``.
+) -> pd.DataFrame:
+    """Monte Carlo over ``draws`` Haar W per input X = ``rotated_bn_input(d, spread)``: rows of
+    kind ``case`` (one per d and spread), ``orthogonal`` (X orthogonal) and ``moment`` (the
+    Weingarten moments per d).
 
     Improvements are compared as ratios: measured log E I(BN(W X)) - log I(X) over the predicted
     -log(factor) (Thm. 6.3), psi(X) - E psi(BN(W X)) over -log(factor) (Cor. 6.4) and over
@@ -319,6 +342,27 @@ def theorem6_3(
     m = pd.DataFrame(moments)
     m["z"] = (m["mc"] - m["exact"]).abs() / m["se"]
     m["z_gaussian"] = (m["mc"] - 1.0 / m["d"] ** 2).abs() / m["se"]
+    return pd.concat(
+        [t.assign(kind="case"), ortho.assign(kind="orthogonal"), m.assign(kind="moment")]
+    )
+
+
+def judge_theorem6_3(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (4, 8, 16),
+    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
+    draws: int = 4000,
+    z: float = 4.0,
+    control_factor: float = 8.0,
+    roundoff_units: float = 4.0,
+) -> list[Claim]:
+    """Claims of Thm. 6.3 / C.4, Cor. 6.4, Eq. (C.48) and the Weingarten moments from
+    ``measure_theorem6_3``'s table; ``z`` SE, ``control_factor`` and ``roundoff_units`` only
+    here."""
+    widths = _check_widths(widths)
+    t, ortho = _part(table, "case"), _part(table, "orthogonal")
+    m = _part(table, "moment")
     source_thm = SRC + "Thm. 6.3 / C.4, Eq. (6.8), (C.13)"
     ctrl = (t["ratio_thm6_3"] / t["d"]).idxmin()
     claims = [
@@ -417,10 +461,7 @@ def theorem6_3(
             ),
         ),
     ]
-    table = pd.concat(
-        [t.assign(kind="case"), ortho.assign(kind="orthogonal"), m.assign(kind="moment")]
-    )
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -446,29 +487,23 @@ def _spectra(d: int, count: int, log10_range, g: torch.Generator, device) -> Ten
     return dec.normalized_eigenvalues(x.mT)  # eigenvalues of X^T X
 
 
-def lemma_c8_c9(
+def measure_lemma_c8_c9(
     *,
     widths: Sequence[int] = (4, 8, 16),
     n_spectra: int = 2000,
     log10_range: Sequence[float] = (-4.0, 0.0),
-    control_threshold: float = 4.0,
     spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
     draws: int = 4000,
-    z: float = 4.0,
-    roundoff_units: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Lemma C.8 and the facts of Lemma C.9's proof on ``n_spectra`` random trace-normalized
-    spectra per d; Lemma C.9's regimes by Monte Carlo (``draws`` Haar W per input spread).
-
-    Negative controls: with psi <= control_threshold / (16 d) some spectrum has max |eps| > 1/2
-    (so (C.56) is not vacuous), and outside max |eps| <= 1/2 some spectrum has psi > sigma_lambda
-    (so (C.53)'s hypothesis matters).
+    spectra per d (rows of kind ``spectrum``); Lemma C.9's regimes by Monte Carlo (``draws`` Haar
+    W per input spread; rows of kind ``monte_carlo``).
     """
     device = resolve_device(device)
     widths = _check_widths(widths)
-    if n_spectra < 2 or control_threshold <= 1:
-        raise ValueError("need n_spectra >= 2 and control_threshold > 1")
+    if n_spectra < 2:
+        raise ValueError(f"need n_spectra >= 2, got {n_spectra}")
     frames = []
     for d in widths:
         g = seeding.generator("gradients.lemma_c8_c9", d, "spectra", device)
@@ -485,14 +520,7 @@ def lemma_c8_c9(
             )
         )
     s = pd.concat(frames, ignore_index=True)
-    tol = roundoff_units * s["d"] * EPS
     s["c_min"] = 16 * s["d"] * s["psi"]  # smallest c with psi <= c / (16 d)
-    c8_viol = s["max_abs_eps"] > s["c_min"] + tol
-    small = s[s["psi"] <= 1 / (16 * s["d"])]
-    ctrl = s[s["psi"] <= control_threshold / (16 * s["d"])]
-    inside = s[s["max_abs_eps"] <= 0.5]
-    outside = s[s["max_abs_eps"] > 0.5]
-    above = s[s["psi"] > 1 / (16 * s["d"])]
     mc = _mc_cases("lemma_c8_c9", widths, [float(v) for v in spreads], draws, device)
     drop = mc["psi0"] - mc["mean_psi"]
     low = mc["psi0"] <= 1 / (16 * mc["d"])
@@ -502,6 +530,35 @@ def lemma_c8_c9(
     mc["se_c50"] = (mc["se_psi"] * 32 * mc["d"] ** 3).where(~low)
     if not low.any() or low.all():
         raise ValueError(f"spreads {spreads} must give inputs on both sides of psi = 1/(16 d)")
+    return pd.concat([s.assign(kind="spectrum"), mc.assign(kind="monte_carlo")])
+
+
+def judge_lemma_c8_c9(
+    table: pd.DataFrame,
+    *,
+    control_threshold: float = 4.0,
+    z: float = 4.0,
+    roundoff_units: float = 4.0,
+    **_settings,
+) -> list[Claim]:
+    """Claims of Lemma C.8 (erratum), Eq. (C.53), (C.56), (C.60) and Lemma C.9 from
+    ``measure_lemma_c8_c9``'s table.
+
+    Negative controls: with psi <= control_threshold / (16 d) some spectrum has max |eps| > 1/2
+    (so (C.56) is not vacuous), and outside max |eps| <= 1/2 some spectrum has psi > sigma_lambda
+    (so (C.53)'s hypothesis matters).
+    """
+    if control_threshold <= 1:
+        raise ValueError(f"need control_threshold > 1, got {control_threshold}")
+    s, mc = _part(table, "spectrum"), _part(table, "monte_carlo")
+    tol = roundoff_units * s["d"] * EPS
+    c8_viol = s["max_abs_eps"] > s["c_min"] + tol
+    small = s[s["psi"] <= 1 / (16 * s["d"])]
+    ctrl = s[s["psi"] <= control_threshold / (16 * s["d"])]
+    inside = s[s["max_abs_eps"] <= 0.5]
+    outside = s[s["max_abs_eps"] > 0.5]
+    above = s[s["psi"] > 1 / (16 * s["d"])]
+    low = mc["psi0"] <= 1 / (16 * mc["d"])
     src9 = SRC + "Lemma C.9"
     claims = [
         evaluate(
@@ -599,5 +656,4 @@ def lemma_c8_c9(
             z,
         ),
     ]
-    table = pd.concat([s.assign(kind="spectrum"), mc.assign(kind="monte_carlo")])
-    return TheoremCheck(table=table, claims=claims)
+    return claims

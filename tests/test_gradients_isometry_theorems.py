@@ -1,11 +1,30 @@
 """Thesis ch. 6 / app. C.1-C.2 theorem checks at small arguments: what must hold holds, the
 errata fail, bad input raises."""
 
+import io
+from types import SimpleNamespace
+
+import pandas as pd
 import pytest
 import torch
 
 from sigprop import isometry, ops
-from sigprop.theorems import gradients_isometry as G
+from sigprop.papers.gradients import isometry_theorems as G
+from sigprop.papers.gradients.items import ITEMS
+from sigprop.workflow import read_table
+
+
+def run_item(name, **settings):
+    """Run theorem item ``name`` as the workflow does: measure (settings less the tolerances),
+    the table through CSV, judge (the whole slice)."""
+    item = next(i for i in ITEMS if i.kind == "theorem" and i.name == name)
+    table = item.measure(**{k: v for k, v in settings.items() if k not in item.tolerances})
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False)
+    buffer.seek(0)
+    read = read_table(buffer)
+    slice_ = {k: v for k, v in settings.items() if k != "device"}
+    return SimpleNamespace(table=read, claims=item.judge(read, **slice_))
 
 
 def _verdicts(check):
@@ -26,32 +45,35 @@ def test_rotated_bn_input_is_a_bn_output_with_growing_gap():
 
 
 def test_lemma6_2_claims_hold():
-    check = G.lemma6_2(n_cases=60, d_range=(2, 6), roundoff_units=8.0, device="cpu")
+    check = run_item("lemma6_2", n_cases=60, d_range=(2, 6), roundoff_units=8.0, device="cpu")
     assert all(_verdicts(check).values()), _verdicts(check)
     assert len(check.table) == 60 and set(check.table["d"]) <= set(range(2, 7))
     with pytest.raises(ValueError, match="d_min"):
-        G.lemma6_2(n_cases=10, d_range=(1, 4), device="cpu")
+        run_item("lemma6_2", n_cases=10, d_range=(1, 4), device="cpu")
 
 
 def test_theorem6_3_holds_and_the_printed_interval_fails():
-    check = G.theorem6_3(
-        widths=(4,), spreads=(0.01, 0.3), draws=400, roundoff_units=8.0, device="cpu"
+    check = run_item(
+        "theorem6_3", widths=(4,), spreads=(0.01, 0.3), draws=400, roundoff_units=8.0, device="cpu"
     )
     v = _verdicts(check)
     assert v.pop("printed_eigenvalues_unit_interval") is False  # erratum: trace d forces max >= 1
     assert all(v.values()), v
-    loose = G.theorem6_3(widths=(4,), spreads=(0.3,), draws=400, control_factor=0.5, device="cpu")
+    loose = run_item(
+        "theorem6_3", widths=(4,), spreads=(0.3,), draws=400, control_factor=0.5, device="cpu"
+    )
     assert _verdicts(loose)["control_tightened"] is False  # the control can fail (ratio ~ 2 d)
     with pytest.raises(ValueError, match="widths"):
-        G.theorem6_3(widths=(1,), device="cpu")
+        run_item("theorem6_3", widths=(1,), device="cpu")
     with pytest.raises(ValueError, match="draws"):
-        G.theorem6_3(widths=(4,), spreads=(0.1,), draws=1, device="cpu")
+        run_item("theorem6_3", widths=(4,), spreads=(0.1,), draws=1, device="cpu")
     with pytest.raises(ValueError, match="spreads"):
-        G.theorem6_3(widths=(4,), spreads=(0.0,), draws=10, device="cpu")
+        run_item("theorem6_3", widths=(4,), spreads=(0.0,), draws=10, device="cpu")
 
 
 def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
-    check = G.lemma_c8_c9(
+    check = run_item(
+        "lemma_c8_c9",
         widths=(4,),
         n_spectra=300,
         spreads=(0.01, 1.0),
@@ -63,6 +85,6 @@ def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
     assert v.pop("lemma_c8_printed") is False  # erratum: the scale is sqrt(2 d psi), not 16 d psi
     assert all(v.values()), v
     with pytest.raises(ValueError, match="control_threshold"):
-        G.lemma_c8_c9(widths=(4,), control_threshold=1.0, device="cpu")
+        G.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0)
     with pytest.raises(ValueError, match="both sides"):
-        G.lemma_c8_c9(widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")
+        run_item("lemma_c8_c9", widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
+from ...claims import Claim, evaluate
 
 __all__ = [
     "PRINTED_BATCHES",
@@ -82,7 +82,7 @@ def table_c1(frame: pd.DataFrame) -> pd.DataFrame:
     extremes the claims need, and the printed values (NaN where the seed prints none).
 
     Args:
-        frame: ``experiments.gradients_rank.table_c1`` in long form (one row per batch).
+        frame: ``batch_rank.table_c1`` in long form (one row per batch).
     """
     rows = []
     for (dataset, normalization, n), g in frame.groupby(

@@ -14,9 +14,9 @@ import torch
 import yaml
 
 from sigprop import data, metrics
-from sigprop.checks import gradients_rank as checks
 from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments import gradients_rank as exp
+from sigprop.papers.gradients import batch_rank as exp
+from sigprop.papers.gradients import batch_rank_table as checks
 from sigprop.store import load_frame, save
 
 EPS32 = torch.finfo(torch.float32).eps

@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import isometry_decay
-from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope, mean_se, per_run_slopes
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope, mean_se, per_run_slopes
+from . import isometry_decay
 
 __all__ = ["fig6_1_claims", "ratio_to_curve"]
 
@@ -185,7 +185,7 @@ def fig6_1_claims(
                     f"psi_0 e^{{-l/k}}, k = C d^2 (1 + d psi_0), C = {authors_c:g} (k = {k:.3g}), "
                     f"at every layer >= 1; measured is the largest ratio, within {slope_z:g} SE"
                 ),
-                source=SOURCE + '; authors\' notebook "Isometry gap" (C = 0.015, spec §6.7)',
+                source=SOURCE + '; authors\' notebook "Isometry gap" (C = 0.015)',
                 measured=ratio,
                 measured_se=se,
                 relation="<=",
@@ -216,7 +216,7 @@ def fig6_1_claims(
             bound=theory_exponent,
             tolerance=slope_z * beta.se,
             note=(
-                "expected to fail: the data give k ~ d (catalog §2, Thm 6.1 row), so Thm. 6.1 "
+                "expected to fail: the data give k ~ d (Thesis Fig. 6.1's own data), so Thm. 6.1 "
                 "holds but its width dependence is loose; fitted k: "
                 + ", ".join(f"d={d}: {v:.3g}" for d, v in k_fit.items())
             ),

@@ -1,12 +1,14 @@
-"""Thesis ch. 6 / app. C.1-C.2: the definitions of ``sigprop.isometry_decay`` vs their equations."""
+"""Thesis ch. 6 / app. C.1-C.2: the definitions of ``sigprop.papers.gradients.isometry_decay``
+vs their equations."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import bn_mlp, isometry, ops, seeding
-from sigprop import isometry_decay as dec
+from sigprop import isometry, ops, seeding
+from sigprop.papers.gradients import bn_mlp
+from sigprop.papers.gradients import isometry_decay as dec
 
 F64 = torch.float64
 

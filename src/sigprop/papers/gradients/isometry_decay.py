@@ -1,7 +1,7 @@
 """Isometry-gap decay of the BN chain with Haar weights, Thesis ch. 6 and app. C.1-C.2.
 
-Definitions used by Fig. 6.1 (Thm. 6.1) and the lemma checks (catalog ``spec/gradients.md`` §1.4,
-§2). Layout: X is d x n with n = d, rows are features; BN is ``ops.bn_unit`` (Thesis Eq. (6.4)),
+Definitions used by Fig. 6.1 (Thm. 6.1) and the lemma checks (Thesis Sec. 6.2, app. C.1-C.2).
+Layout: X is d x n with n = d, rows are features; BN is ``ops.bn_unit`` (Thesis Eq. (6.4)),
 so a BN output has unit rows and trace(X X^T) = d. psi = -log I is Thesis Eq. (6.5), computed by
 ``bn_mlp.representation_gap`` (eigenvalues of the sample Gram, float64).
 
@@ -25,7 +25,8 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from . import bn_mlp, isometry, ops, seeding, stats
+from ... import isometry, ops, seeding, stats
+from . import bn_mlp
 
 __all__ = [
     "AUTHORS_C",
@@ -45,7 +46,7 @@ __all__ = [
 ]
 
 AUTHORS_C = 0.015
-"""The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook, spec §6.7)."""
+"""The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook)."""
 
 
 def normalized_eigenvalues(x: Tensor) -> Tensor:
@@ -105,7 +106,7 @@ def near_identity_input(
     device: str | torch.device = "cpu",
 ) -> Tensor:
     """X_0 = (1 - f) I_d + f u v^T, u, v ~ U[0, 1]^d: the "randomly generated data" of Fig. 6.1
-    (authors' notebook, spec §3 Fig 6.1, f = 0.005). Shape (d, d)."""
+    (authors' notebook for Fig. 6.1, f = 0.005). Shape (d, d)."""
     if d < 1 or not 0.0 <= fraction < 1.0:
         raise ValueError(f"need d >= 1 and 0 <= fraction < 1, got d={d}, fraction={fraction}")
     u = torch.rand(d, 1, generator=generator, dtype=dtype, device=device)

@@ -11,10 +11,12 @@ import pytest
 import torch
 import yaml
 
-from sigprop import bn_mlp, isometry
-from sigprop.checks import gradients_depth as checks
+from sigprop import isometry
 from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments import gradients_depth as exp
+from sigprop.papers.gradients import bn_mlp
+from sigprop.papers.gradients import depth_curves as curves
+from sigprop.papers.gradients import depth_judges as checks
+from sigprop.papers.gradients import depth_sweep as exp
 
 ROOT = Path(__file__).resolve().parents[1]
 N, D_IN, WIDTH = 8, 12, 8
@@ -157,10 +159,10 @@ def test_tidy_selects_the_figure_curves():
             "gap_last": 2.0,
         }
     )
-    t = checks.tidy(sweep, "fig_c10")
+    t = curves.tidy(sweep, "fig_c10")
     assert sorted(t["mean_reduction"]) == ["with", "without"] and (t["log_grad"] == 0.0).all()
-    assert set(checks.tidy(sweep, "fig6_3")["init"]) == {"orthogonal", "Gaussian"}
-    assert set(checks.palette("fig6_3")) == {"orthogonal", "Gaussian"}
+    assert set(curves.tidy(sweep, "fig6_3")["init"]) == {"orthogonal", "Gaussian"}
+    assert set(curves.palette("fig6_3")) == {"orthogonal", "Gaussian"}
 
 
 @pytest.mark.parametrize(

@@ -9,9 +9,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from .. import shaping
-from ..claims import Claim, evaluate
-from ..stats import mean_se, ols_slope
+from ...claims import Claim, evaluate
+from ...stats import mean_se, ols_slope
+from . import shaping
 
 __all__ = ["depth_slopes", "fig6_5_claims", "fig_c1_claims", "fig_c2_claims"]
 
@@ -36,7 +36,7 @@ def fig6_5_claims(
     Args:
         table: columns exponent, activation, depth, run, log_grad (of ``fc_1``).
         explosion_slope: without gain (exponent 0) the lower confidence limit of the mean per-run
-            slope d log||grad|| / dL of sin and tanh must reach this (catalog: 0.05 per layer).
+            slope d log||grad|| / dL of sin and tanh must reach this (config: 0.05 per layer).
         flat_slope: without gain the identity's mean slope must lie within +- this of 0.
         z: one-sided confidence multiplier of the SE over runs.
     """
@@ -206,9 +206,9 @@ def fig_c2_claims(
     table: pd.DataFrame,
     flat_from: float,
     max_excess: float,
-    baseline: str,
     z: float,
     used_exponent: float,
+    baseline: str = "identity",
 ) -> list[Claim]:
     """The early-layer rate falls with the gain exponent to the level of the linear network.
 

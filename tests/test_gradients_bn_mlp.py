@@ -1,4 +1,5 @@
-"""Tests of sigprop.bn_mlp: the Thesis Eq. (6.3)/(6.11) network against a naive PyTorch model."""
+"""Tests of sigprop.papers.gradients.bn_mlp: the Thesis Eq. (6.3)/(6.11) network against a
+naive PyTorch model."""
 
 from __future__ import annotations
 
@@ -8,8 +9,9 @@ import pytest
 import torch
 from torch import nn
 
-from sigprop import bn_mlp, ops
-from sigprop.bn_mlp import Architecture
+from sigprop import ops
+from sigprop.papers.gradients import bn_mlp
+from sigprop.papers.gradients.bn_mlp import Architecture
 
 
 class _TorchBN(nn.Module):
@@ -58,7 +60,7 @@ class _TorchBN(nn.Module):
     ids=lambda a: f"{a.norm}-{a.init}-{a.activation}",
 )
 def test_gradients_equal_naive_torch_model_per_run(arch):
-    """Batched autograd over runs == nn.Linear/nn.BatchNorm1d model run by run (spec §6.8)."""
+    """Batched autograd over runs == nn.Linear/nn.BatchNorm1d model run by run."""
     g = torch.Generator().manual_seed(0)
     x = torch.randn(9, 8, generator=g, dtype=torch.float64)  # D = 9, n = 8
     y = torch.randint(0, 3, (8,), generator=g)

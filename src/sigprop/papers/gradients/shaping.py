@@ -2,7 +2,7 @@
 
 Thesis Eq. (C.155) defines the rate of gradient explosion at layer l as the 10-layer slope of
 log ||grad_{W_l} L||. Gradients grow toward the *input*, so the printed difference
-log g_l - log g_{l-10} is negative under explosion; we fix the sign (spec gradients §1.8):
+log g_l - log g_{l-10} is negative under explosion; we fix the sign (Thesis app. C.5, Eq. (C.155)):
 
     R(l, alpha) = (log g_{l - gap} - log g_l) / gap,   gap = 10,
 
@@ -70,7 +70,7 @@ def fit_power_law(alpha, rate) -> PowerLaw:
     Args:
         alpha: gains, shape (G,), all > 0.
         rate: the (run-averaged) rates at those gains, shape (G,), all > 0 (select the positive
-            range before fitting: R is noisy near 0 for small alpha, spec §1.8).
+            range before fitting: R is noisy near 0 for small alpha, Thesis app. C.5).
     Raises:
         ValueError: fewer than 3 points, or a non-positive alpha or rate.
     """

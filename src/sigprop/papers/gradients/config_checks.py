@@ -1,0 +1,186 @@
+"""Cross-key checks of the ``gradients`` config (Thesis ch. 6 / app. C), before any job runs.
+
+``check_config`` takes the whole config and raises ``sigprop.config.ConfigError`` naming the
+keys (full paths) when related values disagree; the schema checks each key alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...config import ConfigError
+
+__all__ = ["check_config"]
+
+
+def check_config(config: Mapping) -> None:
+    """Raise ``ConfigError`` naming the keys if related ``gradients`` values disagree."""
+    if "gradients" not in config:
+        return
+    grad = config["gradients"]
+    _check_depth(grad)
+    _check_jac(grad)
+    _check_table_c1(grad)
+    _check_gain(grad)
+    _check_isometry(config)
+
+
+def _window(window, key: str, depth: int, depth_key: str) -> None:
+    first, last = window
+    if first > last:
+        raise ConfigError(f"{key}: first layer {first} is after last layer {last}")
+    if last > depth:
+        raise ConfigError(f"{key}: last layer {last} exceeds {depth_key} = {depth}")
+
+
+def _check_depth(grad: Mapping) -> None:
+    """gradients.depth_sweep / depth_claims: the degenerate batch has n samples, and the slope
+    window holds at least two simulated depths."""
+    if "depth_sweep" not in grad:
+        return
+    sweep, n = grad["depth_sweep"], grad["data"]["batch_size"]
+    deg = sweep["degenerate"]
+    if deg["distinct"] * deg["repeats"] != n:
+        raise ConfigError(
+            f"gradients.depth_sweep.degenerate: distinct x repeats = {deg['distinct']} x "
+            f"{deg['repeats']} must equal gradients.data.batch_size = {n} (Fig. 6.2 compares "
+            "batches of the same size)"
+        )
+    if deg["distinct"] >= n:
+        raise ConfigError(
+            f"gradients.depth_sweep.degenerate.distinct = {deg['distinct']} must be below "
+            f"gradients.data.batch_size = {n} for the batch to be degenerate"
+        )
+    if "depth_claims" in grad:
+        lo, hi = grad["depth_claims"]["window"]
+        inside = [d for d in sweep["depths"] if lo <= d <= hi]
+        if len(inside) < 2:
+            raise ConfigError(
+                f"gradients.depth_claims.window {[lo, hi]} holds the depths {inside} of "
+                f"gradients.depth_sweep.depths {sweep['depths']}: the slope fits need >= 2"
+            )
+
+
+def _check_jac(grad: Mapping) -> None:
+    """Thesis app. C.3 checks: the Lemma C.12 slope window and the C.108 states."""
+    c12 = grad.get("lemma_c12")
+    if c12 is not None and c12["depth"] - int(c12["late_from"] * c12["depth"]) < 3:
+        raise ConfigError(
+            f"gradients.lemma_c12.late_from = {c12['late_from']} leaves fewer than 3 layers of "
+            f"gradients.lemma_c12.depth = {c12['depth']} for the late slope"
+        )
+    c14 = grad.get("lemma_c14_c15")
+    if c14 is not None and c14["step_states"] > c14["runs"]:
+        raise ConfigError(
+            f"gradients.lemma_c14_c15.step_states = {c14['step_states']} exceeds "
+            f"gradients.lemma_c14_c15.runs = {c14['runs']} (one state per chain at its hitting "
+            "time)"
+        )
+
+
+_IMAGE_DIMENSION = {"mnist": 784, "fashion_mnist": 784, "cifar10": 3072, "cifar100": 3072}
+"""D of the flattened images of each dataset (Table C.1 stops at n = 512 < 784, app. C.4)."""
+
+
+def _check_table_c1(gradients: Mapping) -> None:
+    """Thesis Table C.1: batch sizes within every dataset's dimension; controls within batches."""
+    item = gradients["table_c1"]
+    for dataset in item["datasets"]:
+        dim = _IMAGE_DIMENSION[dataset]
+        if max(item["batch_sizes"]) > dim:
+            raise ConfigError(
+                f"gradients.table_c1.batch_sizes {item['batch_sizes']} exceed D = {dim} of "
+                f"{dataset} (gradients.table_c1.datasets): such a batch cannot have rank n"
+            )
+    if item["control_batches"] > item["batches"]:
+        raise ConfigError(
+            f"gradients.table_c1.control_batches = {item['control_batches']} exceeds "
+            f"gradients.table_c1.batches = {item['batches']}"
+        )
+
+
+def _check_gain(grad: Mapping) -> None:
+    """Thesis Figs. 6.5, C.1, C.2 (activation shaping): windows, fit range and baselines."""
+    if "gain_depth" in grad:
+        gd = grad["gain_depth"]
+        if 0.0 not in gd["exponents"]:
+            raise ConfigError(
+                "gradients.gain_depth.exponents must include 0 (the 'Without gain' panel)"
+            )
+        if gd["layer"] > min(gd["depths"]):
+            raise ConfigError(
+                f"gradients.gain_depth.layer = {gd['layer']} exceeds the smallest depth "
+                f"{min(gd['depths'])} in gradients.gain_depth.depths"
+            )
+    if "constant_gain" in grad:
+        cg = grad["constant_gain"]
+        if any(not cg["gap"] <= k <= cg["depth"] for k in cg["layers"]):
+            raise ConfigError(
+                f"gradients.constant_gain.layers {cg['layers']} must lie in gap..depth = "
+                f"{cg['gap']}..{cg['depth']}"
+            )
+        if list(cg["gains"]) != sorted(set(cg["gains"])):
+            raise ConfigError("gradients.constant_gain.gains must be strictly increasing")
+        if "fig_c1" in grad and sum(g >= grad["fig_c1"]["fit_min_gain"] for g in cg["gains"]) < 3:
+            raise ConfigError(
+                "gradients.fig_c1.fit_min_gain leaves fewer than 3 of gradients.constant_gain.gains"
+            )
+    if "exponent_rate" in grad:
+        er = grad["exponent_rate"]
+        if "linear" not in er["activations"] or len(er["activations"]) < 2:
+            raise ConfigError(
+                "gradients.exponent_rate.activations must include linear (the Fig. C.2 reference) "
+                "and a shaped activation"
+            )
+        if er["from_layer"] + er["gap"] > min(er["depths"]):
+            raise ConfigError(
+                "gradients.exponent_rate.from_layer + gap exceeds the smallest of "
+                "gradients.exponent_rate.depths"
+            )
+        if list(er["exponents"]) != sorted(set(er["exponents"])):
+            raise ConfigError("gradients.exponent_rate.exponents must be strictly increasing")
+        if "fig_c2" in grad and grad["fig_c2"]["used_exponent"] not in er["exponents"]:
+            raise ConfigError(
+                f"gradients.fig_c2.used_exponent = {grad['fig_c2']['used_exponent']} must be one "
+                f"of gradients.exponent_rate.exponents {er['exponents']}"
+            )
+        if "fig_c2" in grad and grad["fig_c2"]["flat_from"] > max(er["exponents"]):
+            raise ConfigError(
+                "gradients.fig_c2.flat_from exceeds every gradients.exponent_rate.exponents"
+            )
+
+
+def _check_isometry(config: Mapping) -> None:
+    """Thesis Fig. 6.1 and the ch. 6 isometry lemma checks (items of ``gradients``).
+
+    Fig. 6.1's fit window lies in the simulated layers; its width and exponent claims need two
+    widths and two runs; Lemma 6.2's d range is ordered; Lemma C.9's Monte Carlo inputs (seeded,
+    computed here without the Haar draws) lie on both sides of psi = 1/(16 d).
+    """
+    grads = config.get("gradients", {})
+    chain, fig = grads.get("isometry_chain"), grads.get("fig6_1")
+    if chain is not None and fig is not None:
+        _window(fig["fit_window"], "gradients.fig6_1.fit_window", chain["depth"],
+                "gradients.isometry_chain.depth")  # fmt: skip
+        if len(set(chain["widths"])) < 2 or chain["n_runs"] < 2:
+            raise ConfigError(
+                f"gradients.isometry_chain.widths {chain['widths']} / n_runs = {chain['n_runs']}: "
+                "gradients.fig6_1's width comparison and k-exponent fit need >= 2 widths and "
+                ">= 2 runs"
+            )
+    lemma = grads.get("lemma6_2")
+    if lemma is not None and lemma["d_range"][0] > lemma["d_range"][1]:
+        raise ConfigError(f"gradients.lemma6_2.d_range {lemma['d_range']} is not ordered")
+    c89 = grads.get("lemma_c8_c9")
+    if c89 is not None:
+        from .isometry_theorems import input_gaps  # torch only when the item exists
+
+        gaps = input_gaps("lemma_c8_c9", c89["widths"], c89["spreads"])
+        low = [psi <= 1 / (16 * d) for (d, _), psi in gaps.items()]
+        if all(low) or not any(low):
+            side = "<=" if all(low) else ">"
+            raise ConfigError(
+                f"gradients.lemma_c8_c9.spreads {c89['spreads']}: every input has psi {side} "
+                f"1/(16 d) at gradients.lemma_c8_c9.widths {c89['widths']}; Lemma C.9's two "
+                "regimes need inputs on both sides (add a smaller and a larger spread)"
+            )

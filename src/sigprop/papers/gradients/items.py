@@ -1,0 +1,268 @@
+"""Thesis ch. 6 / app. C items: every simulation, figure, table and theorem check, in seed order."""
+
+from ...registry import Figure, Simulation, Table, Theorem
+from . import (
+    batch_rank,
+    depth_judges,
+    depth_sweep,
+    gain_judges,
+    gain_simulations,
+    isometry_chain,
+    isometry_chain_judges,
+)
+from . import batch_rank_table as table_c1
+from . import isometry_theorems as iso
+from . import jacobian_theorems as jac
+from .config_checks import check_config
+from .depth_curves import variants
+
+SEED = "Meterez, Joudaki et al. ICLR 2024 = Thesis ch. 6 and app. C (seed 004)"
+
+CHECK_CONFIG = check_config
+
+
+def _slice(item: str, keys: tuple[str, ...], batch: bool = True) -> dict[str, str]:
+    """Config references of a simulation's arguments: the keys of ``gradients/<item>``, and the
+    one real batch ``gradients/data`` as ``batch``."""
+    refs = {key: f"gradients/{item}/{key}" for key in keys}
+    return {**refs, "batch": "gradients/data"} if batch else refs
+
+
+_DEPTH_SETUP = _slice("depth_sweep", ("depths", "n_runs", "width", "dtype", "degenerate"))
+_DEPTH_SEEDS = {
+    "orthogonal": "Thesis Figs. 6.2, 6.3, C.9 (orthogonal, identity, theory BN)",
+    "gaussian": "Thesis Fig. 6.3 (Gaussian weights)",
+    "degenerate": "Thesis Fig. 6.2 and Remark 6.6 (degenerate batch)",
+    "sin": "Thesis Fig. C.9 (sin, no gain)",
+    "tanh": "Thesis Fig. C.9 (tanh, no gain)",
+    "mean_reduction": "Thesis Fig. C.10 (with mean reduction)",
+    "no_mean_reduction": "Thesis Fig. C.10 (without mean reduction, Eq. (6.4))",
+}
+_GAIN_KEYS = ("width", "norm", "bias", "dtype")
+_CLAIMS = "gradients/depth_claims"
+
+
+def _depth_reads(figure: str) -> dict[str, str]:
+    """A depth figure's inputs: the simulation of each variant it draws, in curve order."""
+    return {name: f"depth_{name}" for name in variants(figure)}
+
+
+def _depth_figure(name: str, seed: str, judge, judge_args: dict, script: str | None = None):
+    return Figure(
+        name,
+        seed=seed,
+        reads=_depth_reads(name),
+        params={"sweep": "gradients/depth_sweep"},
+        constants={"figure": name} if script else {},
+        judge=judge,
+        judge_args=judge_args,
+        script=script,
+    )
+
+
+ITEMS = [
+    # Sec. 6.2: isometry gap of the BN chain (Thm. 6.1, Fig. 6.1) and its lemmas
+    Simulation(
+        "isometry_chain",
+        seed="Thesis Fig. 6.1, Thm. 6.1",
+        run=isometry_chain.isometry_chain,
+        mem_mb=1000,
+        runtime=10,
+    ),
+    Figure(
+        "fig6_1",
+        seed="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
+        reads={"gaps": "isometry_chain"},
+        params={"authors_c": "gradients/fig6_1/authors_c"},
+        judge=isometry_chain_judges.fig6_1_claims,
+        judge_args="gradients/fig6_1",
+    ),
+    Theorem(
+        "lemma6_2",
+        seed="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
+        measure=iso.measure_lemma6_2,
+        judge=iso.judge_lemma6_2,
+        tolerances=("roundoff_units",),
+    ),
+    Theorem(
+        "theorem6_3",
+        seed="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
+        measure=iso.measure_theorem6_3,
+        judge=iso.judge_theorem6_3,
+        tolerances=("z", "control_factor", "roundoff_units"),
+    ),
+    Theorem(
+        "lemma_c8_c9",
+        seed="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
+        measure=iso.measure_lemma_c8_c9,
+        judge=iso.judge_lemma_c8_c9,
+        tolerances=("control_threshold", "z", "roundoff_units"),
+    ),
+    # Sec. 6.3: gradients vs depth (Thm. 6.5, Figs. 6.2, 6.3, C.9, C.10), one simulation a curve
+    *[
+        Simulation(
+            f"depth_{name}",
+            seed=_DEPTH_SEEDS[name],
+            run=depth_sweep.VARIANT_SIMULATIONS[name],
+            setup=_DEPTH_SETUP,
+        )
+        for name in depth_sweep.VARIANTS
+    ],
+    _depth_figure(
+        "fig6_2",
+        "Thesis Fig. 6.2, Remark 6.6",
+        depth_judges.fig6_2_claims,
+        {
+            "window": f"{_CLAIMS}/window",
+            "flat_slope": f"{_CLAIMS}/flat_slope",
+            "min_slope": f"{_CLAIMS}/min_slope",
+            "z": f"{_CLAIMS}/z",
+            "min_difference": f"{_CLAIMS}/degenerate_min_difference",
+            "distinct": "gradients/depth_sweep/degenerate/distinct",
+            "repeats": "gradients/depth_sweep/degenerate/repeats",
+        },
+        script="log_grad_vs_depth.py",
+    ),
+    _depth_figure(
+        "fig6_3",
+        "Thesis Fig. 6.3, Thm. 6.5 (ICLR 2024 Fig. 2)",
+        depth_judges.fig6_3_claims,
+        {
+            "window": f"{_CLAIMS}/window",
+            "flat_slope": f"{_CLAIMS}/flat_slope",
+            "min_slope": f"{_CLAIMS}/min_slope",
+            "z": f"{_CLAIMS}/z",
+            "min_difference": f"{_CLAIMS}/gaussian_min_difference",
+            "batch_size": "gradients/data/batch_size",
+        },
+        script="log_grad_vs_depth.py",
+    ),
+    # App. C.3: the proof of Thm. 6.5 (Thm. C.10), Remark 6.7
+    Theorem(
+        "jacobian",
+        seed="Thesis Lemmas C.13, C.16-C.21",
+        measure=jac.measure_jacobian,
+        judge=jac.judge_jacobian,
+        tolerances=("roundoff_units",),
+    ),
+    Theorem(
+        "lemma_c11",
+        seed="Thesis Remark 6.7, Lemma C.11",
+        measure=jac.measure_lemma_c11,
+        judge=jac.judge_lemma_c11,
+        tolerances=("sharpness",),
+    ),
+    Theorem(
+        "chain_rule",
+        seed="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
+        measure=jac.measure_chain_rule,
+        judge=jac.judge_chain_rule,
+    ),
+    Theorem(
+        "lemma_c12",
+        seed="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
+        measure=jac.measure_lemma_c12,
+        judge=jac.judge_lemma_c12,
+        tolerances=("max_orthogonal_slope", "min_gaussian_slope", "z"),
+    ),
+    Theorem(
+        "lemma_c14_c15",
+        seed="Thesis Lemmas C.14, C.15, Eq. (C.108)",
+        measure=jac.measure_lemma_c14_c15,
+        judge=jac.judge_lemma_c14_c15,
+        tolerances=("z",),
+    ),
+    # App. C.4: rank of real image batches (the premise of Thm. 6.5)
+    Simulation(
+        "table_c1",
+        seed="Thesis Table C.1, app. C.4",
+        run=batch_rank.table_c1,
+        setup={
+            **_slice(
+                "table_c1",
+                ("datasets", "batch_sizes", "batches", "control_batches", "normalizations"),
+                batch=False,
+            ),
+            "data_root": "gradients/data/data_root",
+            "download": "gradients/data/download",
+        },
+        mem_mb=4000,
+    ),
+    Table(
+        "table_c1",
+        seed="Thesis Table C.1, app. C.4",
+        reads={"batches": "table_c1"},
+        params={"scale": "scale"},
+        judge=table_c1.table_c1_claims,
+        judge_args="gradients/table_c1_check",
+    ),
+    # Sec. 6.4 and app. C.5: activation shaping (Figs. 6.5, C.1, C.2)
+    Simulation(
+        "gain_depth",
+        seed="Thesis Fig. 6.5",
+        run=gain_simulations.gain_depth,
+        setup=_slice(
+            "gain_depth", ("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)
+        ),
+    ),
+    Figure(
+        "fig6_5",
+        seed="Thesis Fig. 6.5 (ICLR 2024 Fig. 5)",
+        reads={"profile": "gain_depth"},
+        judge=gain_judges.fig6_5_claims,
+        judge_args="gradients/fig6_5",
+    ),
+    Simulation(
+        "constant_gain",
+        seed="Thesis Fig. C.1, Eq. (C.155)",
+        run=gain_simulations.constant_gain,
+        setup=_slice(
+            "constant_gain", ("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)
+        ),
+    ),
+    Figure(
+        "fig_c1",
+        seed="Thesis Fig. C.1, app. C.5",
+        reads={"rates": "constant_gain"},
+        params={"fit_min_gain": "gradients/fig_c1/fit_min_gain"},
+        judge=gain_judges.fig_c1_claims,
+        judge_args="gradients/fig_c1",
+    ),
+    Simulation(
+        "exponent_rate",
+        seed="Thesis Fig. C.2, app. C.5",
+        run=gain_simulations.exponent_rate,
+        setup=_slice(
+            "exponent_rate",
+            ("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_KEYS),
+        ),
+    ),
+    Figure(
+        "fig_c2",
+        seed="Thesis Fig. C.2, app. C.5",
+        reads={"rates": "exponent_rate"},
+        judge=gain_judges.fig_c2_claims,
+        judge_args="gradients/fig_c2",
+    ),
+    # App. C.7: more on the depth sweep (Figs. C.9, C.10)
+    _depth_figure(
+        "fig_c9",
+        "Thesis Fig. C.9, app. C.7",
+        depth_judges.fig_c9_claims,
+        {
+            "window": f"{_CLAIMS}/window",
+            "flat_slope": f"{_CLAIMS}/flat_slope",
+            "min_slope": f"{_CLAIMS}/nonlinear_min_slope",
+            "z": f"{_CLAIMS}/z",
+            "gap_floor": f"{_CLAIMS}/gap_floor",
+            "gap_decay": f"{_CLAIMS}/gap_decay",
+        },
+    ),
+    _depth_figure(
+        "fig_c10",
+        "Thesis Fig. C.10, app. C.7",
+        depth_judges.fig_c10_claims,
+        {"window": f"{_CLAIMS}/window", "flat_slope": f"{_CLAIMS}/flat_slope"},
+        script="log_grad_vs_depth.py",
+    ),
+]

@@ -1,0 +1,68 @@
+"""The app. C.3 theorem items (sigprop.papers.gradients.jacobian_theorems) at tiny sizes:
+verdicts and bad inputs."""
+
+import io
+from types import SimpleNamespace
+
+import pytest
+import torch
+
+from sigprop.papers.gradients.items import ITEMS
+from sigprop.workflow import read_table
+
+
+def run_item(name, **settings):
+    """Run theorem item ``name`` as the workflow does: measure (settings less the tolerances),
+    the table through CSV, judge (the whole slice)."""
+    item = next(i for i in ITEMS if i.kind == "theorem" and i.name == name)
+    table = item.measure(**{k: v for k, v in settings.items() if k not in item.tolerances})
+    buffer = io.StringIO()
+    table.to_csv(buffer, index=False)
+    buffer.seek(0)
+    read = read_table(buffer)
+    slice_ = {k: v for k, v in settings.items() if k != "device"}
+    return SimpleNamespace(table=read, claims=item.judge(read, **slice_))
+
+
+torch.set_num_threads(1)
+
+
+def _verdicts(result):
+    return {c.id.split(".", 2)[2]: c.passed for c in result.claims}
+
+
+def test_jacobian_small():
+    v = _verdicts(run_item("jacobian", widths=[3, 5], n_cases=10, device="cpu"))
+    assert not v.pop("printed_multiplicity_c19")  # erratum
+    assert all(v.values()), v
+
+
+def test_lemma_c11_small():
+    assert all(_verdicts(run_item("lemma_c11", classes=[3], n_samples=200, device="cpu")).values())
+
+
+def test_chain_rule_small():
+    r = run_item("chain_rule", widths=[4], depths=[3, 8], runs=2, device="cpu")
+    assert all(_verdicts(r).values())
+    assert (r.table.query("kind == 'layer'")["slack"] >= -1e-10).all()
+
+
+def test_lemma_c12_small():
+    r = run_item("lemma_c12", widths=[6], depth=120, runs=3, device="cpu")
+    assert all(_verdicts(r).values()), _verdicts(r)
+
+
+def test_lemma_c14_c15_small():
+    r = run_item(
+        "lemma_c14_c15", widths=[3], depth=80, runs=4, step_states=2, step_draws=50, device="cpu"
+    )
+    assert all(_verdicts(r).values()), _verdicts(r)
+
+
+def test_bad_arguments_raise():
+    with pytest.raises(ValueError):
+        run_item("jacobian", widths=[1], device="cpu")
+    with pytest.raises(ValueError):
+        run_item("lemma_c12", widths=[4], depth=4, late_from=0.9, device="cpu")
+    with pytest.raises(ValueError):
+        run_item("chain_rule", readout_scale=0.5, device="cpu")
