@@ -12,11 +12,12 @@ import torch
 import yaml
 
 from sigprop import isometry
-from sigprop.config import ConfigError, check_consistency
+from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import depth_curves as curves
 from sigprop.papers.gradients import depth_judges as checks
 from sigprop.papers.gradients import depth_sweep as exp
+from sigprop.papers.gradients.config_checks import check_config
 
 ROOT = Path(__file__).resolve().parents[1]
 N, D_IN, WIDTH = 8, 12, 8
@@ -175,9 +176,9 @@ def test_tidy_selects_the_figure_curves():
 )
 def test_config_consistency_names_the_keys(override, message):
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    check_consistency(config)
+    check_config(config)
     bad = copy.deepcopy(config)
     for item, keys in override.items():
         bad["gradients"][item].update(keys)
     with pytest.raises(ConfigError, match=message):
-        check_consistency(bad)
+        check_config(bad)

@@ -31,6 +31,8 @@ def merge(into, new):
 
 
 CONFIGS = {"quick": _config("config.yaml"), "paper": _config("config.yaml", "paper.yaml")}
+for _scale, _config_of_scale in CONFIGS.items():
+    _config_of_scale["scale"] = _scale  # the workflow derives it (sigprop.run_info)
 
 
 def test_every_family_is_registered():
@@ -63,13 +65,13 @@ def test_every_entry_resolves(scale):
 
 def test_every_simulation_is_read():
     read = {
-        REGISTRY.simulation_of(family, ref)
+        (REGISTRY.simulation_of(family, ref)[0], REGISTRY.simulation_of(family, ref)[1].name)
         for family, item in REGISTRY.items()
         if isinstance(item, Figure | Table)
         for ref in item.reads.values()
     }
     for family, item in REGISTRY.items("simulation"):
-        assert (family, item) in read, f"{family}.{item.name} is simulated but read by no item"
+        assert (family, item.name) in read, f"{family}.{item.name} is simulated but read by none"
 
 
 def test_names_that_share_a_file_are_refused():

@@ -105,6 +105,9 @@ ITEMS = [
             seed=_DEPTH_SEEDS[name],
             run=depth_sweep.VARIANT_SIMULATIONS[name],
             setup=_DEPTH_SETUP,
+            # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
+            # e.g. Gaussian weights at depth): a value, not an error; gradients must stay finite
+            nonfinite=("gap_last",),
         )
         for name in depth_sweep.VARIANTS
     ],
@@ -186,6 +189,7 @@ ITEMS = [
             "data_root": "gradients/data/data_root",
             "download": "gradients/data/download",
         },
+        nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only
         mem_mb=4000,
     ),
     Table(
