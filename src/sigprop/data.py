@@ -47,10 +47,13 @@ import gzip
 import logging
 import os
 import shutil
+import socket
+import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlparse
 
 import torch
 from torchvision import datasets
@@ -67,7 +70,10 @@ __all__ = [
     "as_tensors",
     "dataset_spec",
     "load",
+    "prepare",
+    "preflight",
     "random_batch",
+    "route",
 ]
 
 log = logging.getLogger(__name__)
@@ -181,8 +187,9 @@ def dataset_spec(name: str) -> tuple[str, DatasetSpec]:
     return key, DATASETS[key]
 
 
-def _source_folders(key: str) -> list[tuple[Path, str]]:
-    """Local source folders for dataset ``key``, in search order, each with where it came from."""
+def _source_folders(key: str, system: bool = True) -> list[tuple[Path, str]]:
+    """Local source folders for dataset ``key``, in search order, each with where it came from;
+    ``system=False`` leaves out ``LOCAL_SOURCES`` (the system-wide folders)."""
     spellings = tuple(dict.fromkeys((key.replace("_", "-"), key)))
     folders: list[tuple[Path, str]] = []
     for entry in os.environ.get(ENV_SOURCES, "").split(os.pathsep):
@@ -191,7 +198,8 @@ def _source_folders(key: str) -> list[tuple[Path, str]]:
         base = Path(entry).expanduser()
         named = [base] if base.name in spellings else [base / s for s in spellings]
         folders += [(f, ENV_SOURCES) for f in named]
-    folders += [(Path(f).expanduser(), "LOCAL_SOURCES") for f in LOCAL_SOURCES.get(key, ())]
+    if system:
+        folders += [(Path(f).expanduser(), "LOCAL_SOURCES") for f in LOCAL_SOURCES.get(key, ())]
     return list(dict.fromkeys(folders))
 
 
@@ -222,6 +230,8 @@ def _message(spec: DatasetSpec, key: str, root: Path, searched, download_error) 
     lines += [f"  {path}  ({why})" for path, why in searched]
     if download_error is None:
         lines.append("Downloading was not allowed (download=False).")
+    elif isinstance(download_error, str):
+        lines.append(f"Tried: {download_error}.")
     else:
         lines.append(f"Downloading into {root} failed: {str(download_error).strip()}")
     names = ", ".join(dict.fromkeys(Path(f).name + "[.gz]" for f in spec.files))
@@ -245,6 +255,7 @@ def load(
     train: bool = True,
     download: bool = False,
     transform: Callable[[Any], Any] | None = None,
+    system_sources: bool = True,
 ) -> VisionDataset:
     """The torchvision dataset ``name`` (train or test split), prepared under ``root``.
 
@@ -259,6 +270,7 @@ def load(
         download: allow torchvision to download into ``root`` if no local copy exists.
         transform: passed to the torchvision class (applies to ``dataset[i]``, not to
             ``as_tensors``).
+        system_sources: also search ``LOCAL_SOURCES`` (the system-wide folders).
     Returns:
         The torchvision dataset object, e.g. ``datasets.FashionMNIST``.
     Raises:
@@ -271,7 +283,7 @@ def load(
     searched = [(root / Path(spec.files[0]).parent, "prepared files under root")]
 
     if missing:
-        for folder, why in _source_folders(key):
+        for folder, why in _source_folders(key, system_sources):
             searched.append((folder, why))
             found = {rel: _find(folder, rel) for rel in missing}
             if all(found.values()):
@@ -358,3 +370,155 @@ def random_batch(
         std = torch.tensor(spec.std).view(-1, 1, 1)
         batch = (batch - mean) / std
     return batch.flatten(1), labels[index]
+
+
+# --- obtaining a dataset before any job reads it (the data rule and its preflight) ---------
+
+
+def _prepared(spec: DatasetSpec, root: Path) -> bool:
+    return all((root / rel).is_file() for rel in spec.files)
+
+
+def _local_source(key: str, spec: DatasetSpec, system: bool) -> Path | None:
+    for folder, _ in _source_folders(key, system):
+        if all(_find(folder, rel) for rel in spec.files):
+            return folder
+    return None
+
+
+def _apt_command(spec: DatasetSpec) -> list[str] | None:
+    """``apt-get install`` for the dataset's Debian package, with ``sudo -n`` if not root; None
+    when there is no package, no apt-get, or no way to be root without a password."""
+    if not spec.apt_package or shutil.which("apt-get") is None:
+        return None
+    command = ["apt-get", "install", "-y", "--no-install-recommends", spec.apt_package]
+    if os.geteuid() == 0:
+        return command
+    if shutil.which("sudo") is None:
+        return None
+    probe = subprocess.run(["sudo", "-n", "true"], capture_output=True, timeout=10)
+    return ["sudo", "-n", *command] if probe.returncode == 0 else None
+
+
+def _download_hosts(spec: DatasetSpec) -> list[str]:
+    """The hosts torchvision downloads the dataset from (its class's mirrors or url)."""
+    urls = list(getattr(spec.cls, "mirrors", ()) or ()) + [getattr(spec.cls, "url", "") or ""]
+    return list(dict.fromkeys(urlparse(u).hostname for u in urls if urlparse(u).hostname))
+
+
+def _unreachable(spec: DatasetSpec, timeout_s: float) -> str | None:
+    """None if some download host answers a TCP connection within ``timeout_s``, else why not."""
+    reasons = []
+    for host in _download_hosts(spec):
+        try:
+            socket.create_connection((host, 443), timeout=timeout_s).close()
+            return None
+        except OSError as error:
+            reasons.append(f"{host}: {error}")
+    return "; ".join(reasons) or "no download address known"
+
+
+def route(
+    name: str,
+    root: str | os.PathLike,
+    download: bool = True,
+    apt: bool = True,
+    system_sources: bool = True,
+    timeout_s: float = 10.0,
+) -> tuple[str | None, list[str]]:
+    """How the dataset can be had, checked cheaply and in order, without changing anything:
+    ``prepared``, ``local``, ``apt`` or ``download`` (or None), with the reason each earlier
+    way does not apply."""
+    key, spec = dataset_spec(name)
+    root = Path(root).expanduser()
+    if _prepared(spec, root):
+        return "prepared", []
+    reasons = [f"not prepared under {root}"]
+    if _local_source(key, spec, system_sources) is not None:
+        return "local", reasons
+    searched = [str(f) for f, _ in _source_folders(key, system_sources)]
+    reasons.append(f"no local source in {searched or '(no source folders)'}")
+    if apt and _apt_command(spec) is not None:
+        return "apt", reasons
+    reasons.append(
+        "no Debian package route (not allowed)"
+        if not apt
+        else f"no Debian package route (package {spec.apt_package}, apt-get, root or sudo -n)"
+    )
+    if download:
+        why = _unreachable(spec, timeout_s)
+        if why is None:
+            return "download", reasons
+        reasons.append(f"download impossible: {why}")
+    else:
+        reasons.append("downloading not allowed (data.download: false)")
+    return None, reasons
+
+
+def preflight(
+    names, root, download=True, apt=True, system_sources=True, timeout_s: float = 10.0
+) -> dict[str, str]:
+    """Check before any job that every dataset in ``names`` can be had; the route of each.
+
+    Raises:
+        DatasetNotFoundError: naming the dataset, each way tried and how to get the data.
+    """
+    routes = {}
+    for name in dict.fromkeys(names):
+        found, reasons = route(name, root, download, apt, system_sources, timeout_s)
+        if found is None:
+            key, spec = dataset_spec(name)
+            searched = [(Path(root), "prepared files under root")] + [
+                (f, why) for f, why in _source_folders(key, system_sources)
+            ]
+            message = _message(spec, key, Path(root), searched, "; ".join(reasons))
+            raise DatasetNotFoundError(message, key, tuple(p for p, _ in searched))
+        routes[name] = found
+    return routes
+
+
+def prepare(
+    name: str,
+    root: str | os.PathLike,
+    download: bool = True,
+    apt: bool = True,
+    system_sources: bool = True,
+    timeout_s: float = 600.0,
+) -> dict:
+    """Make the dataset's files ready under ``root``: a local copy, else its Debian package
+    (installed with apt-get), else torchvision's download (bounded by ``timeout_s``).
+
+    Returns:
+        a record for the data rule's marker: dataset, route, files with their sizes.
+    Raises:
+        DatasetNotFoundError: when no way works (the message names each way tried).
+    """
+    key, spec = dataset_spec(name)
+    root = Path(root).expanduser()
+    found, reasons = route(key, root, download, apt, system_sources, timeout_s=10.0)
+    if found == "apt":
+        command = _apt_command(spec)
+        log.info("installing %s: %s", spec.title, " ".join(command))
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+        if done.returncode != 0:
+            update = [*command[: command.index("install")], "update"]
+            subprocess.run(update, capture_output=True, timeout=timeout_s)
+            done = subprocess.run(command, capture_output=True, text=True, timeout=timeout_s)
+        if done.returncode != 0:
+            reasons.append(f"apt-get failed: {done.stderr.strip()[-500:]}")
+            found = "download" if download else None
+        else:
+            found = "local"
+    if found in ("prepared", "local"):
+        load(key, root, system_sources=system_sources)
+    elif found == "download":
+        previous = socket.getdefaulttimeout()
+        socket.setdefaulttimeout(timeout_s)
+        try:
+            load(key, root, download=True, system_sources=system_sources)
+        finally:
+            socket.setdefaulttimeout(previous)
+    else:
+        preflight([key], root, download, apt, system_sources)  # raises with the reasons
+    files = {rel: (root / rel).stat().st_size for rel in spec.files}
+    return {"dataset": key, "title": spec.title, "route": found, "root": str(root), "files": files}

@@ -187,16 +187,26 @@ def run_judge(
     scale: str,
     description: str,
     caption_path: str,
+    page_path: str | None = None,
     measured: bool = False,
 ) -> None:
     """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption.
 
+    The caption (reStructuredText) is the item's rendered description followed by its
+    verdicts; ``page_path`` gets the same as an HTML page for the report.
     ``measured``: the CSV is a theorem's measured table, checked against its sidecar first.
     """
     verdicts = judge(read_table(table_path, measured), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
+    caption = claims.verdict_caption(description, claims.read(claims_path))
     with store.atomic_path(caption_path) as tmp:
-        tmp.write_text(claims.verdict_caption(description, claims.read(claims_path)))
+        tmp.write_text(caption)
+    if page_path:
+        from docutils.core import publish_string
+
+        page = publish_string(caption, writer_name="html", settings_overrides={"report_level": 5})
+        with store.atomic_path(page_path) as tmp:
+            tmp.write_bytes(page)
     logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
 
 

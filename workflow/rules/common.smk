@@ -195,6 +195,11 @@ def get_judged_figure(wildcards):
     )
 
 
+def get_seed(wildcards):
+    """The item's seed reference (registry), for its report caption."""
+    return _judged_item(wildcards).seed
+
+
 def get_description(wildcards):
     """The item's report description (workflow/report/<family>/<item>.rst), rendered."""
     item = _judged_item(wildcards)

@@ -58,7 +58,7 @@ rule draw:
         "../../envs/sigprop.yaml"
     params:
         item=get_script_params,
-        description=get_description,
+        seed=get_seed,
         script=get_script,
         code=get_script_code,
     script:
@@ -84,7 +84,7 @@ rule tabulate:
         "../../envs/sigprop.yaml"
     params:
         item=get_script_params,
-        description=get_description,
+        seed=get_seed,
         script=get_script,
         code=get_script_code,
     script:
@@ -128,6 +128,12 @@ rule judge:
     output:
         claims="results/claims/{family}/{item}.json",
         caption="results/captions/{family}/{item}.rst",
+        page=report(
+            "results/captions/{family}/{item}.html",
+            caption="../report/verdicts.rst",
+            category="{family}",
+            subcategory="descriptions and verdicts",
+        ),
     log:
         "logs/{family}/judge_{item}.log",
     wildcard_constraints:

@@ -14,5 +14,6 @@ run_judge(
     scale=snakemake.params.scale,
     description=snakemake.params.description,
     caption_path=snakemake.output.caption,
+    page_path=snakemake.output.page,
     measured=item.kind == "theorem",
 )
