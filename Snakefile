@@ -19,7 +19,6 @@ report: "workflow/report/workflow.rst"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/rank_collapse.smk"
-include: "workflow/rules/orthogonality.smk"
 include: "workflow/rules/mean_field.smk"
 include: "workflow/rules/isometry.smk"
 include: "workflow/rules/gradients.smk"

@@ -8,7 +8,7 @@ import torch
 
 from sigprop import initialization as ini
 from sigprop import metrics, models
-from sigprop.theorems import orthogonality_init as oi
+from sigprop.papers.orthogonality import init_theorems as oi
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 

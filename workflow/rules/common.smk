@@ -30,19 +30,6 @@ SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
 FIGURES = {
     "rank_collapse": ["fig3a", "fig3b", "fig8", "fig9"],
-    "orthogonality": [
-        "fig1",
-        "fig2a",
-        "fig2b",
-        "fig2_3",
-        "fig5",
-        "fig6",
-        "thm1",
-        "w2_depth",
-        "w2_width",
-        "drift",
-        "init_gap",
-    ],
     "mean_field": ["fig3_1", "fig3_2", "fig3_3", "fig3_4"],
     "isometry": ["fig4_1", "fig5_1", "fig5_2"],
     "gradients": [
@@ -59,7 +46,6 @@ FIGURES = {
 """Figures per family, named by the seed's own numbers."""
 
 TABLES = {
-    "orthogonality": ["table1"],
     "mean_field": [],
     "isometry": ["table5_1", "table5_2"],
     "gradients": ["table_c1"],
@@ -80,14 +66,14 @@ THEOREMS = {
         "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
     },
     "orthogonality": {
-        "lemma4": "sigprop.theorems.orthogonality_drift:lemma4",
-        "theorem5": "sigprop.theorems.orthogonality_drift:theorem5",
-        "lemma6": "sigprop.theorems.orthogonality_drift:lemma6",
-        "lemma10": "sigprop.theorems.orthogonality_drift:lemma10",
-        "stability": "sigprop.theorems.orthogonality_drift:stability",
-        "app_e": "sigprop.theorems.orthogonality_init:app_e",
-        "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
-        "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
+        "lemma4": "sigprop.papers.orthogonality.drift_theorems:lemma4",
+        "theorem5": "sigprop.papers.orthogonality.drift_theorems:theorem5",
+        "lemma6": "sigprop.papers.orthogonality.drift_theorems:lemma6",
+        "lemma10": "sigprop.papers.orthogonality.drift_theorems:lemma10",
+        "stability": "sigprop.papers.orthogonality.drift_theorems:stability",
+        "app_e": "sigprop.papers.orthogonality.init_theorems:app_e",
+        "lemma_a8": "sigprop.papers.orthogonality.init_theorems:lemma_a8",
+        "whitening": "sigprop.papers.orthogonality.init_theorems:whitening_remark",
     },
     "mean_field": {
         "fixed_point": "sigprop.theorems.mean_field:fixed_point",

@@ -13,11 +13,13 @@ import pytest
 import torch
 import yaml
 
-from sigprop import lyapunov, metrics
-from sigprop.checks.orthogonality_drift import drift_claims
-from sigprop.config import ConfigError, check_consistency
+from sigprop import metrics
+from sigprop.config import ConfigError
+from sigprop.papers.orthogonality import drift_theorems as od
+from sigprop.papers.orthogonality import lyapunov
+from sigprop.papers.orthogonality.config_checks import check_config
+from sigprop.papers.orthogonality.drift_judges import drift_claims
 from sigprop.theorems import TheoremCheck
-from sigprop.theorems import orthogonality_drift as od
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -139,7 +141,7 @@ def test_config_rejects_d_below_n():
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     config["orthogonality"]["theorem5"]["cases"] = [[16, 8]]
     with pytest.raises(ConfigError, match="orthogonality.theorem5.cases"):
-        check_consistency(config)
+        check_config(config)
 
 
 def test_tables_are_dataframes(checks):

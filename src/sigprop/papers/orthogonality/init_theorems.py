@@ -31,11 +31,11 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from .. import chains, initialization, inputs, metrics, models, ops, seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from ..stats import mean_se, ols_slope
-from . import TheoremCheck
+from ... import chains, initialization, inputs, metrics, models, ops, seeding
+from ...claims import evaluate
+from ...compute import resolve_device
+from ...stats import mean_se, ols_slope
+from ...theorems import TheoremCheck
 
 __all__ = [
     "DIRICHLET_ALPHAS",

@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.checks.orthogonality_init import init_gap_claims
+from sigprop.papers.orthogonality import init_theorems as oi
+from sigprop.papers.orthogonality.init_judges import init_gap_claims
 from sigprop.theorems import TheoremCheck
-from sigprop.theorems import orthogonality_init as oi
 
 SMALL = {
     "app_e": dict(

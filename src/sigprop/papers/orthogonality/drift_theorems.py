@@ -30,10 +30,11 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import chains, inputs, lyapunov, metrics, seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from . import TheoremCheck
+from ... import chains, inputs, metrics, seeding
+from ...claims import evaluate
+from ...compute import resolve_device
+from ...theorems import TheoremCheck
+from . import lyapunov
 
 __all__ = [
     "DTYPE",
@@ -41,6 +42,7 @@ __all__ = [
     "RARE_EVENT_COUNT",
     "SPECTRUM_FAMILIES",
     "STARTS",
+    "drift_mc_rows",
     "drift_states",
     "lemma10",
     "lemma4",
@@ -358,6 +360,40 @@ def drift_states(
     return families, torch.cat([s for _, s in parts])
 
 
+def drift_mc_rows(
+    n: int, d: int, n_states: int, n_degenerate: int, n_draws: int, device
+) -> list[dict]:
+    """The one-step drift Monte Carlo of one case (n, d): one row per fixed state.
+
+    States from ``drift_states``; ``n_draws`` draws of C_{l+1} per state
+    (``lyapunov.one_step_statistics``, stream ``f"{eid}.mc.n{n}.d{d}"``). Each row carries the
+    Lemma 8 columns of ``_lemma8_columns``, Theorem 5's right side ``rhs`` and the Monte-Carlo
+    columns mc_mean, mc_se, msd, msd_se, frob, frob_se, weyl_margin. The single definition of
+    this Monte Carlo: ``theorem5`` judges it, the ``drift`` figure (simulation ``drift_mc``)
+    plots it.
+    """
+    eid = EXPERIMENT_IDS["theorem5"]
+    families, s = drift_states(n, n_states, n_degenerate, eid)
+    g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", device)
+    stats = lyapunov.one_step_statistics(s, d, n_draws, g)
+    cols = _lemma8_columns(s)
+    gamma = lyapunov.drift_contraction(cols["vhat"], n)
+    rows = []
+    for i, family in enumerate(families):
+        row = dict(part="mc", family=family, n=n, d=d, state=i, n_draws=n_draws)
+        row.update({k: float(v[i]) for k, v in cols.items()})
+        row.update(
+            gamma=float(gamma[i]),
+            rhs=float(gamma[i] * cols["vhat"][i] + 1.0 / math.sqrt(d)),
+            lemma6_exact=float((1.0 - cols["sum_p2"][i]) / d),
+            **{k: stats[k][i].item() for k in ("frob", "frob_se", "msd", "msd_se", "weyl_margin")},
+            mc_mean=stats["vhat_next"][i].item(),
+            mc_se=stats["vhat_next_se"][i].item(),
+        )
+        rows.append(row)
+    return rows
+
+
 def theorem5(
     *,
     cases: Sequence[Sequence[int]] = ((4, 64), (4, 1024), (16, 1024)),
@@ -403,26 +439,7 @@ def theorem5(
     cases = _check_cases(cases, "theorem5.cases")
     rows = []
     for n, d in cases:
-        families, s = drift_states(n, n_states, n_degenerate, eid)
-        g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", dev)
-        stats = lyapunov.one_step_statistics(s, d, n_draws, g)
-        cols = _lemma8_columns(s)
-        gamma = lyapunov.drift_contraction(cols["vhat"], n)
-        for i, family in enumerate(families):
-            row = dict(part="mc", family=family, n=n, d=d, state=i, n_draws=n_draws)
-            row.update({k: float(v[i]) for k, v in cols.items()})
-            row.update(
-                gamma=float(gamma[i]),
-                rhs=float(gamma[i] * cols["vhat"][i] + 1.0 / math.sqrt(d)),
-                lemma6_exact=float((1.0 - cols["sum_p2"][i]) / d),
-                **{
-                    k: stats[k][i].item()
-                    for k in ("frob", "frob_se", "msd", "msd_se", "weyl_margin")
-                },
-                mc_mean=stats["vhat_next"][i].item(),
-                mc_se=stats["vhat_next_se"][i].item(),
-            )
-            rows.append(row)
+        rows += drift_mc_rows(n, d, n_states, n_degenerate, n_draws, dev)
     for n in (int(x) for x in lemma8_batch_sizes):
         for family in ("dirichlet", "near_degenerate", "equal_others"):
             s = random_spectra(f"{eid}.lemma8", family, lemma8_spectra, n)
