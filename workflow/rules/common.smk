@@ -65,16 +65,6 @@ THEOREMS = {
         "example9": "sigprop.theorems.rank_collapse_b:example9",
         "examples11_12": "sigprop.theorems.rank_collapse_b:examples11_12",
     },
-    "orthogonality": {
-        "lemma4": "sigprop.papers.orthogonality.drift_theorems:lemma4",
-        "theorem5": "sigprop.papers.orthogonality.drift_theorems:theorem5",
-        "lemma6": "sigprop.papers.orthogonality.drift_theorems:lemma6",
-        "lemma10": "sigprop.papers.orthogonality.drift_theorems:lemma10",
-        "stability": "sigprop.papers.orthogonality.drift_theorems:stability",
-        "app_e": "sigprop.papers.orthogonality.init_theorems:app_e",
-        "lemma_a8": "sigprop.papers.orthogonality.init_theorems:lemma_a8",
-        "whitening": "sigprop.papers.orthogonality.init_theorems:whitening_remark",
-    },
     "mean_field": {
         "fixed_point": "sigprop.theorems.mean_field:fixed_point",
         "lemma_b1_b2": "sigprop.theorems.mean_field_tails:lemma_b1_b2",

@@ -4,7 +4,7 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...registry import Figure, Simulation, Table
+from ...registry import Figure, Simulation, Table, Theorem
 from . import (
     assumption_judges,
     assumption_simulations,
@@ -14,10 +14,12 @@ from . import (
     conjecture_simulations,
     drift_judges,
     drift_simulations,
+    drift_theorems,
     gaussian_judges,
     gaussian_simulations,
     init_judges,
     init_simulations,
+    init_theorems,
     real_judges,
     real_simulations,
 )
@@ -211,6 +213,20 @@ ITEMS = [
             "n2_constant": "orthogonality/fig2_3/n2_constant",
         },
     ),
+    Theorem(
+        "lemma4",
+        seed="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
+        measure=drift_theorems.measure_lemma4,
+        judge=drift_theorems.judge_lemma4,
+        tolerances=("float_tolerance",),
+    ),
+    Theorem(
+        "theorem5",
+        seed="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
+        measure=drift_theorems.measure_theorem5,
+        judge=drift_theorems.judge_theorem5,
+        tolerances=("z", "control_z", "float_tolerance"),
+    ),
     Simulation(
         "drift_mc",
         seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
@@ -234,6 +250,48 @@ ITEMS = [
         },
         judge=drift_judges.drift_claims,
         judge_args={"z": "orthogonality/drift/z"},
+    ),
+    Theorem(
+        "lemma6",
+        seed="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
+        measure=drift_theorems.measure_lemma6,
+        judge=drift_theorems.judge_lemma6,
+        tolerances=("z", "float_tolerance"),
+    ),
+    Theorem(
+        "lemma10",
+        seed="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
+        measure=drift_theorems.measure_lemma10,
+        judge=drift_theorems.judge_lemma10,
+        tolerances=("float_tolerance", "derivative_tolerance"),
+    ),
+    Theorem(
+        "stability",
+        seed="DJB21 App. B.1; Thesis App. A.2",
+        measure=drift_theorems.measure_stability,
+        judge=drift_theorems.judge_stability,
+        tolerances=("z", "control_z"),
+    ),
+    Theorem(
+        "app_e",
+        seed="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
+        measure=init_theorems.measure_app_e,
+        judge=init_theorems.judge_app_e,
+        tolerances=("control_min_fraction",),
+    ),
+    Theorem(
+        "lemma_a8",
+        seed="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
+        measure=init_theorems.measure_lemma_a8,
+        judge=init_theorems.judge_lemma_a8,
+        tolerances=("slope_z",),
+    ),
+    Theorem(
+        "whitening",
+        seed="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
+        measure=init_theorems.measure_whitening,
+        judge=init_theorems.judge_whitening,
+        tolerances=("bn_min_gap",),
     ),
     Simulation(
         "init_mlp",
