@@ -18,8 +18,6 @@ report: "workflow/report/workflow.rst"
 
 
 include: "workflow/rules/common.smk"
-include: "workflow/rules/orthogonality.smk"
-include: "workflow/rules/theorems.smk"
 include: "workflow/rules/items.smk"
 include: "workflow/rules/report.smk"
 

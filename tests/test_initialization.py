@@ -8,7 +8,6 @@ import torch
 
 from sigprop import initialization as ini
 from sigprop import metrics, models
-from sigprop.theorems import orthogonality_init as oi
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -58,22 +57,6 @@ def test_paper_variant_lowers_the_rank_gap():
         h = randn(20, d, n, seed=2) + randn(20, d, 1, seed=3)
         wh = ini.orthogonalizing_weight(h, "paper") @ h
         assert (metrics.rank_gap(wh) < metrics.rank_gap(h)).all()
-
-
-def test_app_e_margin_inequality_and_equality():
-    """sum sigma^4 >= (sum sigma)^{-2} for sum sigma^2 = 1, with equality iff flat."""
-    g = torch.Generator().manual_seed(0)
-    for n in (2, 3, 10):
-        p = torch.distributions.Dirichlet(torch.ones(n)).sample((500,)).double()
-        assert (oi.app_e_margin(p.sqrt()) > 0).all()
-        assert abs(oi.app_e_margin(torch.ones(1, n, dtype=torch.float64)).item()) < 1e-14
-    # equals V(H)^2 - V(W H)^2 of the paper variant
-    h = torch.randn(6, 10, 5, generator=g, dtype=torch.float64)
-    wh = ini.orthogonalizing_weight(h, "paper") @ h
-    margin = oi.app_e_margin(torch.linalg.svdvals(h))
-    torch.testing.assert_close(
-        margin, metrics.orthogonality_gap(h) ** 2 - metrics.orthogonality_gap(wh) ** 2
-    )
 
 
 def test_sliced_paper_formula_is_not_orthogonal_for_n_above_d():
@@ -182,14 +165,3 @@ def test_rank_gap_equals_eq2_for_n_at_most_d_and_transposes_otherwise():
     torch.testing.assert_close(metrics.rank_gap(h), metrics.orthogonality_gap(h))
     w = randn(2, 5, 8, seed=12)
     torch.testing.assert_close(metrics.rank_gap(w), metrics.orthogonality_gap(w.mT))
-
-
-def test_lemma_a8_rate_positive_decreasing_and_the_printed_rate_is_half():
-    """Psi(d/2) - Psi((d-1)/2) > 0, decreasing in d, ~ 1/d; [scratch] 0.153, 0.069, 0.033."""
-    rates = [oi.lemma_a8_rate(d) for d in (2, 4, 8, 16, 32, 64, 1024)]
-    assert all(r > 0 for r in rates)
-    assert all(a > b for a, b in zip(rates[:-1], rates[1:], strict=True))
-    assert [round(oi.lemma_a8_rate(d), 3) for d in (8, 16, 32)] == [0.153, 0.069, 0.033]
-    assert abs(1024 * oi.lemma_a8_rate(1024) - 1.0) < 0.01
-    with pytest.raises(ValueError, match="d must be >= 2"):
-        oi.lemma_a8_rate(1)

@@ -11,21 +11,22 @@ import torch
 import yaml
 
 from sigprop import chains, ops, store
-from sigprop.checks.orthogonality_assumption import (
+from sigprop.config import ConfigError
+from sigprop.metrics import smallest_singular_value
+from sigprop.papers.orthogonality.assumption_judges import (
     boundary,
     fig2_3_claims,
     fit_boundary,
     printed_curve,
 )
-from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments.orthogonality_assumption import (
+from sigprop.papers.orthogonality.assumption_simulations import (
     A1Monitor,
     a1_grid,
     a1_holds,
     pixel_table,
     unit_frobenius_alpha,
 )
-from sigprop.metrics import smallest_singular_value
+from sigprop.papers.orthogonality.config_checks import check_config
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -262,8 +263,8 @@ def test_config_consistency_of_the_grid(override, message):
     config = copy.deepcopy(quick_config())
     config["orthogonality"]["a1_grid"].update(override)
     with pytest.raises(ConfigError, match=message):
-        check_consistency(config)
+        check_config(config)
     config = copy.deepcopy(quick_config())
     config["orthogonality"]["fig2_3"]["min_fit_points"] = 99
     with pytest.raises(ConfigError, match="min_fit_points = 99"):
-        check_consistency(config)
+        check_config(config)

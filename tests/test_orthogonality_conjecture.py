@@ -10,9 +10,10 @@ import torch
 import yaml
 
 from sigprop import chains, inputs, metrics, ops
-from sigprop.checks.orthogonality_conjecture import fig6_claims
-from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments import orthogonality_conjecture as oc
+from sigprop.config import ConfigError
+from sigprop.papers.orthogonality import conjecture_simulations as oc
+from sigprop.papers.orthogonality.config_checks import check_config
+from sigprop.papers.orthogonality.conjecture_judges import fig6_claims
 
 ALL = ["relu", "sigmoid", "tanh", "sin", "linear", "tanh_plus_one"]
 
@@ -247,4 +248,4 @@ def test_config_consistency_names_the_keys(override, message):
     for item, values in override.items():
         config["orthogonality"][item] |= values
     with pytest.raises(ConfigError, match=message):
-        check_consistency(config)
+        check_config(config)

@@ -19,10 +19,11 @@ import torch
 import yaml
 
 from sigprop import data, metrics, models, seeding
-from sigprop.checks.orthogonality_real import centred_floor, fig5_claims
-from sigprop.config import ConfigError, check_consistency
-from sigprop.experiments import orthogonality_real
-from sigprop.experiments.orthogonality_real import real_gap
+from sigprop.config import ConfigError
+from sigprop.papers.orthogonality import real_simulations
+from sigprop.papers.orthogonality.config_checks import check_config
+from sigprop.papers.orthogonality.real_judges import centred_floor, fig5_claims
+from sigprop.papers.orthogonality.real_simulations import real_gap
 
 ROOT = Path(__file__).resolve().parents[1]
 N_IMAGES = 40
@@ -159,7 +160,7 @@ def test_bad_config_raises(fake_source, overrides, match):
 
 def test_load_images_normalizes_like_torchvision(fake_source):
     root, images = fake_source
-    x = orthogonality_real.load_images("fashion_mnist", root, False, 0.5, 0.25)
+    x = real_simulations.load_images("fashion_mnist", root, False, 0.5, 0.25)
     assert x.shape == (N_IMAGES, 1, 28, 28)
     torch.testing.assert_close(x[3, 0], (torch.as_tensor(images[3]) / 255 - 0.5) / 0.25)
 
@@ -234,7 +235,7 @@ def _quick_config():
 
 
 def test_quick_config_is_consistent_and_paper_uses_cifar10():
-    check_consistency(_quick_config())
+    check_config(_quick_config())
     paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
     assert paper["orthogonality"]["real_gap"]["dataset"] == "cifar10"
 
@@ -252,4 +253,4 @@ def test_inconsistent_config_names_the_key(item, key, value, match):
     config = copy.deepcopy(_quick_config())
     config["orthogonality"][item][key] = value
     with pytest.raises(ConfigError, match=match):
-        check_consistency(config)
+        check_config(config)

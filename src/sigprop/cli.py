@@ -236,7 +236,7 @@ def cmd_check_config(registry: Registry, args) -> int:
     """Validate config files as Snakemake would: YAML, schema, cross-key checks."""
     import jsonschema
 
-    from .config import ConfigError, check_consistency
+    from .config import ConfigError
 
     config: dict = {}
     for path in [Path("config/config.yaml"), *args.files]:
@@ -250,7 +250,6 @@ def cmd_check_config(registry: Registry, args) -> int:
     if errors:
         return 1
     try:
-        check_consistency(config)
         registry.check_config(config)
     except ConfigError as error:
         print(f"sigprop: {error}")

@@ -1,200 +1,34 @@
 """Checks of the config that a JSON schema cannot express (relations between keys).
 
-The schema (workflow/schemas/config.schema.yaml) checks each key alone; ``check_consistency``
-checks that keys agree with each other, before any job runs, with messages naming the keys.
+The schema (workflow/schemas/config.schema.yaml) checks each key alone. Each paper family checks
+the relations between its own keys (``sigprop.papers.<family>.config_checks``, run through the
+registry before any job) with the helpers here; every message names the full key paths.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Sequence
 
-__all__ = ["ConfigError", "check_consistency"]
+__all__ = ["ConfigError", "check_window"]
 
 
 class ConfigError(ValueError):
     """A config value is inconsistent with another; the message names both keys."""
 
 
-def _window(cfg: Mapping, key: str, depth: int, depth_key: str) -> None:
-    first, last = cfg[key]
+def check_window(window: Sequence[int], key: str, depth: int, depth_key: str) -> None:
+    """A closed layer window [first, last] is ordered and ends by ``depth``.
+
+    Args:
+        window: the value of ``key``.
+        key, depth_key: full key paths for the message, e.g. ``orthogonality.fig2b.window``.
+    Raises:
+        ConfigError: naming both keys.
+    """
+    first, last = window
     if first > last:
-        raise ConfigError(f"{key}: first layer {first} is after last layer {last}")
+        raise ConfigError(f"{key} = [{first}, {last}]: first layer {first} is after last layer")
     if last > depth:
-        raise ConfigError(f"{key}: last layer {last} exceeds {depth_key} = {depth}")
-
-
-def check_consistency(config: Mapping) -> None:
-    """Raise ``ConfigError`` naming the keys if related values disagree."""
-    orth = config["orthogonality"]
-    chain, fig2a, fig2b = orth["gap_chain"], orth["fig2a"], orth["fig2b"]
-    depth_key = "orthogonality.gap_chain.depth"
-    missing = sorted(set(fig2a["widths"]) - set(chain["widths"]))
-    if missing:
         raise ConfigError(
-            f"orthogonality.fig2a.widths {missing} are not simulated: add them to "
-            f"orthogonality.gap_chain.widths {chain['widths']}"
-        )
-    if fig2a["layers"] > chain["depth"]:
-        raise ConfigError(
-            f"orthogonality.fig2a.layers = {fig2a['layers']} exceeds {depth_key} = {chain['depth']}"
-        )
-    _window(fig2a, "decay_window", fig2a["layers"], "orthogonality.fig2a.layers")
-    _window(fig2a, "plateau_window", fig2a["layers"], "orthogonality.fig2a.layers")
-    _window(fig2b, "window", chain["depth"], depth_key)
-    _window(fig2b, "paper_window", chain["depth"], depth_key)
-    if len(chain["widths"]) < 4:
-        raise ConfigError(
-            f"orthogonality.gap_chain.widths {chain['widths']}: the Fig. 2b exponent fit "
-            "(log V = a + beta log d + c/d) needs at least 4 widths"
-        )
-    if chain["batch_size"] > min(chain["widths"]):
-        raise ConfigError(
-            f"orthogonality.gap_chain.batch_size = {chain['batch_size']} exceeds the smallest "
-            f"width {min(chain['widths'])}; DJB21 assumes d >= n"
-        )
-    _check_real_gap(orth)
-    _check_gaussian_chain(orth)
-    _check_conjecture_chain(orth)
-    _check_a1_grid(orth)
-    _check_drift_items(orth)
-    _check_orthogonality_init(orth)
-
-
-def _check_real_gap(orth: Mapping) -> None:
-    """DJB21 Fig. 5: the windows of ``fig5`` lie in layers 1..real_gap.depth; odd kernel."""
-    real, fig5 = orth["real_gap"], orth["fig5"]
-    depth_key = "orthogonality.real_gap.depth"
-    for key in ("growth_window", "plateau_window"):
-        _window(fig5, key, real["depth"], depth_key)
-        first, last = fig5[key]
-        if first < 1 or last - first < 2:
-            raise ConfigError(
-                f"orthogonality.fig5.{key} = {fig5[key]}: layers start at 1 (the input) and a "
-                "per-batch slope needs at least 3 layers"
-            )
-    if real["kernel_size"] % 2 == 0:
-        raise ConfigError(
-            f"orthogonality.real_gap.kernel_size = {real['kernel_size']} must be odd to keep the "
-            "ConvNet's maps equal sized"
-        )
-
-
-def _check_gaussian_chain(orth: Mapping) -> None:
-    """DJB21 Thm. 1 / Lemma 2 / Cor. 3 / Table 1 items against their simulation."""
-    chain = orth["gaussian_chain"]
-    depth_key = "orthogonality.gaussian_chain.depth"
-    if max(chain["batch_sizes"]) > min(chain["widths"]):
-        raise ConfigError(
-            f"orthogonality.gaussian_chain.batch_sizes {chain['batch_sizes']} exceed the smallest "
-            f"width {min(chain['widths'])}; DJB21 assumes d >= n"
-        )
-    for item in ("thm1", "w2_depth"):
-        missing = sorted(set(orth[item]["widths"]) - set(chain["widths"]))
-        if missing:
-            raise ConfigError(
-                f"orthogonality.{item}.widths {missing} are not simulated: add them to "
-                f"orthogonality.gaussian_chain.widths {chain['widths']}"
-            )
-    _window(orth["thm1"], "decay_window", chain["depth"], depth_key)
-    _window(orth["thm1"], "plateau_window", chain["depth"], depth_key)
-    _window(orth["w2_width"], "window", chain["depth"], depth_key)
-    if orth["w2_depth"]["plateau_from"] > chain["depth"]:
-        raise ConfigError(
-            f"orthogonality.w2_depth.plateau_from = {orth['w2_depth']['plateau_from']} exceeds "
-            f"{depth_key} = {chain['depth']}"
-        )
-    if orth["table1"]["batch_size"] not in chain["batch_sizes"]:
-        raise ConfigError(
-            f"orthogonality.table1.batch_size = {orth['table1']['batch_size']} is not in "
-            f"orthogonality.gaussian_chain.batch_sizes {chain['batch_sizes']}"
-        )
-
-
-def _check_conjecture_chain(orth: Mapping) -> None:
-    """DJB21 Fig. 6: burn-in inside the chain; plotted activations simulated; >= 3 fitted widths."""
-    conj, fig6 = orth["conjecture_chain"], orth["fig6"]
-    key = "orthogonality.conjecture_chain"
-    if conj["burn_in"] >= conj["depth"]:
-        raise ConfigError(
-            f"{key}.burn_in = {conj['burn_in']} must be below {key}.depth = {conj['depth']}"
-        )
-    missing = sorted(set(fig6["main"]) - set(conj["activations"]))
-    if missing:
-        raise ConfigError(
-            f"orthogonality.fig6.main {missing} are not simulated: add them to "
-            f"{key}.activations {conj['activations']}"
-        )
-    fitted = [w for w in conj["widths"] if w >= fig6["fit_min_width"]]
-    if len(fitted) < 3:
-        raise ConfigError(
-            f"orthogonality.fig6.fit_min_width = {fig6['fit_min_width']} leaves {fitted} of "
-            f"{key}.widths {conj['widths']}; the slope needs at least 3 widths"
-        )
-
-
-def _check_a1_grid(orth: Mapping) -> None:
-    """Thesis Fig. 2.3: increasing grids with valid pixels, an n for the printed curve."""
-    grid, fig2_3 = orth["a1_grid"], orth["fig2_3"]
-    for key in ("batch_sizes", "widths"):
-        if list(grid[key]) != sorted(set(grid[key])):
-            raise ConfigError(
-                f"orthogonality.a1_grid.{key} {grid[key]} must be strictly increasing"
-            )
-    if max(grid["widths"]) < min(grid["batch_sizes"]):
-        raise ConfigError(
-            f"orthogonality.a1_grid: no pixel has d >= n (widths {grid['widths']}, batch_sizes "
-            f"{grid['batch_sizes']}); DJB21 assumes d >= n"
-        )
-    if max(grid["batch_sizes"]) <= 28:
-        raise ConfigError(
-            f"orthogonality.a1_grid.batch_sizes {grid['batch_sizes']} must include an n > 28: "
-            "the printed curve d = (n - 28)^1.8 of Thesis Fig. 2.3 is real only there"
-        )
-    if fig2_3["min_fit_points"] > len(grid["batch_sizes"]):
-        raise ConfigError(
-            f"orthogonality.fig2_3.min_fit_points = {fig2_3['min_fit_points']} exceeds the "
-            f"{len(grid['batch_sizes'])} orthogonality.a1_grid.batch_sizes"
-        )
-
-
-def _check_drift_items(orth: Mapping) -> None:
-    """DJB21 App. A.3-C items (lemma4, theorem5, lemma6, lemma10, stability): d >= n."""
-    lemma4 = orth["lemma4"]
-    if max(lemma4["batch_sizes"]) > lemma4["width"]:
-        raise ConfigError(
-            f"orthogonality.lemma4.batch_sizes {lemma4['batch_sizes']} exceed "
-            f"orthogonality.lemma4.width = {lemma4['width']}; DJB21 assumes d >= n"
-        )
-    for item in ("theorem5", "lemma6", "stability"):
-        for n, d in orth[item]["cases"]:
-            if d < n:
-                raise ConfigError(
-                    f"orthogonality.{item}.cases: [n={n}, d={d}] has d < n; DJB21 assumes d >= n"
-                )
-    n_min, n_max = orth["lemma10"]["batch_sizes"]
-    if n_min > n_max:
-        raise ConfigError(
-            f"orthogonality.lemma10.batch_sizes [{n_min}, {n_max}]: n_min exceeds n_max"
-        )
-
-
-def _check_orthogonality_init(orth: Mapping) -> None:
-    """Relations between the keys of the iterative-orthogonalization items (DJB21 App. E, A.8)."""
-    ratios = [float(r) for r in orth["app_e"]["batch_ratios"]]
-    if 1.0 not in ratios or not any(r > 1 for r in ratios):
-        raise ConfigError(
-            f"orthogonality.app_e.batch_ratios {ratios} must include 1 (n = d, the code "
-            "variant's exact case) and a ratio > 1 (n > d, the sliced-V' control)"
-        )
-    a8 = orth["lemma_a8"]
-    if a8["batch_size"] > min(a8["widths"]):
-        raise ConfigError(
-            f"orthogonality.lemma_a8.batch_size = {a8['batch_size']} exceeds the smallest "
-            f"width {min(a8['widths'])} of orthogonality.lemma_a8.widths (identity columns)"
-        )
-    methods = set(orth["init_mlp"]["methods"])
-    if not {"xavier", "iterative_code"} <= methods:
-        raise ConfigError(
-            f"orthogonality.init_mlp.methods {sorted(methods)} must include xavier and "
-            "iterative_code (the init_gap claims compare them)"
+            f"{key} = [{first}, {last}]: last layer {last} exceeds {depth_key} = {depth}"
         )

@@ -14,7 +14,6 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(p for p in (SIGPROP_SRC, os.getenv("PYTHONPATH")) if p)
 )
 
-from sigprop.config import check_consistency
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.registry import resolve
@@ -32,7 +31,6 @@ RUN = run_record(
 )
 config["scale"] = RUN["scale"]
 config["run"] = RUN  # for the report's description (workflow/report/workflow.rst)
-check_consistency(config)
 
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
@@ -41,54 +39,9 @@ REGISTRY.check_config(config)
 # Simulations ask a cluster for a GPU only when the config says the device is CUDA.
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
 
-FIGURES = {
-    "orthogonality": [
-        "fig1",
-        "fig2a",
-        "fig2b",
-        "fig2_3",
-        "fig5",
-        "fig6",
-        "thm1",
-        "w2_depth",
-        "w2_width",
-        "drift",
-        "init_gap",
-    ],
-}
-"""Figures per family, named by the seed's own numbers."""
-
-TABLES = {
-    "orthogonality": ["table1"],
-}
-"""Generated tables per family (results/<family>/<table>.csv and .md); rule all requests their
-claims, which need the tables."""
-
-
-THEOREMS = {
-    "orthogonality": {
-        "lemma4": "sigprop.theorems.orthogonality_drift:lemma4",
-        "theorem5": "sigprop.theorems.orthogonality_drift:theorem5",
-        "lemma6": "sigprop.theorems.orthogonality_drift:lemma6",
-        "lemma10": "sigprop.theorems.orthogonality_drift:lemma10",
-        "stability": "sigprop.theorems.orthogonality_drift:stability",
-        "app_e": "sigprop.theorems.orthogonality_init:app_e",
-        "lemma_a8": "sigprop.theorems.orthogonality_init:lemma_a8",
-        "whitening": "sigprop.theorems.orthogonality_init:whitening_remark",
-    },
-}
-"""Theorem checks without a figure: family -> config item -> check function."""
-
-
 def get_figures():
     """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table."""
-    legacy = [
-        f"figures/{family}/{fig}.{ext}"
-        for family, figs in FIGURES.items()
-        for fig in figs
-        for ext in ("pdf", "png")
-    ]
-    return legacy + [
+    return [
         path
         for family, item in REGISTRY.items()
         if item.kind in ("figure", "table")
@@ -99,12 +52,7 @@ def get_figures():
 def get_claims():
     """Every claims file, one per checked figure, table or theorem item:
     results/claims/<family>/<item>.json."""
-    legacy = [
-        f"results/claims/{family}/{item}.json"
-        for family, items in (*FIGURES.items(), *TABLES.items(), *THEOREMS.items())
-        for item in items
-    ]
-    return legacy + [f"results/claims/{family}/{item.name}.json" for family, item in REGISTRY.judged()]
+    return [f"results/claims/{family}/{item.name}.json" for family, item in REGISTRY.judged()]
 
 
 def item_outputs(family, item):

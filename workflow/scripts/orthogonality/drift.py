@@ -1,14 +1,14 @@
 """One-step drift (DJB21 Thm. 5, Lemma 8; Thesis Thm. A.2): E[V_hat(H_l+1) | H_l] vs V_hat(H_l)."""
 
 import numpy as np
-import pandas as pd
 
-from sigprop import plotting
-from sigprop.lyapunov import drift_contraction
+from sigprop import plotting, store
+from sigprop.papers.orthogonality.lyapunov import drift_contraction
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
-mc = pd.read_csv(snakemake.input.table).query("part == 'mc'").astype({"d": int})  # theorem5's MC
+mc = store.load_frame(snakemake.input.mc).astype({"n": int, "d": int})  # theorem5's Monte Carlo
+mc["family"] = np.where(mc.degenerate == 1, "near_degenerate", "dirichlet")
 columns = ["n", "d", "family", "state", "vhat", "mc_mean", "mc_se", "contraction", "sum_p2", "rhs"]
 table = mc[columns].assign(low=mc.mc_mean - 1.96 * mc.mc_se, high=mc.mc_mean + 1.96 * mc.mc_se)
 table.to_csv(snakemake.output.csv, index=False)

@@ -3,10 +3,11 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-setup = snakemake.params.setup
+params = item_params(snakemake)
+setup = params.setup
 table = store.load_frame(snakemake.input.cosines)  # network, run, layer, abs_cos
 table.to_csv(snakemake.output.csv, index=False)
 

@@ -4,9 +4,9 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from sigprop import plotting, store
-from sigprop.checks.orthogonality_assumption import boundary, fit_boundary, printed_curve
-from sigprop.experiments.orthogonality_assumption import pixel_table
-from sigprop.workflow import log_to_file
+from sigprop.papers.orthogonality.assumption_judges import boundary, fit_boundary, printed_curve
+from sigprop.papers.orthogonality.assumption_simulations import pixel_table
+from sigprop.workflow import item_params, log_to_file
 
 
 def edges(centers, log=False):
@@ -18,6 +18,7 @@ def edges(centers, log=False):
 
 
 log_to_file(snakemake.log[0])
+params = item_params(snakemake)
 table = pixel_table(store.load_frame(snakemake.input.grid))
 table.to_csv(snakemake.output.csv, index=False)
 
@@ -30,11 +31,11 @@ cmap = ListedColormap(["black", "#ffe680", "#b0b0b0"])
 ax.pcolormesh(n_edges, d_edges, state.loc[ds, ns].to_numpy(), cmap=cmap, vmin=-0.5, vmax=2.5)
 curve_n = np.linspace(n_edges[0], n_edges[-1], 400)
 ax.plot(curve_n, printed_curve(curve_n), color="tab:blue", lw=2, label=r"printed $(n-28)^{1.8}$")
-fit = fit_boundary(boundary(table), snakemake.params.min_fit_points)
+fit = fit_boundary(boundary(table), params.min_fit_points)
 if np.isfinite(fit["k"]):
     label = rf"fit ${fit['c']:.2g}\,n^{{{fit['k']:.2f}}}$"
     ax.plot(curve_n, fit["c"] * curve_n ** fit["k"], "--", color="tab:red", lw=1.5, label=label)
-c2 = snakemake.params.n2_constant
+c2 = params.n2_constant
 n2_label = r"$d = n^2$" if c2 == 1 else rf"$d = {c2:g}\,n^2$"
 ax.plot(curve_n, c2 * curve_n**2, ":", color="tab:green", lw=1.5, label=n2_label)
 ax.set(yscale="log", xlim=n_edges[[0, -1]], ylim=d_edges[[0, -1]], xticks=ns, yticks=ds)

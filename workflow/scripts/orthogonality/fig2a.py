@@ -3,10 +3,11 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-widths, layers = snakemake.params.widths, snakemake.params.layers
+params = item_params(snakemake)
+widths, layers = params.widths, params.layers
 gaps = store.load_frame(snakemake.input.gaps)  # width, run, layer, gap
 table = gaps.query("width in @widths and layer <= @layers").copy()
 table["log_gap"] = np.log(table["gap"])

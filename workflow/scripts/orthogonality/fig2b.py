@@ -4,10 +4,11 @@ import numpy as np
 import pandas as pd
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-windows = {"thesis": snakemake.params.window, "paper": snakemake.params.paper_window}
+params = item_params(snakemake)
+windows = {"thesis": params.window, "paper": params.paper_window}
 gaps = store.load_frame(snakemake.input.gaps)  # width, run, layer, gap
 table = pd.concat(  # one layer average per (protocol, width, run)
     gaps.query("@first <= layer <= @last")

@@ -4,10 +4,11 @@ import numpy as np
 import seaborn as sns
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-main = list(snakemake.params.main)
+params = item_params(snakemake)
+main = list(params.main)
 table = store.load_frame(snakemake.input.fluctuations)  # activation, width, run, mean_...
 table.to_csv(snakemake.output.csv, index=False)  # one layer average per (activation, width, run)
 

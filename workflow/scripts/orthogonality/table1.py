@@ -1,13 +1,14 @@
 """DJB21 Table 1 (Thesis Table 2.1): distribution of representations, BN row measured."""
 
-import pandas as pd
-
-from sigprop.checks.orthogonality_gaussian import table1
+from sigprop import store
+from sigprop.papers.orthogonality.gaussian_judges import table1, w2_width_table
 from sigprop.store import atomic_path
-from sigprop.workflow import log_to_file
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-table = table1(pd.read_csv(snakemake.input.plateau), snakemake.params.batch_size)
+params = item_params(snakemake)
+plateau = w2_width_table(store.load_frame(snakemake.input.chain), tuple(params.window))
+table = table1(plateau, params.batch_size)  # the plateau radii of figure w2_width
 with atomic_path(snakemake.output.csv) as tmp:
     table.to_csv(tmp, index=False)
 columns = ["network", "width", "depth", "distribution", "source"]

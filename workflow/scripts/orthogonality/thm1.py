@@ -4,11 +4,11 @@ import numpy as np
 from matplotlib.lines import Line2D
 
 from sigprop import plotting, store
-from sigprop.checks.orthogonality_gaussian import thm1_table
-from sigprop.workflow import log_to_file
+from sigprop.papers.orthogonality.gaussian_judges import thm1_table
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-p = snakemake.params
+p = item_params(snakemake)
 frame = store.load_frame(snakemake.input.chain)  # batch_size, width, run, layer, gap, sigma_min...
 table = thm1_table(frame, p.decay_window, p.plateau_window)
 table.to_csv(snakemake.output.csv, index=False)  # per (n, d, layer): mean, CI, alpha_hat, bounds

@@ -1,10 +1,11 @@
 """DJB21 Lemma 2, Cor. 3 (Thesis 2.2, 2.3): W2^2 to the Gaussian vs depth, sandwich, bounds."""
 
 from sigprop import plotting, store
-from sigprop.checks.orthogonality_gaussian import w2_depth_table
-from sigprop.workflow import log_to_file
+from sigprop.papers.orthogonality.gaussian_judges import w2_depth_table
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
+params = item_params(snakemake)
 frame = store.load_frame(snakemake.input.chain)
 table = w2_depth_table(frame)
 table.to_csv(snakemake.output.csv, index=False)  # per (n, d, layer): sandwich and bounds
@@ -17,7 +18,7 @@ LINES = {  # column: (label, style)
     "cor3_literal": (r"Cor. 3, $\alpha=\hat\alpha$", dict(color="k", ls="--")),
     "cor3_rigorous": (r"Cor. 3, $\alpha=\hat\alpha^2$", dict(color="k", ls=":")),
 }
-ns, widths = sorted(table["batch_size"].unique()), snakemake.params.widths
+ns, widths = sorted(table["batch_size"].unique()), params.widths
 fig, axes = plotting.figure(ncols=len(ns), nrows=len(widths), width=3.2, height=2.6, squeeze=False)
 for row, d in enumerate(widths):
     for col, n in enumerate(ns):

@@ -3,11 +3,12 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.checks.orthogonality_gaussian import w2_width_table
-from sigprop.workflow import log_to_file
+from sigprop.papers.orthogonality.gaussian_judges import w2_width_table
+from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
-first, last = snakemake.params.window
+params = item_params(snakemake)
+first, last = params.window
 table = w2_width_table(store.load_frame(snakemake.input.chain), (first, last))
 table.to_csv(snakemake.output.csv, index=False)  # per (n, d, run): layer-averaged cond. W2^2
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...config import ConfigError
+from ...config import ConfigError, check_window
 
 __all__ = ["check_config"]
 
@@ -23,14 +23,6 @@ def check_config(config: Mapping) -> None:
     _check_table_c1(grad)
     _check_gain(grad)
     _check_isometry(config)
-
-
-def _window(window, key: str, depth: int, depth_key: str) -> None:
-    first, last = window
-    if first > last:
-        raise ConfigError(f"{key}: first layer {first} is after last layer {last}")
-    if last > depth:
-        raise ConfigError(f"{key}: last layer {last} exceeds {depth_key} = {depth}")
 
 
 def _check_depth(grad: Mapping) -> None:
@@ -160,7 +152,7 @@ def _check_isometry(config: Mapping) -> None:
     grads = config.get("gradients", {})
     chain, fig = grads.get("isometry_chain"), grads.get("fig6_1")
     if chain is not None and fig is not None:
-        _window(fig["fit_window"], "gradients.fig6_1.fit_window", chain["depth"],
+        check_window(fig["fit_window"], "gradients.fig6_1.fit_window", chain["depth"],
                 "gradients.isometry_chain.depth")  # fmt: skip
         if len(set(chain["widths"])) < 2 or chain["n_runs"] < 2:
             raise ConfigError(

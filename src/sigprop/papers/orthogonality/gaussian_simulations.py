@@ -13,10 +13,11 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from .. import chains, gaussianity, metrics
-from ..compute import resolve_device, resolve_dtype
-from ..inputs import gaussian_inputs
-from ..store import Labelled
+from ... import chains, metrics
+from ...compute import resolve_device, resolve_dtype
+from ...inputs import gaussian_inputs
+from ...store import Labelled
+from . import gaussianity
 
 __all__ = ["equicorrelated_gaussian_inputs", "gaussian_chain", "observe_gaussianity"]
 

@@ -13,8 +13,8 @@ import math
 
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import mean_se
+from ...claims import Claim, evaluate
+from ...stats import mean_se
 
 __all__ = ["init_gap_claims"]
 

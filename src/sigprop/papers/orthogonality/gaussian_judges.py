@@ -12,9 +12,9 @@ import numpy as np
 import pandas as pd
 import torch
 
-from .. import gaussianity
-from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope, mean_ci, ols_slope
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope, mean_ci, ols_slope
+from . import gaussianity
 
 __all__ = [
     "TABLE1_STATIC_ROWS",
@@ -273,9 +273,9 @@ def thm1_claims(
             id="orthogonality.thm1.plateau_n_exponent",
             statement=(
                 "the plateau of V grows with the batch size as n^beta_n with beta_n about 1/2 "
-                "(spec [scratch]: ~0.55 sqrt(n/d)); same fit"
+                "(spec [scratch]: ~0.55 sqrt(n/d)); same fit"  # the ledger keeps this text
             ),
-            source=f"{SOURCE_THM1}; spec orthogonality §8",
+            source=SOURCE_THM1,
             measured=fit["beta_n"],
             measured_se=fit["beta_n_se"],
             relation="within",
@@ -363,7 +363,7 @@ def w2_depth_claims(table: pd.DataFrame, plateau_from: int, float_tolerance: flo
                 "the Gelbrich lower bound from E[C] is at most the mean exact conditional W2^2 "
                 "(upper bound) at every n, d, layer; measured is max(lower - upper)"
             ),
-            source=f"{SOURCE_LEMMA2}; spec orthogonality §1.9",
+            source=f"{SOURCE_LEMMA2}; our derivation",
             measured=gelbrich,
             relation="<=",
             bound=0.0,
@@ -480,7 +480,7 @@ def w2_width_claims(table: pd.DataFrame, max_exponent: float, z: float) -> list[
                 tolerance=z * se,
                 note=(
                     "the radius of Table 1 is O(width^-1/4) in W2 (O(width^-1/2) in W2^2); "
-                    "spec [scratch] finds the upper bound ~ 1/d, i.e. W2 ~ d^-1/2"
+                    "our scratch simulations find the upper bound ~ 1/d, i.e. W2 ~ d^-1/2"
                 ),
             )
         )

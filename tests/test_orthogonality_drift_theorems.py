@@ -5,21 +5,28 @@ violated (they are claims that pass when the control fails), and a broken input 
 matching claim fail, so no check is vacuous.
 """
 
+import io
 import math
 from pathlib import Path
+from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 import torch
 import yaml
 
-from sigprop import lyapunov, metrics
-from sigprop.checks.orthogonality_drift import drift_claims
-from sigprop.config import ConfigError, check_consistency
-from sigprop.theorems import TheoremCheck
-from sigprop.theorems import orthogonality_drift as od
+from sigprop import metrics
+from sigprop.config import ConfigError
+from sigprop.papers.orthogonality import drift_theorems as od
+from sigprop.papers.orthogonality import lyapunov
+from sigprop.papers.orthogonality.config_checks import check_config
+from sigprop.papers.orthogonality.drift_judges import drift_claims
+from sigprop.papers.orthogonality.drift_simulations import drift_mc
+from sigprop.papers.orthogonality.items import ITEMS
+from sigprop.workflow import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
+THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
 SMALL = {
     "lemma4": dict(batch_sizes=(2, 5), width=12, n_matrices=20, depth=10, n_runs=2),
@@ -33,19 +40,31 @@ SMALL = {
 }  # fmt: skip
 
 
+def run_check(item: str, device: str = "cpu", **settings) -> SimpleNamespace:
+    """A theorem item as the workflow runs it: measure (settings less tolerances), the table
+    through CSV, then judge with all settings."""
+    theorem = THEOREMS[item]
+    setup = {k: v for k, v in settings.items() if k not in theorem.tolerances}
+    buffer = io.StringIO()
+    theorem.measure(**setup, device=device).to_csv(buffer, index=False)
+    buffer.seek(0)
+    table = read_table(buffer)
+    return SimpleNamespace(table=table, claims=theorem.judge(table, **settings))
+
+
 @pytest.fixture(scope="module")
 def checks():
-    return {item: getattr(od, item)(**kw, device="cpu") for item, kw in SMALL.items()}
+    return {item: run_check(item, **kw) for item, kw in SMALL.items()}
 
 
-def by_what(check: TheoremCheck) -> dict:
+def by_what(check) -> dict:
     return {c.id.split(".", 2)[2]: c for c in check.claims}
 
 
 @pytest.mark.parametrize("item", list(SMALL))
 def test_claims_hold_and_are_well_formed(checks, item):
     check = checks[item]
-    assert isinstance(check, TheoremCheck) and len(check.table) > 0
+    assert len(check.table) > 0
     ids = [c.id for c in check.claims]
     assert len(ids) == len(set(ids))
     assert all(i.startswith(f"orthogonality.{item}.") for i in ids)
@@ -92,7 +111,7 @@ def test_lemma10_convexity_claim_can_fail(monkeypatch):
     monkeypatch.setattr(
         lyapunov, "g_integral", lambda delta, n: 1 + 2 * n / (n + 2) * delta - 50 * delta**2
     )
-    claims = by_what(od.lemma10(batch_sizes=(3, 4), n_grid=20, n_search=0, device="cpu"))
+    claims = by_what(run_check("lemma10", batch_sizes=(3, 4), n_grid=20, n_search=0))
     assert claims["g_at_zero"].passed and claims["slope_at_zero"].passed
     assert not claims["convex"].passed
 
@@ -103,7 +122,7 @@ def test_stability_table_and_control(checks):
     assert (table["rhs"] > table["rhs_no_floor"]).all()
     assert by_what(checks["stability"])["control_no_floor"].measured > 4.0
     with pytest.raises(ValueError, match="unknown start"):
-        od.stability(cases=((2, 8),), starts=("orthogonal",), depth=2, n_runs=2, device="cpu")
+        run_check("stability", cases=((2, 8),), starts=("orthogonal",), depth=2, n_runs=2)
 
 
 def test_drift_figure_claims_hold_and_can_fail(checks):
@@ -121,7 +140,7 @@ def test_drift_figure_claims_hold_and_can_fail(checks):
 
 def test_lemma6_sets_aside_rare_event_states_of_small_n():
     """n <= 3 with tiny sigma_n^2: the Monte Carlo misses the rare rows that carry p_n."""
-    check = od.lemma6(cases=((2, 4), (3, 6)), n_states=1, n_degenerate=3, n_draws=200, device="cpu")
+    check = run_check("lemma6", cases=((2, 4), (3, 6)), n_states=1, n_degenerate=3, n_draws=200)
     table = check.table
     assert not table.loc[table["family"] == "near_degenerate", "mc_reliable"].all()
     assert all(c.passed for c in check.claims)
@@ -130,17 +149,28 @@ def test_lemma6_sets_aside_rare_event_states_of_small_n():
 
 def test_bad_cases_raise():
     with pytest.raises(ValueError, match="theorem5.cases"):
-        od.theorem5(cases=((4,),), device="cpu")
+        run_check("theorem5", cases=((4,),))
     with pytest.raises(ValueError, match="width"):
-        od.lemma4(batch_sizes=(8,), width=4, device="cpu")
+        run_check("lemma4", batch_sizes=(8,), width=4)
 
 
 def test_config_rejects_d_below_n():
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     config["orthogonality"]["theorem5"]["cases"] = [[16, 8]]
     with pytest.raises(ConfigError, match="orthogonality.theorem5.cases"):
-        check_consistency(config)
+        check_config(config)
 
 
 def test_tables_are_dataframes(checks):
     assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())
+
+
+def test_drift_simulation_is_the_theorem5_monte_carlo(checks):
+    """The drift figure's simulation draws exactly the numbers that theorem5 judges."""
+    kw = {k: SMALL["theorem5"][k] for k in ("cases", "n_states", "n_degenerate", "n_draws")}
+    sim = drift_mc(**kw, device="cpu")
+    mc = checks["theorem5"].table.query("part == 'mc'")
+    for name in ("vhat", "mc_mean", "mc_se", "contraction", "sum_p2", "rhs"):
+        assert sim.values[name].reshape(-1).tolist() == mc[name].tolist(), name
+    degenerate = (mc["family"] == "near_degenerate").astype(float).tolist()
+    assert sim.values["degenerate"].reshape(-1).tolist() == degenerate

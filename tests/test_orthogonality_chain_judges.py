@@ -1,4 +1,5 @@
-"""Each claim check on data that satisfies it and on a counterexample that must fail it."""
+"""Claims of DJB21 Figs. 1, 2a, 2b (chain_judges) on data that satisfies them and on
+counterexamples that must fail them."""
 
 import math
 
@@ -6,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.checks import orthogonality
+from sigprop.papers.orthogonality import chain_judges
 
 RNG = np.random.default_rng(0)
 
@@ -26,8 +27,8 @@ def cosine_table(bn_level, vanilla_final, depth=50, runs=10):
 
 
 def test_fig1_claims_pass_and_fail():
-    assert all(c.passed for c in orthogonality.fig1_claims(cosine_table(0.1, 0.8), 32, 0.5))
-    failed = orthogonality.fig1_claims(cosine_table(0.9, 0.2), 32, 0.5)
+    assert all(c.passed for c in chain_judges.fig1_claims(cosine_table(0.1, 0.8), 32, 0.5))
+    failed = chain_judges.fig1_claims(cosine_table(0.9, 0.2), 32, 0.5)
     assert not any(c.passed for c in failed)
 
 
@@ -41,12 +42,12 @@ def gap_curve(slope_decay, slope_plateau, runs=20, depth=50):
 
 
 def test_fig2a_claims_pass_on_decay_then_plateau():
-    out = verdicts(orthogonality.fig2a_claims(gap_curve(-0.1, 0.0), (5, 20), (30, 50), 3.0))
+    out = verdicts(chain_judges.fig2a_claims(gap_curve(-0.1, 0.0), (5, 20), (30, 50), 3.0))
     assert out == {"decay_d32": True, "plateau_d32": True}
 
 
 def test_fig2a_claims_fail_on_growth_and_on_a_still_decaying_chain():
-    out = verdicts(orthogonality.fig2a_claims(gap_curve(0.1, -0.05), (5, 20), (30, 50), 3.0))
+    out = verdicts(chain_judges.fig2a_claims(gap_curve(0.1, -0.05), (5, 20), (30, 50), 3.0))
     assert out == {"decay_d32": False, "plateau_d32": False}
 
 
@@ -64,7 +65,7 @@ def power_law_table(exponent, correction=0.0, runs=20, noise=0.01, paper_exponen
 
 
 def fig2b(table):
-    return orthogonality.fig2b_claims(table, (100, 600), 3.0, (1, 500), -0.46, 0.005)
+    return chain_judges.fig2b_claims(table, (100, 600), 3.0, (1, 500), -0.46, 0.005)
 
 
 def test_fig2b_exponent_claim_passes_on_inverse_sqrt_with_finite_width_curvature():

@@ -1,6 +1,6 @@
 """Theorem checks of the Lyapunov / one-step-drift machinery of DJB21 App. A.3-C (Thesis A.2-A.3).
 
-Seed items (catalog ``spec/orthogonality.md`` §1.6, §1.8, §2):
+Seed items, each split into ``measure_<item>`` (the table) and ``judge_<item>`` (the claims):
 
 - ``lemma4``: Lemma 4 (Thesis Lemma A.1), V <= sqrt(n(n-1)) V_hat <= 2n V_hat for unit-Frobenius
   H, with the equality case of the tight constant.
@@ -14,7 +14,7 @@ Seed items (catalog ``spec/orthogonality.md`` §1.6, §1.8, §2):
   unproven step "f_n at fixed sigma_n is minimized by equal sigma_{j != n}".
 - ``stability``: App. B.1 (Thesis A.2) "stability without A1" along BN chains.
 
-Definitions live in ``sigprop.lyapunov`` (V_hat, p_i, f_i, g, the one-step Monte Carlo); BN chains
+Definitions live in ``lyapunov`` (V_hat, p_i, f_i, g, the one-step Monte Carlo); BN chains
 in ``sigprop.chains``; V in ``sigprop.metrics``. Random numbers come from ``seeding`` streams
 addressed by ``EXPERIMENT_IDS``. Computations are float64. Claim ids are
 ``orthogonality.<item>.<what>``.
@@ -30,10 +30,10 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import chains, inputs, lyapunov, metrics, seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from . import TheoremCheck
+from ... import chains, inputs, metrics, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from . import lyapunov
 
 __all__ = [
     "DTYPE",
@@ -41,13 +41,19 @@ __all__ = [
     "RARE_EVENT_COUNT",
     "SPECTRUM_FAMILIES",
     "STARTS",
+    "drift_mc_rows",
     "drift_states",
-    "lemma10",
-    "lemma4",
-    "lemma6",
+    "judge_lemma10",
+    "judge_lemma4",
+    "judge_lemma6",
+    "judge_stability",
+    "judge_theorem5",
+    "measure_lemma10",
+    "measure_lemma4",
+    "measure_lemma6",
+    "measure_stability",
+    "measure_theorem5",
     "random_spectra",
-    "stability",
-    "theorem5",
 ]
 
 DTYPE = torch.float64
@@ -102,7 +108,7 @@ def random_spectra(
       dirichlet: Dirichlet(a 1_n) with log10 a uniform in ``log10_concentration``, from nearly
         rank-one (small a) to nearly orthogonal (large a), V_hat spread over (0, 1/n).
       near_degenerate: sigma_n^2 = 10^u, u uniform in ``log10_smallest``, the others
-        (1 - sigma_n^2) Dirichlet(1_{n-1}) (H_l nearly rank-deficient, spec §1.8).
+        (1 - sigma_n^2) Dirichlet(1_{n-1}) (H_l nearly rank-deficient, App. C).
       equal_others: the extremal spectrum of Eq. (16) and of Lemma 4's equality case,
         sigma_n^2 = 1/n - delta, sigma_j^2 = 1/n + delta/(n-1), with log10(n delta) uniform in
         [-8, 0] (so V_hat = delta from ~0 to 1/n); the smallest V at given V_hat.
@@ -186,19 +192,18 @@ def _check_cases(cases: Sequence[Sequence[int]], name: str) -> list[tuple[int, i
 # Lemma 4
 
 
-def lemma4(
+def measure_lemma4(
     *,
     batch_sizes: Sequence[int] = (2, 4, 8, 16, 30),
     width: int = 64,
     n_matrices: int = 200,
     depth: int = 50,
     n_runs: int = 4,
-    float_tolerance: float = 1e-12,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 Lemma 4 (Thesis Lemma A.1): V(H) <= sqrt(n(n-1)) V_hat(H) <= 2n V_hat(H).
 
-    The proof's maximization gives the tight constant sqrt(n(n-1)) (spec §2; the seed's
+    The proof's maximization gives the tight constant sqrt(n(n-1)) ([our derivation]; the seed's
     sqrt(2)(n-1) <= 2n), with equality for the spectrum (1/n + (n-1) delta, 1/n - delta, ...).
     For each n in ``batch_sizes`` (d = ``width`` >= n):
       gaussian: ``n_matrices`` i.i.d. N(0, 1) matrices scaled to unit Frobenius norm;
@@ -263,7 +268,23 @@ def lemma4(
                     max_abs_equality=tight.abs().max().item() if kind == "equality" else math.nan,
                 )
             )
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge_lemma4(
+    table: pd.DataFrame,
+    *,
+    batch_sizes: Sequence[int] = (2, 4, 8, 16, 30),
+    width: int = 64,
+    n_matrices: int = 200,
+    depth: int = 50,
+    n_runs: int = 4,
+    float_tolerance: float = 1e-12,
+) -> list[Claim]:
+    """Claims of DJB21 Lemma 4 from ``measure_lemma4``'s table (one row per kind and n).
+
+    Tolerance: ``float_tolerance``; the other arguments name the setting in the statements.
+    """
     eq = table[table["kind"] == "equality"]
     ns = ", ".join(str(int(x)) for x in batch_sizes)
     kinds = "Gaussian, Dirichlet-spectrum, near-degenerate and equality-case matrices and BN-chain"
@@ -313,7 +334,7 @@ def lemma4(
             ),
         ),
     ]
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -358,7 +379,41 @@ def drift_states(
     return families, torch.cat([s for _, s in parts])
 
 
-def theorem5(
+def drift_mc_rows(
+    n: int, d: int, n_states: int, n_degenerate: int, n_draws: int, device
+) -> list[dict]:
+    """The one-step drift Monte Carlo of one case (n, d): one row per fixed state.
+
+    States from ``drift_states``; ``n_draws`` draws of C_{l+1} per state
+    (``lyapunov.one_step_statistics``, stream ``f"{eid}.mc.n{n}.d{d}"``). Each row carries the
+    Lemma 8 columns of ``_lemma8_columns``, Theorem 5's right side ``rhs`` and the Monte-Carlo
+    columns mc_mean, mc_se, msd, msd_se, frob, frob_se, weyl_margin. The single definition of
+    this Monte Carlo: ``theorem5`` judges it, the ``drift`` figure (simulation ``drift_mc``)
+    plots it.
+    """
+    eid = EXPERIMENT_IDS["theorem5"]
+    families, s = drift_states(n, n_states, n_degenerate, eid)
+    g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", device)
+    stats = lyapunov.one_step_statistics(s, d, n_draws, g)
+    cols = _lemma8_columns(s)
+    gamma = lyapunov.drift_contraction(cols["vhat"], n)
+    rows = []
+    for i, family in enumerate(families):
+        row = dict(part="mc", family=family, n=n, d=d, state=i, n_draws=n_draws)
+        row.update({k: float(v[i]) for k, v in cols.items()})
+        row.update(
+            gamma=float(gamma[i]),
+            rhs=float(gamma[i] * cols["vhat"][i] + 1.0 / math.sqrt(d)),
+            lemma6_exact=float((1.0 - cols["sum_p2"][i]) / d),
+            **{k: stats[k][i].item() for k in ("frob", "frob_se", "msd", "msd_se", "weyl_margin")},
+            mc_mean=stats["vhat_next"][i].item(),
+            mc_se=stats["vhat_next_se"][i].item(),
+        )
+        rows.append(row)
+    return rows
+
+
+def measure_theorem5(
     *,
     cases: Sequence[Sequence[int]] = ((4, 64), (4, 1024), (16, 1024)),
     n_states: int = 16,
@@ -366,11 +421,8 @@ def theorem5(
     n_draws: int = 1000,
     lemma8_batch_sizes: Sequence[int] = (2, 3, 4, 8, 16, 30),
     lemma8_spectra: int = 64,
-    z: float = 4.0,
-    control_z: float = 4.0,
-    float_tolerance: float = 1e-12,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 Thm. 5 (Thesis Thm. A.2): E[V_hat(H_{l+1}) | H_l] <= gamma V_hat(H_l) + K.
 
     gamma = 1 - (2/3) sigma_n(H_l)^2 and K = 1/sqrt(d), no assumption on H_l. By rotation
@@ -403,26 +455,7 @@ def theorem5(
     cases = _check_cases(cases, "theorem5.cases")
     rows = []
     for n, d in cases:
-        families, s = drift_states(n, n_states, n_degenerate, eid)
-        g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", dev)
-        stats = lyapunov.one_step_statistics(s, d, n_draws, g)
-        cols = _lemma8_columns(s)
-        gamma = lyapunov.drift_contraction(cols["vhat"], n)
-        for i, family in enumerate(families):
-            row = dict(part="mc", family=family, n=n, d=d, state=i, n_draws=n_draws)
-            row.update({k: float(v[i]) for k, v in cols.items()})
-            row.update(
-                gamma=float(gamma[i]),
-                rhs=float(gamma[i] * cols["vhat"][i] + 1.0 / math.sqrt(d)),
-                lemma6_exact=float((1.0 - cols["sum_p2"][i]) / d),
-                **{
-                    k: stats[k][i].item()
-                    for k in ("frob", "frob_se", "msd", "msd_se", "weyl_margin")
-                },
-                mc_mean=stats["vhat_next"][i].item(),
-                mc_se=stats["vhat_next_se"][i].item(),
-            )
-            rows.append(row)
+        rows += drift_mc_rows(n, d, n_states, n_degenerate, n_draws, dev)
     for n in (int(x) for x in lemma8_batch_sizes):
         for family in ("dirichlet", "near_degenerate", "equal_others"):
             s = random_spectra(f"{eid}.lemma8", family, lemma8_spectra, n)
@@ -432,7 +465,28 @@ def theorem5(
                     dict(part="lemma8", family=family, n=n, state=i)
                     | {k: float(v[i]) for k, v in cols.items()}
                 )
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge_theorem5(
+    table: pd.DataFrame,
+    *,
+    cases: Sequence[Sequence[int]] = ((4, 64), (4, 1024), (16, 1024)),
+    n_states: int = 16,
+    n_degenerate: int = 4,
+    n_draws: int = 1000,
+    lemma8_batch_sizes: Sequence[int] = (2, 3, 4, 8, 16, 30),
+    lemma8_spectra: int = 64,
+    z: float = 4.0,
+    control_z: float = 4.0,
+    float_tolerance: float = 1e-12,
+) -> list[Claim]:
+    """Claims of DJB21 Thm. 5 and Lemmas 7-8 from ``measure_theorem5``'s table.
+
+    Tolerances: ``z`` and ``control_z`` (standard errors over draws), ``float_tolerance``
+    (quadrature); the other arguments name the setting in the statements.
+    """
+    cases = _check_cases(cases, "theorem5.cases")
     mc = table[table["part"] == "mc"]
     drift, drift_se, k = _max_row((mc["mc_mean"] - mc["rhs"]).to_numpy(), mc["mc_se"].to_numpy())
     d_of = mc["d"].to_numpy(float)
@@ -560,28 +614,26 @@ def theorem5(
             note="Near delta = 0 the sharp constant 2n/(n+2) is attained (g'(0) = 2n/(n+2)).",
         ),
     ]
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 6 and Lemma 9 (Sawa)
 
 
-def lemma6(
+def measure_lemma6(
     *,
     cases: Sequence[Sequence[int]] = ((2, 4), (4, 8), (8, 16), (16, 32), (30, 30)),
     n_states: int = 6,
     n_degenerate: int = 2,
     n_draws: int = 2000,
-    z: float = 4.0,
-    float_tolerance: float = 1e-12,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 Lemma 6 (Thesis Lemma A.3) exactly, and Sawa's lemma (Lemma 9) through p_i.
 
     C_{l+1} is the average of d i.i.d. rank-one projections u u^T with ||u u^T||_F = 1 and
     E u u^T = diag(p) (Eq. (13)), so E||C - diag(p)||_F^2 = (E||u u^T||^2 - ||diag p||^2)/d =
-    (1 - sum_i p_i^2)/d exactly [our derivation, spec §2], which is <= 1/d as the lemma states.
+    (1 - sum_i p_i^2)/d exactly [our derivation], which is <= 1/d as the lemma states.
     Per case (n, d) in ``cases`` the states are ``drift_states`` (Dirichlet and near-degenerate
     spectra) and ``lyapunov.one_step_statistics`` draws C ``n_draws`` times.
 
@@ -636,7 +688,25 @@ def lemma6(
                         mc_reliable=bool(reliable[k]),
                     )
                 )
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge_lemma6(
+    table: pd.DataFrame,
+    *,
+    cases: Sequence[Sequence[int]] = ((2, 4), (4, 8), (8, 16), (16, 32), (30, 30)),
+    n_states: int = 6,
+    n_degenerate: int = 2,
+    n_draws: int = 2000,
+    z: float = 4.0,
+    float_tolerance: float = 1e-12,
+) -> list[Claim]:
+    """Claims of DJB21 Lemmas 6 and 9 from ``measure_lemma6``'s table.
+
+    Tolerances: ``z`` (standard errors over draws), ``float_tolerance``; the other arguments
+    name the setting in the statements.
+    """
+    cases = _check_cases(cases, "lemma6.cases")
     states = table.drop_duplicates(["n", "d", "state"])
     setting = (
         f"{n_states} Dirichlet + {n_degenerate} near-degenerate spectra per case "
@@ -715,24 +785,22 @@ def lemma6(
             note="float64 round-off allowance.",
         ),
     ]
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
 # Lemma 10 and the minimization step before Eq. (16)
 
 
-def lemma10(
+def measure_lemma10(
     *,
     batch_sizes: Sequence[int] = (2, 100),
     n_grid: int = 200,
     n_search: int = 20,
     search_every: int = 1,
     derivative_step: float = 1e-4,
-    float_tolerance: float = 1e-12,
-    derivative_tolerance: float = 1e-8,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 Lemma 10 (Thesis Lemma A.7) and the facts around Eq. (16), for n in a range.
 
     For every n in ``batch_sizes`` = [n_min, n_max] (both included), with g from
@@ -799,7 +867,26 @@ def lemma10(
                 n_search=n_search,
             )
         rows.append(row)
-    table = pd.DataFrame(rows)
+    return pd.DataFrame(rows)
+
+
+def judge_lemma10(
+    table: pd.DataFrame,
+    *,
+    batch_sizes: Sequence[int] = (2, 100),
+    n_grid: int = 200,
+    n_search: int = 20,
+    search_every: int = 1,
+    derivative_step: float = 1e-4,
+    float_tolerance: float = 1e-12,
+    derivative_tolerance: float = 1e-8,
+) -> list[Claim]:
+    """Claims of DJB21 Lemma 10 and the step before Eq. (16) from ``measure_lemma10``'s table.
+
+    Tolerances: ``float_tolerance``, ``derivative_tolerance``; the other arguments name the
+    setting in the statements.
+    """
+    n_min, n_max = (int(x) for x in batch_sizes)
     ns = f"n = {n_min}..{n_max}"
     searched = table[table["n_search"] > 0]
     claims = [
@@ -873,7 +960,7 @@ def lemma10(
             tolerance=float_tolerance,
         ),
     ]
-    return TheoremCheck(table=table, claims=claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -883,16 +970,14 @@ STARTS = ("gaussian", "near_rank_one")
 """Inputs H_0 of the stability chains: i.i.d. Gaussian, or ``inputs.near_rank_one`` (degenerate)."""
 
 
-def stability(
+def measure_stability(
     *,
     cases: Sequence[Sequence[int]] = ((2, 1024), (4, 256)),
     starts: Sequence[str] = STARTS,
     depth: int = 200,
     n_runs: int = 32,
-    z: float = 3.0,
-    control_z: float = 4.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 App. B.1 (Thesis App. A.2), stability of the BN chain without assumption A1:
 
         E[(1/l) sum_{k=1..l} V_hat(H_k)(1/n - V_hat(H_k))] <= 3 E V_hat(H_0) / (2l) + 3/(2 sqrt d),
@@ -917,7 +1002,7 @@ def stability(
     eid = EXPERIMENT_IDS["stability"]
     cases = _check_cases(cases, "stability.cases")
     runs = list(range(n_runs))
-    rows, summaries = [], []
+    rows = []
     for n, d in cases:
         for start in starts:
             cid = f"{eid}.n{n}.d{d}.{start}"
@@ -944,21 +1029,6 @@ def stability(
             vhat0 = vhat[:, 0].mean().item()
             rhs_nofloor = 3.0 * vhat0 / (2.0 * layers)
             rhs = rhs_nofloor + 3.0 / (2.0 * math.sqrt(d))
-            excess = mean - rhs
-            k = int(torch.argmax(excess))
-            control = (mean - rhs_nofloor) / se
-            summaries.append(
-                dict(
-                    n=n,
-                    d=d,
-                    start=start,
-                    max_excess=excess[k].item(),
-                    se=se[k].item(),
-                    layer=k + 1,
-                    tightness=(mean / rhs).max().item(),
-                    control=control.max().item(),
-                )
-            )
             for i in range(depth):
                 rows.append(
                     dict(
@@ -974,8 +1044,53 @@ def stability(
                         n_runs=n_runs,
                     )
                 )
-    table = pd.DataFrame(rows)
-    summary = pd.DataFrame(summaries)
+    return pd.DataFrame(rows)
+
+
+def _stability_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per (n, d, start) of ``measure_stability``'s table, in its order: the largest excess of the
+    running average over the bound (max_excess, its se and layer), the largest ratio of mean to
+    bound (tightness) and the largest z-score over the bound without its floor (control)."""
+    summaries = []
+    for (n, d, start), rows in table.groupby(["n", "d", "start"], sort=False):
+        rows = rows.sort_values("layer")
+        mean, se = rows["mean"].to_numpy(), rows["se"].to_numpy()
+        rhs, rhs_nofloor = rows["rhs"].to_numpy(), rows["rhs_no_floor"].to_numpy()
+        excess = mean - rhs
+        k = int(np.argmax(excess))
+        summaries.append(
+            dict(
+                n=n,
+                d=d,
+                start=start,
+                max_excess=float(excess[k]),
+                se=float(se[k]),
+                layer=int(rows["layer"].iloc[k]),
+                tightness=float((mean / rhs).max()),
+                control=float(((mean - rhs_nofloor) / se).max()),
+            )
+        )
+    return pd.DataFrame(summaries)
+
+
+def judge_stability(
+    table: pd.DataFrame,
+    *,
+    cases: Sequence[Sequence[int]] = ((2, 1024), (4, 256)),
+    starts: Sequence[str] = STARTS,
+    depth: int = 200,
+    n_runs: int = 32,
+    z: float = 3.0,
+    control_z: float = 4.0,
+) -> list[Claim]:
+    """Claims of DJB21 App. B.1 from ``measure_stability``'s table (one row per case, start
+    and layer): per (n, d, start) the largest excess of the running average over the bound.
+
+    Tolerances: ``z`` (standard errors over runs), ``control_z``; the other arguments name the
+    setting in the statements.
+    """
+    cases = _check_cases(cases, "stability.cases")
+    summary = _stability_summary(table)
     claims = []
     for r in summary.itertuples():
         claims.append(
@@ -1015,4 +1130,4 @@ def stability(
             note="The running average tends to E_stationary[sigma_n^2 (1/n - sigma_n^2)] > 0.",
         )
     )
-    return TheoremCheck(table=table, claims=claims)
+    return claims

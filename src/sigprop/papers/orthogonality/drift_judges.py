@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
+from ...claims import Claim, evaluate
 
 __all__ = ["drift_claims"]
 

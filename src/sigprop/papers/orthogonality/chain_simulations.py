@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import torch
 
-from .. import chains, metrics
-from ..compute import resolve_device, resolve_dtype
-from ..inputs import near_collinear_pair, near_rank_one, orthogonal_pair
-from ..store import Labelled
+from ... import chains, metrics
+from ...compute import resolve_device, resolve_dtype
+from ...inputs import near_collinear_pair, near_rank_one, orthogonal_pair
+from ...store import Labelled
 
 __all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 

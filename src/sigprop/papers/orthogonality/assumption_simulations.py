@@ -4,7 +4,7 @@ Thesis §2.2.3 and Fig. 2.3 (not in the paper): A_1(alpha, l) says sigma_n(H_k) 
 k = 1..l (DJB21 §3, Thesis §2.2.1). The thesis checks A_1(0.1 alpha_0, 1000) for 10 runs per
 pixel (n, d), with alpha_0 the smallest singular value of H_0, H_0 i.i.d. Gaussian, and the BN
 chain DJB21 Eq. (1) (Thesis Eq. (2.1)). Every H_k, k >= 1, has unit Frobenius norm (Eq. (10)),
-so alpha_0 is measured on H_0 / ||H_0||_F (spec orthogonality §1.7): on the raw H_0,
+so alpha_0 is measured on H_0 / ||H_0||_F: on the raw H_0,
 0.1 alpha_0 ~ 0.1 (sqrt d - sqrt n) exceeds 1 / sqrt n >= sigma_n(H_k) and every pixel fails.
 """
 
@@ -18,11 +18,11 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from .. import chains
-from ..compute import resolve_device, resolve_dtype
-from ..inputs import gaussian_inputs
-from ..metrics import smallest_singular_value
-from ..store import Labelled
+from ... import chains
+from ...compute import resolve_device, resolve_dtype
+from ...inputs import gaussian_inputs
+from ...metrics import smallest_singular_value
+from ...store import Labelled
 
 __all__ = [
     "CHECK_EVERY",
@@ -40,7 +40,7 @@ CHECK_EVERY = 25
 
 
 def unit_frobenius_alpha(h0: Tensor) -> Tensor:
-    """alpha_0 = sigma_min(H_0) / ||H_0||_F, the A_1 scale of Thesis Fig. 2.3 (spec §1.7).
+    """alpha_0 = sigma_min(H_0) / ||H_0||_F, the A_1 scale of Thesis Fig. 2.3.
 
     Invariant to the scale of H_0, as the BN chain is; computed in float64.
     """

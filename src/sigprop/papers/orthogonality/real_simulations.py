@@ -1,7 +1,7 @@
 """DJB21 App. F, Fig. 5: the orthogonality gap per layer of random ReLU networks on real images.
 
 The networks are ``sigprop.models`` (ReLU-first blocks, torch BN in training mode or none, the
-authors' Xavier-normal gains; spec orthogonality §3 "Fig. 5"). Nothing is trained: each batch
+authors' Xavier-normal gains). Nothing is trained: each batch
 of real images is pushed through freshly initialized networks and DJB21 Eq. (2) is measured on
 the input of every block (per-sample flattened features), so layer 1 is the raw input.
 """
@@ -12,10 +12,10 @@ import logging
 
 import torch
 
-from .. import data, metrics, models
-from ..compute import resolve_device, resolve_dtype
-from ..seeding import generator
-from ..store import Labelled
+from ... import data, metrics, models
+from ...compute import resolve_device, resolve_dtype
+from ...seeding import generator
+from ...store import Labelled
 
 __all__ = ["load_images", "real_gap"]
 

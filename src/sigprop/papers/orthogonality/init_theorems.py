@@ -1,6 +1,6 @@
 """Theorem checks of DJB21 on iterative orthogonalization, the vanilla linear net and whitening.
 
-Seed items (catalog ``spec/orthogonality.md`` §1.11, §1.12, §2, §7.9, §7.10, §7.12):
+Seed items, each split into ``measure_<item>`` (the table) and ``judge_<item>`` (the claims):
 
 - ``app_e``: DJB21 App. E, Eq. (17)-(18) (Thesis App. A.4, Eq. (A.19)-(A.20)): iterative
   orthogonalization, Eq. (6) (Thesis Eq. (2.6)), lowers the orthogonality gap, V(W H) < V(H).
@@ -8,11 +8,11 @@ Seed items (catalog ``spec/orthogonality.md`` §1.11, §1.12, §2, §7.9, §7.10
   (sum_i sigma_i^2 = 1), equality iff flat; (b) random matrices: the paper variant with an
   orthogonal Q, its closed form, the exactness of the code variant (n = d), and a control with
   the printed non-orthogonal slice V'; (c) layer by layer in a deep ReLU MLP initialized by
-  iterative orthogonalization. App. E's "V" is V^2 (§7.10); we compare V itself, equivalently.
+  iterative orthogonalization. App. E's "V" is V^2; we compare V itself, equivalently.
 - ``lemma_a8``: Thesis Lemma A.8, Eq. (A.12)-(A.13): in a vanilla linear net S_l = W_l ... W_1,
   |V(S_l H_0) - sqrt((n - 1) / n)| decays like exp(-[Psi(d/2) - Psi((d-1)/2)] l); the printed
-  Eq. (A.13) is off by a factor 2 (§7.12), checked as a claim expected to fail.
-- ``whitening_remark``: DJB21 remark after Thm. 1 (statement (i) of §2): with M^{-1} in place of
+  Eq. (A.13) is off by a factor 2, checked as a claim expected to fail.
+- ``whitening``: DJB21 remark after Thm. 1: with M^{-1} in place of
   diag(M)^{-1} in BN (Eq. (1)) the representation is exactly orthogonal after one layer; BN is
   not (a negative control).
 
@@ -31,11 +31,10 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from .. import chains, initialization, inputs, metrics, models, ops, seeding
-from ..claims import evaluate
-from ..compute import resolve_device
-from ..stats import mean_se, ols_slope
-from . import TheoremCheck
+from ... import chains, initialization, inputs, metrics, models, ops, seeding
+from ...claims import Claim, evaluate
+from ...compute import resolve_device
+from ...stats import mean_se, ols_slope
 
 __all__ = [
     "DIRICHLET_ALPHAS",
@@ -44,11 +43,14 @@ __all__ = [
     "FLOAT_TOLERANCE",
     "INIT_BATCH_FACTOR",
     "MATRIX_KINDS",
-    "app_e",
     "app_e_margin",
-    "lemma_a8",
+    "judge_app_e",
+    "judge_lemma_a8",
+    "judge_whitening",
     "lemma_a8_rate",
-    "whitening_remark",
+    "measure_app_e",
+    "measure_lemma_a8",
+    "measure_whitening",
 ]
 
 DTYPE = torch.float64
@@ -136,8 +138,7 @@ def _random_matrices(kind: str, d: int, n: int, count: int, g: torch.Generator) 
 
 
 def _spectra_part(batch_sizes, n_spectra, rows):
-    """Part (a): App. E's inequality on random and flat spectra; returns (min, flat, strict)."""
-    worst, flat_err, strict = math.inf, 0.0, math.inf
+    """Part (a): App. E's inequality on random and flat spectra, one row per (n, case)."""
     for n in batch_sizes:
         for alpha in DIRICHLET_ALPHAS:
             rng = np.random.default_rng(
@@ -147,8 +148,6 @@ def _spectra_part(batch_sizes, n_spectra, rows):
             margin = app_e_margin(p.sqrt())
             v2 = p.square().sum(-1) - 1.0 / n
             relative = (margin / v2)[v2 >= STRICT_MIN_V2]
-            worst = min(worst, margin.min().item())
-            strict = min(strict, relative.min().item() if relative.numel() else math.inf)
             rows.append(
                 dict(
                     part="spectra",
@@ -162,16 +161,12 @@ def _spectra_part(batch_sizes, n_spectra, rows):
                 )
             )
         margin = app_e_margin(torch.full((1, n), 1.0, dtype=DTYPE)).item()
-        flat_err = max(flat_err, abs(margin))
-        worst = min(worst, margin)
         rows.append(dict(part="spectra", case="flat", n=n, count=1, min_margin=margin))
-    return worst, flat_err, strict
 
 
 def _matrix_part(widths, batch_ratios, n_matrices, rows):
-    """Part (b): Eq. (6) applied to random H; returns the claim measurements."""
+    """Part (b): Eq. (6) applied to random H, one row per (d, n, variant, kind)."""
     eps = torch.finfo(DTYPE).eps
-    out = dict(paper_diff=-math.inf, formula_err=0.0, code_ratio=0.0, sliced=[], code_kappa=0.0)
     for d in widths:
         for ratio in batch_ratios:
             n = max(2, round(d * ratio))
@@ -205,29 +200,20 @@ def _matrix_part(widths, batch_ratios, n_matrices, rows):
                     if variant == "paper":
                         err = (after.square() - closed_form).abs().max().item()
                         row["max_formula_error"] = err
-                        out["formula_err"] = max(out["formula_err"], err)
-                        out["paper_diff"] = max(out["paper_diff"], row["max_gap_change"])
                     if variant == "code" and n == d:
                         # first-order round-off of Sigma^{-1}: V(W H) <~ eps kappa(H) n
                         ratio_ = metrics.orthogonality_gap(wh) / (eps * kappa * n)
                         row["max_roundoff_ratio"] = ratio_.max().item()
-                        out["code_ratio"] = max(out["code_ratio"], ratio_.max().item())
-                        out["code_kappa"] = max(out["code_kappa"], kappa.max().item())
-                    if variant == "paper_sliced" and kind == "near_isotropic" and n > d:
-                        out["sliced"].append(row["increase_fraction"])
                     rows.append(row)
-    return out
 
 
 def _mlp_part(width, depth, n_runs, rows, device):
-    """Part (c): rank_gap(W_l H_l) - rank_gap(H_l) at each orthogonalized layer of a ReLU MLP."""
+    """Part (c): rank_gap(W_l H_l) and rank_gap(H_l) at each orthogonalized layer of a ReLU MLP."""
     n = INIT_BATCH_FACTOR * width
     runs = list(range(n_runs))
     eid = f"{EXPERIMENT_IDS['app_e']}.mlp"
     x = inputs.gaussian_inputs(eid, runs, width, n, DTYPE, device)  # (R, d_in, n)
-    worst = {}
     for variant in ("paper", "code"):
-        diffs = []
         for r in runs:
             model = models.relu_mlp(width, width, depth).to(device, DTYPE)
             initialization.xavier_init(model, eid, r)
@@ -236,7 +222,6 @@ def _mlp_part(width, depth, n_runs, rows, device):
             for layer in range(1, depth - 1):
                 before = metrics.rank_gap(post[layer]).item()
                 after = metrics.rank_gap(pre[layer]).item()
-                diffs.append(after - before)
                 rows.append(
                     dict(
                         part="mlp",
@@ -251,11 +236,9 @@ def _mlp_part(width, depth, n_runs, rows, device):
                         eq2_gap_after=metrics.orthogonality_gap(pre[layer]).item(),
                     )
                 )
-        worst[variant] = max(diffs)
-    return worst
 
 
-def app_e(
+def measure_app_e(
     *,
     batch_sizes: Sequence[int] = (2, 4, 16, 64),
     n_spectra: int = 2000,
@@ -265,9 +248,8 @@ def app_e(
     mlp_width: int = 64,
     mlp_depth: int = 20,
     n_runs: int = 4,
-    control_min_fraction: float = 0.5,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21 App. E (Thesis App. A.4): V(W_l H_l) < V(H_l) for iterative orthogonalization.
 
     (a) ``n_spectra`` normalized squared spectra per (n in ``batch_sizes``, Dirichlet alpha in
@@ -292,9 +274,61 @@ def app_e(
     if not any(float(r) > 1 for r in batch_ratios):
         raise ValueError(f"batch_ratios must include a ratio > 1 (n > d), got {batch_ratios}")
     rows: list[dict] = []
-    worst, flat_err, strict = _spectra_part([int(n) for n in batch_sizes], n_spectra, rows)
-    m = _matrix_part([int(d) for d in widths], [float(r) for r in batch_ratios], n_matrices, rows)
-    mlp = _mlp_part(int(mlp_width), int(mlp_depth), n_runs, rows, dev)
+    _spectra_part([int(n) for n in batch_sizes], n_spectra, rows)
+    _matrix_part([int(d) for d in widths], [float(r) for r in batch_ratios], n_matrices, rows)
+    _mlp_part(int(mlp_width), int(mlp_depth), n_runs, rows, dev)
+    return pd.DataFrame(rows)
+
+
+def _app_e_summary(table: pd.DataFrame) -> tuple[float, float, float, dict, dict]:
+    """The claim measurements of ``measure_app_e``'s table: (a) the least margin, the largest
+    |margin| of the flat spectra and the least relative margin; (b) the matrix part's extremes;
+    (c) the largest rank_gap change per MLP variant."""
+    spectra = table[table["part"] == "spectra"]
+    worst = float(spectra["min_margin"].min()) if len(spectra) else math.inf
+    flat = spectra.loc[spectra["case"] == "flat", "min_margin"]
+    flat_err = max(0.0, float(flat.abs().max())) if len(flat) else 0.0
+    relative = spectra.loc[spectra["case"] != "flat", "min_relative_margin"].dropna()
+    strict = float(relative.min()) if len(relative) else math.inf
+    mats = table[table["part"] == "matrices"]
+    variant, kind = mats["case"].str.split(".").str[0], mats["case"].str.split(".").str[1]
+    paper = mats[variant == "paper"]
+    code = mats[(variant == "code") & (mats["n"] == mats["d"])]
+    wide = mats["n"] > mats["d"]
+    sliced = mats[(variant == "paper_sliced") & (kind == "near_isotropic") & wide]
+    m = dict(
+        paper_diff=float(paper["max_gap_change"].max()) if len(paper) else -math.inf,
+        formula_err=max(0.0, float(paper["max_formula_error"].max())) if len(paper) else 0.0,
+        code_ratio=max(0.0, float(code["max_roundoff_ratio"].max())) if len(code) else 0.0,
+        code_kappa=max(0.0, float(code["max_condition"].max())) if len(code) else 0.0,
+        sliced=sliced["increase_fraction"].tolist(),
+    )
+    mlp = {
+        variant: float((rows["gap_after"] - rows["gap_before"]).max())
+        for variant, rows in table[table["part"] == "mlp"].groupby("case", sort=False)
+    }
+    return worst, flat_err, strict, m, mlp
+
+
+def judge_app_e(
+    table: pd.DataFrame,
+    *,
+    batch_sizes: Sequence[int] = (2, 4, 16, 64),
+    n_spectra: int = 2000,
+    widths: Sequence[int] = (16, 64),
+    batch_ratios: Sequence[float] = (0.25, 1.0, 3.0),
+    n_matrices: int = 200,
+    mlp_width: int = 64,
+    mlp_depth: int = 20,
+    n_runs: int = 4,
+    control_min_fraction: float = 0.5,
+) -> list[Claim]:
+    """Claims of DJB21 App. E from ``measure_app_e``'s table.
+
+    Tolerance: ``control_min_fraction`` (the sliced-V' control); the other arguments name the
+    setting in the statements.
+    """
+    worst, flat_err, strict, m, mlp = _app_e_summary(table)
     n_mlp = INIT_BATCH_FACTOR * mlp_width
     sliced = min(m["sliced"]) if m["sliced"] else math.nan
     claims = [
@@ -374,7 +408,7 @@ def app_e(
                 "V(W H) is round-off, at most 10 eps kappa(H) n; measured is the largest ratio "
                 "V(W H) / (eps kappa(H) n)"
             ),
-            source=SOURCE_APP_E + "; [code] improved_init (spec orthogonality §1.11)",
+            source=SOURCE_APP_E + "; [code] improved_init",
             measured=m["code_ratio"],
             relation="<=",
             bound=ROUNDOFF_FACTOR,
@@ -391,7 +425,7 @@ def app_e(
                 "of nearly isotropic H when n > d; measured is the smallest fraction of matrices "
                 f"(per d, n) whose gap increases, which must reach {control_min_fraction}"
             ),
-            source=SOURCE_APP_E + "; caveat (i) of spec orthogonality §1.11",
+            source=SOURCE_APP_E + "; Eq. (6) as printed, with the sliced V'",
             measured=sliced,
             relation=">=",
             bound=control_min_fraction,
@@ -418,7 +452,7 @@ def app_e(
                 ),
             )
         )
-    return TheoremCheck(pd.DataFrame(rows), claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
@@ -430,7 +464,7 @@ def lemma_a8_rate(d: int) -> float:
 
     Newman's Lyapunov spectrum of Gaussian products: (1/l) log sigma_i(S_l) -> (1/2)(log 2 +
     Psi((d - i + 1)/2)) (the thesis' Eq. (A.13) prints this for log sigma_i^2: a factor-2
-    erratum, spec orthogonality §7.12). The gap to sqrt((n-1)/n) is ~ sigma_2^2 / sigma_1^2, whose
+    an erratum). The gap to sqrt((n-1)/n) is ~ sigma_2^2 / sigma_1^2, whose
     log decays at Psi(d/2) - Psi((d-1)/2) per layer. Positive and decreasing in d (~ 1/d).
     """
     if d < 2:
@@ -438,7 +472,7 @@ def lemma_a8_rate(d: int) -> float:
     return float(digamma(d / 2) - digamma((d - 1) / 2))
 
 
-def lemma_a8(
+def measure_lemma_a8(
     *,
     widths: Sequence[int] = (8, 16, 32),
     batch_size: int = 4,
@@ -446,9 +480,8 @@ def lemma_a8(
     n_runs: int = 50,
     fit_start_efolds: float = 4.0,
     gap_floor: float = 1e-11,
-    slope_z: float = 3.0,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """Thesis Lemma A.8: the vanilla linear net's gap converges to sqrt((n-1)/n) at rate Psi gap.
 
     S_l H_0 with H_0 = the first n identity columns (the lemma's "identity inputs"), W_l i.i.d.
@@ -475,7 +508,7 @@ def lemma_a8(
     target = math.sqrt((n - 1) / n)
     runs = list(range(n_runs))
     layers = np.arange(depth + 1)
-    rows, claims = [], []
+    rows = []
     for d in widths:
         d = int(d)
         if d < n:
@@ -513,6 +546,28 @@ def lemma_a8(
                 final_gap_median=float(np.median(gap[:, -1])),
             )
         )
+    return pd.DataFrame(rows)
+
+
+def judge_lemma_a8(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (8, 16, 32),
+    batch_size: int = 4,
+    depth: int = 400,
+    n_runs: int = 50,
+    fit_start_efolds: float = 4.0,
+    gap_floor: float = 1e-11,
+    slope_z: float = 3.0,
+) -> list[Claim]:
+    """Claims of Thesis Lemma A.8 from ``measure_lemma_a8``'s table (one row per width d).
+
+    Tolerance: ``slope_z`` (standard errors over runs); the other arguments name the setting in
+    the statements.
+    """
+    claims = []
+    for row in table.itertuples(index=False):
+        d, n, slope, se = int(row.d), int(row.n), row.mean_slope, row.se
         common = dict(
             source=SOURCE_A8,
             measured=slope,
@@ -520,19 +575,19 @@ def lemma_a8(
             relation="within",
             tolerance=slope_z * se,
         )
-        window_text = f"layers {fit_start}..{end - 1}"
+        window_text = f"layers {row.fit_first}..{row.fit_last}"
         claims += [
             evaluate(
                 id=f"orthogonality.lemma_a8.slope_d{d}",
                 statement=(
                     f"vanilla linear net, d={d}, n={n}, identity inputs: the slope of "
                     f"log|V(S_l H_0) - sqrt((n-1)/n)| over {window_text} equals "
-                    f"-[Psi(d/2) - Psi((d-1)/2)] = {-rate:.4f} within {slope_z} SE "
+                    f"-[Psi(d/2) - Psi((d-1)/2)] = {row.predicted:.4f} within {slope_z} SE "
                     "(mean of per-run OLS slopes)"
                 ),
-                bound=-rate,
+                bound=row.predicted,
                 note=(
-                    f"Median slope {np.median(slopes):.4f}. Window starts after "
+                    f"Median slope {row.median_slope:.4f}. Window starts after "
                     f"{fit_start_efolds:g} e-folds of the predicted rate and ends before any "
                     f"run's gap falls below {gap_floor:g} (float64 saturation). H_0 = identity "
                     "columns."
@@ -543,30 +598,29 @@ def lemma_a8(
                 id=f"orthogonality.lemma_a8.printed_rate_d{d}",
                 statement=(
                     f"erratum check, d={d}: the same slope equals the rate of the printed Eq. "
-                    f"(A.13), -(1/2)[Psi(d/2) - Psi((d-1)/2)] = {-rate / 2:.4f}, within "
+                    f"(A.13), -(1/2)[Psi(d/2) - Psi((d-1)/2)] = {row.printed_a13:.4f}, within "
                     f"{slope_z} SE (expected to FAIL: Eq. (A.13) is the limit of log sigma_i, not "
                     "log sigma_i^2)"
                 ),
-                bound=-rate / 2,
-                note="Spec orthogonality §7.12: the printed Lyapunov formula is off by 2.",
+                bound=row.printed_a13,
+                note="Thesis Eq. (A.13): the printed Lyapunov formula is off by 2.",
                 **common,
             ),
         ]
-    return TheoremCheck(pd.DataFrame(rows), claims)
+    return claims
 
 
 # ---------------------------------------------------------------------------------------------
 # whitening remark
 
 
-def whitening_remark(
+def measure_whitening(
     *,
     widths: Sequence[int] = (8, 32),
     batch_sizes: Sequence[int] = (4, 16, 64),
     n_runs: int = 100,
-    bn_min_gap: float = 1e-3,
     device: str = "auto",
-) -> TheoremCheck:
+) -> pd.DataFrame:
     """DJB21's whitening remark: M^{-1/2} instead of diag(M)^{-1/2} in Eq. (1) gives V = 0.
 
     One layer from H_0 (``inputs.near_rank_one``, V(H_0) ~ sqrt((n-1)/n), and i.i.d. Gaussian)
@@ -581,7 +635,6 @@ def whitening_remark(
     dev = resolve_device(device)
     runs = list(range(n_runs))
     rows = []
-    white_exact, floor_err, bn_min = 0.0, 0.0, math.inf
     for d in widths:
         for n in batch_sizes:
             d, n = int(d), int(n)
@@ -598,11 +651,6 @@ def whitening_remark(
                 white = metrics.orthogonality_gap(initialization.whitening(wh))
                 bn = metrics.orthogonality_gap(ops.bn_rms_scaled(wh))
                 floor = math.sqrt(max(n - d, 0) / (n * d))
-                if n <= d:
-                    white_exact = max(white_exact, white.max().item())
-                    bn_min = min(bn_min, bn.min().item())
-                else:
-                    floor_err = max(floor_err, (white - floor).abs().max().item())
                 rows.append(
                     dict(
                         d=d,
@@ -614,8 +662,29 @@ def whitening_remark(
                         rank_floor=floor,
                         bn_mean=bn.mean().item(),
                         bn_min=bn.min().item(),
+                        max_floor_error=(white - floor).abs().max().item() if n > d else math.nan,
                     )
                 )
+    return pd.DataFrame(rows)
+
+
+def judge_whitening(
+    table: pd.DataFrame,
+    *,
+    widths: Sequence[int] = (8, 32),
+    batch_sizes: Sequence[int] = (4, 16, 64),
+    n_runs: int = 100,
+    bn_min_gap: float = 1e-3,
+) -> list[Claim]:
+    """Claims of DJB21's whitening remark from ``measure_whitening``'s table.
+
+    Tolerance: ``bn_min_gap`` (the BN control); the other arguments name the setting.
+    """
+    exact = table[table["n"] <= table["d"]]
+    white_exact = max(0.0, float(exact["whitening_max"].max())) if len(exact) else 0.0
+    bn_min = float(exact["bn_min"].min()) if len(exact) else math.inf
+    wide = table.loc[table["n"] > table["d"], "max_floor_error"]
+    floor_err = max(0.0, float(wide.max())) if len(wide) else 0.0
     claims = [
         evaluate(
             id="orthogonality.whitening.exact",
@@ -662,4 +731,4 @@ def whitening_remark(
             ),
         ),
     ]
-    return TheoremCheck(pd.DataFrame(rows), claims)
+    return claims

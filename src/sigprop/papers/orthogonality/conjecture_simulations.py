@@ -17,10 +17,10 @@ import math
 import torch
 from torch import Tensor
 
-from .. import chains, metrics, ops
-from ..compute import resolve_device, resolve_dtype
-from ..inputs import gaussian_inputs
-from ..store import Labelled
+from ... import chains, metrics, ops
+from ...compute import resolve_device, resolve_dtype
+from ...inputs import gaussian_inputs
+from ...store import Labelled
 
 __all__ = [
     "ODD_ACTIVATIONS",
@@ -39,7 +39,7 @@ ODD_ACTIVATIONS = ("linear", "tanh", "sin")
 
 
 def gram_of_state(h: Tensor) -> Tensor:
-    """M = Q^T Q / d = H^T H for Q = sqrt(d) H (spec orthogonality §1.12), shape (..., n, n)."""
+    """M = Q^T Q / d = H^T H for Q = sqrt(d) H (DJB21 App. F), shape (..., n, n)."""
     return h.mT @ h
 
 
@@ -122,7 +122,7 @@ def stationary_gram(
     """K = E_nu[M] per activation and run: the time average of M over layers 1..depth of a chain
     from randn(d, n).
 
-    The authors' estimator (spec orthogonality §1.12: 5000 layers, no burn-in), with one
+    The authors' estimator (DJB21 App. F, its code: 5000 layers, no burn-in), with one
     independent reference chain per run. Activation a uses stream ``stream_ids[a]``.
 
     Returns:

@@ -1,13 +1,22 @@
 """Theorem checks of DJB21 App. E, Thesis Lemma A.8 and the whitening remark at small sizes, and
 the init_gap claims on synthetic tables: the claims pass where they should and can fail."""
 
+import io
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
-from sigprop.checks.orthogonality_init import init_gap_claims
-from sigprop.theorems import TheoremCheck
-from sigprop.theorems import orthogonality_init as oi
+from sigprop import initialization as ini
+from sigprop import metrics
+from sigprop.papers.orthogonality import init_theorems as oi
+from sigprop.papers.orthogonality.init_judges import init_gap_claims
+from sigprop.papers.orthogonality.items import ITEMS
+from sigprop.workflow import read_table
+
+THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
 SMALL = {
     "app_e": dict(
@@ -19,16 +28,27 @@ SMALL = {
 }  # fmt: skip
 
 
+def run_check(item: str, device: str = "cpu", **settings) -> SimpleNamespace:
+    """A theorem item as the workflow runs it: measure (settings less tolerances), the table
+    through CSV, then judge with all settings."""
+    theorem = THEOREMS[item]
+    setup = {k: v for k, v in settings.items() if k not in theorem.tolerances}
+    buffer = io.StringIO()
+    theorem.measure(**setup, device=device).to_csv(buffer, index=False)
+    buffer.seek(0)
+    table = read_table(buffer)
+    return SimpleNamespace(table=table, claims=theorem.judge(table, **settings))
+
+
 def by_what(check) -> dict:
-    claims = check.claims if isinstance(check, TheoremCheck) else check
+    claims = getattr(check, "claims", check)
     return {c.id.split(".", 2)[2]: c for c in claims}
 
 
 @pytest.mark.parametrize("item", ["app_e", "lemma_a8", "whitening"])
 def test_theorem_checks_are_well_formed(item):
-    fn = {"app_e": oi.app_e, "lemma_a8": oi.lemma_a8, "whitening": oi.whitening_remark}[item]
-    check = fn(**SMALL[item], device="cpu")
-    assert isinstance(check, TheoremCheck) and len(check.table) > 0
+    check = run_check(item, **SMALL[item])
+    assert len(check.table) > 0
     ids = [c.id for c in check.claims]
     assert len(ids) == len(set(ids))
     assert all(i.startswith(f"orthogonality.{item}.") for i in ids)
@@ -44,21 +64,21 @@ def test_theorem_checks_are_well_formed(item):
 
 def test_app_e_rejects_ratios_without_the_exact_and_the_wide_case():
     with pytest.raises(ValueError, match="include 1"):
-        oi.app_e(**{**SMALL["app_e"], "batch_ratios": (0.5, 3.0)}, device="cpu")
+        run_check("app_e", **{**SMALL["app_e"], "batch_ratios": (0.5, 3.0)})
     with pytest.raises(ValueError, match="> 1"):
-        oi.app_e(**{**SMALL["app_e"], "batch_ratios": (0.5, 1.0)}, device="cpu")
+        run_check("app_e", **{**SMALL["app_e"], "batch_ratios": (0.5, 1.0)})
 
 
 def test_whitening_negative_control_can_fail():
     """A bound above BN's one-layer gap makes the control fail (BN is not whitening)."""
-    check = oi.whitening_remark(**SMALL["whitening"], bn_min_gap=0.99, device="cpu")
+    check = run_check("whitening", **SMALL["whitening"], bn_min_gap=0.99)
     assert not by_what(check)["bn_not_exact"].passed
     assert by_what(check)["exact"].passed
 
 
 def test_lemma_a8_rejects_d_below_n():
     with pytest.raises(ValueError, match="d >= n"):
-        oi.lemma_a8(widths=(4,), batch_size=8, depth=50, n_runs=2, device="cpu")
+        run_check("lemma_a8", widths=(4,), batch_size=8, depth=50, n_runs=2)
 
 
 def synthetic_table(iterative_last: list[float], xavier_last: float = 0.95) -> pd.DataFrame:
@@ -93,3 +113,31 @@ def test_init_gap_claims_pass_and_fail():
     weak = by_what(init_gap_claims(synthetic_table([0.1, 0.1, 0.1], xavier_last=0.6), **args))
     assert not weak["xavier_aligns"].passed and not weak["orthogonal_aligns"].passed
     assert np.isclose(good["iterative_below_xavier"].measured, 0.95 - 0.11)
+
+
+def test_app_e_margin_inequality_and_equality():
+    """sum sigma^4 >= (sum sigma)^{-2} for sum sigma^2 = 1, with equality iff flat."""
+    g = torch.Generator().manual_seed(0)
+    for n in (2, 3, 10):
+        p = torch.distributions.Dirichlet(torch.ones(n)).sample((500,)).double()
+        assert (oi.app_e_margin(p.sqrt()) > 0).all()
+        assert abs(oi.app_e_margin(torch.ones(1, n, dtype=torch.float64)).item()) < 1e-14
+    # equals V(H)^2 - V(W H)^2 of the paper variant
+    h = torch.randn(6, 10, 5, generator=g, dtype=torch.float64)
+    wh = ini.orthogonalizing_weight(h, "paper") @ h
+    margin = oi.app_e_margin(torch.linalg.svdvals(h))
+    torch.testing.assert_close(
+        margin, metrics.orthogonality_gap(h) ** 2 - metrics.orthogonality_gap(wh) ** 2
+    )
+
+
+def test_lemma_a8_rate_positive_decreasing_and_the_printed_rate_is_half():
+    """Psi(d/2) - Psi((d-1)/2) > 0, decreasing in d, ~ 1/d; 0.153, 0.069, 0.033 at d = 8, 16,
+    32 (our scratch simulations)."""
+    rates = [oi.lemma_a8_rate(d) for d in (2, 4, 8, 16, 32, 64, 1024)]
+    assert all(r > 0 for r in rates)
+    assert all(a > b for a, b in zip(rates[:-1], rates[1:], strict=True))
+    assert [round(oi.lemma_a8_rate(d), 3) for d in (8, 16, 32)] == [0.153, 0.069, 0.033]
+    assert abs(1024 * oi.lemma_a8_rate(1024) - 1.0) < 0.01
+    with pytest.raises(ValueError, match="d must be >= 2"):
+        oi.lemma_a8_rate(1)

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import mean_se, per_run_slopes
+from ...claims import Claim, evaluate
+from ...stats import mean_se, per_run_slopes
 
 __all__ = ["centred_floor", "fig5_claims"]
 
@@ -179,7 +179,7 @@ def fig5_claims(
                         f"V >= 1/sqrt(n(n-1)) = {floor:.4f}; measured is the least BN gap over "
                         f"all batches and layers >= 2"
                     ),
-                    source=f"{SOURCE}; spec orthogonality §3 Fig. 5 (our derivation)",
+                    source=f"{SOURCE} (our derivation)",
                     measured=float(np.min(hidden)),
                     relation=">=",
                     bound=floor,

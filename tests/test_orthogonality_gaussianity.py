@@ -8,9 +8,10 @@ import pytest
 import torch
 from scipy.linalg import sqrtm
 
-from sigprop import gaussianity, metrics
-from sigprop.checks import orthogonality_gaussian as og
-from sigprop.experiments.orthogonality_gaussian import (
+from sigprop import metrics
+from sigprop.papers.orthogonality import gaussian_judges as og
+from sigprop.papers.orthogonality import gaussianity
+from sigprop.papers.orthogonality.gaussian_simulations import (
     equicorrelated_gaussian_inputs,
     gaussian_chain,
 )
@@ -218,11 +219,12 @@ def test_config_consistency_names_the_gaussian_chain_keys():
 
     import yaml
 
-    from sigprop.config import ConfigError, check_consistency
+    from sigprop.config import ConfigError
+    from sigprop.papers.orthogonality.config_checks import check_config
 
     root = Path(__file__).resolve().parents[1]
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
-    check_consistency(config)
+    check_config(config)
     for key, value, message in [
         ("table1", {"batch_size": 3}, "table1.batch_size"),
         ("thm1", {"widths": [96]}, "thm1.widths"),
@@ -231,4 +233,4 @@ def test_config_consistency_names_the_gaussian_chain_keys():
         bad = copy.deepcopy(config)
         bad["orthogonality"][key].update(value)
         with pytest.raises(ConfigError, match=message):
-            check_consistency(bad)
+            check_config(bad)

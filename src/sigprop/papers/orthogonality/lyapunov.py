@@ -1,6 +1,6 @@
 """The Lyapunov function and one-step drift of the BN chain, DJB21 App. A.3-C (Thesis A.2-A.3).
 
-Definitions, each as its seed writes it (catalog ``spec/orthogonality.md`` §1.6, §1.8):
+Definitions, each as its seed writes it (DJB21 Eq. (11) and App. C; Thesis Eq. (A.5) and App. A.3):
 
 - ``lyapunov_gap``: V_hat(H) = 1/n - sigma_n(H)^2, DJB21 Eq. (11) (Thesis Eq. (A.5)).
 - ``p_coefficients``: p_i(sigma) = E[sigma_i^2 w_i^2 / sum_k sigma_k^2 w_k^2], w ~ N(0, I_n),
@@ -20,7 +20,7 @@ becomes an integral over the real line of a function that is analytic in the str
 |Im u| < pi (its singularities sit at u = -log(2 s_j) +- i pi) and decays exponentially at both
 ends, so the trapezoid rule with step h converges like exp(-2 pi^2 / h) whatever the spread of
 s. We use h = 1/4 and evaluate the integrand in logs, so a tiny sigma_n^2 (1e-12, where plain
-``scipy.integrate.quad`` on [0, inf) loses accuracy, spec §1.8) costs a few more nodes but no
+``scipy.integrate.quad`` on [0, inf) loses accuracy) costs a few more nodes but no
 accuracy. Step and ends: ``QUADRATURE_STEP``, ``_LOWER_U``, ``_TAIL``. Everything is batched
 over leading dimensions, float64.
 """

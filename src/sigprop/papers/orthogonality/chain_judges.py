@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import bootstrap_slope, per_run_slopes
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope, per_run_slopes
 
 __all__ = ["fig1_claims", "fig2a_claims", "fig2b_claims"]
 

@@ -12,9 +12,9 @@ import copy
 
 import torch
 
-from .. import data, initialization, metrics, models, seeding
-from ..compute import resolve_device, resolve_dtype
-from ..store import Labelled
+from ... import data, initialization, metrics, models, seeding
+from ...compute import resolve_device, resolve_dtype
+from ...store import Labelled
 
 __all__ = ["BATCHES", "INIT_BATCH_FACTOR", "METHODS", "init_gap", "normalized_images"]
 

@@ -8,9 +8,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..experiments.orthogonality_conjecture import ODD_ACTIVATIONS
-from ..stats import bootstrap_slope, mean_se, ols_slope
+from ...claims import Claim, evaluate
+from ...stats import bootstrap_slope, mean_se, ols_slope
+from .conjecture_simulations import ODD_ACTIVATIONS
 
 __all__ = ["fig6_claims"]
 
@@ -136,7 +136,7 @@ def fig6_claims(
             relation=">=",
             bound=distinct_z * diff_se,
             note=(
-                "Erratum (spec orthogonality §7.14): the code plots the last activation's values "
+                "Erratum (DJB21 Fig. 6 vs its code): the code plots the last activation's values "
                 "(sin) for every curve, so the paper's four curves are one. SE by the delta "
                 f"method over runs. Least distinct pair: {smallest[0][0]} vs {smallest[0][1]}, "
                 f"|difference| {smallest[1][0]:.4f} +- {smallest[1][1]:.4f}."
@@ -152,7 +152,7 @@ def fig6_claims(
         odd = act in ODD_ACTIVATIONS
         common = dict(
             id=f"orthogonality.fig6.k_offdiag_{act}",
-            source="DJB21 App. F.2 (odd activations); spec orthogonality §2",
+            source="DJB21 App. F.2 (odd activations)",
             measured=off,
             measured_se=off_se,
             note=(

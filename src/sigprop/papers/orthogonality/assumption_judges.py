@@ -1,7 +1,7 @@
 """Claims of Thesis Fig. 2.3: where assumption A_1(0.1 alpha_0, 1000) holds on the (n, d) grid.
 
 The caption says the pass region is d = Omega(n^2) and marks it with the curve d = (n - 28)^1.8.
-From the pixel table (``experiments.orthogonality_assumption.pixel_table``) we take the boundary
+From the pixel table (``assumption_simulations.pixel_table``) we take the boundary
 d_min(n) = the smallest grid width from which every larger grid width passes, fit
 log d_min = log c + k log n over the batch sizes whose boundary lies inside the grid, and test
 k against the caption's 2 and the printed 1.8, the printed curve as a separator, the caption's
@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ..claims import Claim, evaluate
-from ..stats import ols_slope
+from ...claims import Claim, evaluate
+from ...stats import ols_slope
 
 __all__ = [
     "CAPTION_EXPONENT",

@@ -3,7 +3,7 @@
 DJB21 Eq. (4) (Thesis Eq. (2.4)) compares law(W_l H_l), W_l with i.i.d. N(0, 1/d) entries, with
 law(G / sqrt(n)), G in R^{d x n} i.i.d. N(0, 1/d), under the Frobenius cost on R^{d x n}. The
 paper gives only the upper bound of Lemma 2; here are the computable ends of the sandwich
-(spec orthogonality §1.9, our derivation):
+(our derivation):
 
 - ``conditional_w2_squared``: given H, the rows of W H are i.i.d. N(0, C / d) with C = H^T H and
   those of G / sqrt(n) are i.i.d. N(0, I / (d n)); the Gaussian (Bures) formula gives exactly
@@ -17,7 +17,8 @@ By concavity of tr C^{1/2}, lower bound <= upper bound, also for empirical avera
 and the proof of Lemma 2 continues upper bound <= n E[V^2] <= 2 n E[V] for unit-Frobenius H.
 
 The right-hand sides of Theorem 1 (Eq. (3)) and Corollary 3 (Eq. (5)) take the constant alpha of
-Assumption A_1(alpha, l); ``running_alpha_hat`` is its empirical reading (spec §2, §7.1).
+Assumption A_1(alpha, l); ``running_alpha_hat`` is its empirical reading (our reading of
+DJB21 Thm. 1).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ import math
 import torch
 from torch import Tensor
 
-from .metrics import singular_values
+from ...metrics import singular_values
 
 __all__ = [
     "bures_w2_squared",
@@ -48,7 +49,7 @@ def conditional_w2_squared(h: Tensor) -> Tensor:
     """W2^2(law(W H | H), law(G / sqrt n)) = sum_i (sigma_i(H) - 1 / sqrt n)^2, exact.
 
     DJB21 Eq. (4) (Thesis Eq. (2.4)) given H: the Bures formula for the two Gaussian laws (module
-    docstring; spec orthogonality §1.9, our derivation). It holds for every H with d >= n; for
+    docstring; our derivation). It holds for every H with d >= n; for
     unit-Frobenius H (DJB21 Eq. (10)) it equals 1 + 1 - (2 / sqrt n) sum_i sigma_i. Invariant
     under H -> Q H P for orthogonal Q (d x d) and P (n x n).
 
@@ -65,7 +66,7 @@ def gelbrich_lower_bound(mean_gram: Tensor) -> Tensor:
     """Gelbrich lower bound on the unconditional W2^2: sum_i (sqrt(lambda_i(E C)) - 1/sqrt n)^2.
 
     W2^2(law(W H), law(G / sqrt n)) >= the Gaussian W2^2 between the covariances
-    I_d (x) E[C] / d and I_d (x) I_n / (d n) (spec orthogonality §1.9, our derivation).
+    I_d (x) E[C] / d and I_d (x) I_n / (d n) (our derivation).
 
     Args:
         mean_gram: E[C] = E[H^T H], shape (..., n, n), symmetric positive semi-definite.
@@ -139,8 +140,8 @@ def theorem1_rhs(alpha, layer, n: int, d: int):
     """2 (1 - 2 alpha / 3)^l + 3 n / (alpha sqrt d), DJB21 Eq. (3) (Thesis Eq. (2.3)).
 
     Bounds E[V(H_{l+1})] under A_1(alpha, l). The proof plugs sigma_n^2 >= alpha into Thm. 5, so
-    the rigorous reading takes alpha = (lower bound on sigma_n)^2 (spec §2, §7.1). Works
-    elementwise on floats, numpy arrays or tensors.
+    the rigorous reading takes alpha = (lower bound on sigma_n)^2 (our reading of DJB21 Thm. 1).
+    Works elementwise on floats, numpy arrays or tensors.
     """
     return 2.0 * (1.0 - 2.0 * alpha / 3.0) ** layer + 3.0 * n / (alpha * math.sqrt(d))
 

@@ -1,4 +1,5 @@
-"""sigprop.lyapunov: V_hat, Sawa p_i, g of Eq. (16), the one-step Monte Carlo (DJB21 App. C)."""
+"""papers.orthogonality.lyapunov: V_hat, Sawa p_i, g of Eq. (16), the one-step Monte Carlo
+(DJB21 App. C)."""
 
 import math
 
@@ -8,7 +9,8 @@ import pytest
 import torch
 from scipy import integrate
 
-from sigprop import lyapunov, ops
+from sigprop import ops
+from sigprop.papers.orthogonality import lyapunov
 
 
 def spectrum(*values):
@@ -73,7 +75,7 @@ def test_p_coefficients_match_scipy_quad_when_well_conditioned():
 
 
 def test_p_coefficients_near_degenerate_match_mpmath():
-    """sigma_n^2 = 1e-12: the log-t trapezoid keeps full relative accuracy (spec §1.8)."""
+    """sigma_n^2 = 1e-12: the log-t trapezoid keeps full relative accuracy (DJB21 App. C)."""
     values = [0.5, 0.3, 0.2 - 1e-12, 1e-12]
     p = lyapunov.p_coefficients(torch.tensor(values, dtype=torch.float64))
     mpmath.mp.dps = 30

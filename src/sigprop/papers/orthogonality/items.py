@@ -1,0 +1,315 @@
+"""DJB21 items: every simulation, figure, table and theorem check of the orthogonality paper.
+
+Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (seed 004: ch. 2 and
+App. A). Config slices are ``orthogonality/<name>``.
+"""
+
+from ...registry import Figure, Simulation, Table, Theorem
+from . import (
+    assumption_judges,
+    assumption_simulations,
+    chain_judges,
+    chain_simulations,
+    conjecture_judges,
+    conjecture_simulations,
+    drift_judges,
+    drift_simulations,
+    drift_theorems,
+    gaussian_judges,
+    gaussian_simulations,
+    init_judges,
+    init_simulations,
+    init_theorems,
+    real_judges,
+    real_simulations,
+)
+from .config_checks import check_config
+
+SEED = "DJB21 (seeds 003-004; Thesis ch. 2 and App. A)"
+
+ITEMS = [
+    Simulation(
+        "cosine_pair",
+        seed="DJB21 Fig. 1; Thesis Fig. 2.1",
+        run=chain_simulations.cosine_pair,
+        mem_mb=1000,
+        runtime=10,
+    ),
+    Figure(
+        "fig1",
+        seed="DJB21 Fig. 1; Thesis Fig. 2.1",
+        reads={"cosines": "cosine_pair"},
+        params={"setup": "orthogonality/cosine_pair"},
+        judge=chain_judges.fig1_claims,
+        judge_args={
+            "width": "orthogonality/cosine_pair/width",
+            "vanilla_min_final_cosine": "orthogonality/fig1/vanilla_min_final_cosine",
+        },
+    ),
+    Simulation(
+        "gap_chain",
+        seed="DJB21 Eq. (1); Figs. 2a, 2b; Thesis Fig. 2.2",
+        run=chain_simulations.gap_chain,
+        mem_mb=4000,
+        runtime=30,
+    ),
+    Figure(
+        "fig2a",
+        seed="DJB21 Fig. 2a; Thesis Fig. 2.2a",
+        reads={"gaps": "gap_chain"},
+        params={
+            "widths": "orthogonality/fig2a/widths",
+            "layers": "orthogonality/fig2a/layers",
+            "chain": "orthogonality/gap_chain",
+        },
+        judge=chain_judges.fig2a_claims,
+        judge_args={
+            "decay_window": "orthogonality/fig2a/decay_window",
+            "plateau_window": "orthogonality/fig2a/plateau_window",
+            "plateau_z": "orthogonality/fig2a/plateau_z",
+        },
+    ),
+    Figure(
+        "fig2b",
+        seed="DJB21 Fig. 2b; Thesis Fig. 2.2b",
+        reads={"gaps": "gap_chain"},
+        params={
+            "window": "orthogonality/fig2b/window",
+            "paper_window": "orthogonality/fig2b/paper_window",
+            "chain": "orthogonality/gap_chain",
+        },
+        judge=chain_judges.fig2b_claims,
+        judge_args={
+            "window": "orthogonality/fig2b/window",
+            "slope_z": "orthogonality/fig2b/slope_z",
+            "paper_window": "orthogonality/fig2b/paper_window",
+            "paper_slope": "orthogonality/fig2b/paper_slope",
+            "paper_slope_rounding": "orthogonality/fig2b/paper_slope_rounding",
+        },
+    ),
+    Simulation(
+        "real_gap",
+        seed="DJB21 Fig. 5 (App. F)",
+        run=real_simulations.real_gap,
+        datasets=("fashion_mnist",),
+        mem_mb=3000,
+        runtime=30,
+    ),
+    Figure(
+        "fig5",
+        seed="DJB21 Fig. 5 (App. F)",
+        reads={"gaps": "real_gap"},
+        params={"setup": "orthogonality/real_gap"},
+        judge=real_judges.fig5_claims,
+        judge_args={
+            "batch_size": "orthogonality/real_gap/batch_size",
+            "growth_window": "orthogonality/fig5/growth_window",
+            "plateau_window": "orthogonality/fig5/plateau_window",
+            "z": "orthogonality/fig5/z",
+            "float_tolerance": "orthogonality/fig5/float_tolerance",
+        },
+    ),
+    Simulation(
+        "gaussian_chain",
+        seed=(
+            "DJB21 Thm. 1, Lemma 2, Cor. 3, Table 1; "
+            "Thesis Thm. 2.1, Lemma 2.2, Cor. 2.3, Table 2.1"
+        ),
+        run=gaussian_simulations.gaussian_chain,
+        mem_mb=4000,
+        runtime=60,
+    ),
+    Figure(
+        "thm1",
+        seed="DJB21 Thm. 1; Thesis Thm. 2.1",
+        reads={"chain": "gaussian_chain"},
+        params={
+            "widths": "orthogonality/thm1/widths",
+            "decay_window": "orthogonality/thm1/decay_window",
+            "plateau_window": "orthogonality/thm1/plateau_window",
+            "chain": "orthogonality/gaussian_chain",
+        },
+        judge=gaussian_judges.thm1_claims,
+        judge_args={
+            "widths": "orthogonality/thm1/widths",
+            "decay_window": "orthogonality/thm1/decay_window",
+            "plateau_window": "orthogonality/thm1/plateau_window",
+            "z": "orthogonality/thm1/z",
+            "n_exponent_tolerance": "orthogonality/thm1/n_exponent_tolerance",
+        },
+    ),
+    Figure(
+        "w2_depth",
+        seed="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
+        reads={"chain": "gaussian_chain"},
+        params={"widths": "orthogonality/w2_depth/widths", "chain": "orthogonality/gaussian_chain"},
+        judge=gaussian_judges.w2_depth_claims,
+        judge_args={
+            "plateau_from": "orthogonality/w2_depth/plateau_from",
+            "float_tolerance": "orthogonality/w2_depth/float_tolerance",
+        },
+    ),
+    Figure(
+        "w2_width",
+        seed="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
+        reads={"chain": "gaussian_chain"},
+        params={"window": "orthogonality/w2_width/window", "chain": "orthogonality/gaussian_chain"},
+        judge=gaussian_judges.w2_width_claims,
+        judge_args={
+            "max_exponent": "orthogonality/w2_width/max_exponent",
+            "z": "orthogonality/w2_width/z",
+        },
+    ),
+    Table(
+        "table1",
+        seed="DJB21 Table 1; Thesis Table 2.1",
+        reads={"chain": "gaussian_chain"},
+        params={
+            "batch_size": "orthogonality/table1/batch_size",
+            "window": "orthogonality/w2_width/window",
+        },
+        judge=gaussian_judges.table1_claims,
+        judge_args={
+            "max_exponent": "orthogonality/w2_width/max_exponent",
+            "z": "orthogonality/w2_width/z",
+        },
+    ),
+    Simulation(
+        "conjecture_chain",
+        seed="DJB21 Conjecture F.1, Fig. 6 (App. F)",
+        run=conjecture_simulations.conjecture_chain,
+        mem_mb=2000,
+        runtime=30,
+    ),
+    Figure(
+        "fig6",
+        seed="DJB21 Fig. 6, Conjecture F.1 (App. F)",
+        reads={"fluctuations": "conjecture_chain"},
+        params={"main": "orthogonality/fig6/main", "chain": "orthogonality/conjecture_chain"},
+        judge=conjecture_judges.fig6_claims,
+        judge_args="orthogonality/fig6",
+    ),
+    Simulation(
+        "a1_grid",
+        seed="Thesis Fig. 2.3 (DJB21 assumption A_1)",
+        run=assumption_simulations.a1_grid,
+        mem_mb=2000,
+        runtime=60,
+    ),
+    Figure(
+        "fig2_3",
+        seed="Thesis Fig. 2.3 (DJB21 assumption A_1)",
+        reads={"grid": "a1_grid"},
+        params={
+            "min_fit_points": "orthogonality/fig2_3/min_fit_points",
+            "n2_constant": "orthogonality/fig2_3/n2_constant",
+            "grid": "orthogonality/a1_grid",
+        },
+        judge=assumption_judges.fig2_3_claims,
+        judge_args={
+            "threshold": "orthogonality/a1_grid/threshold",
+            "depth": "orthogonality/a1_grid/depth",
+            "min_fit_points": "orthogonality/fig2_3/min_fit_points",
+            "n2_constant": "orthogonality/fig2_3/n2_constant",
+        },
+    ),
+    Theorem(
+        "lemma4",
+        seed="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
+        measure=drift_theorems.measure_lemma4,
+        judge=drift_theorems.judge_lemma4,
+        tolerances=("float_tolerance",),
+    ),
+    Theorem(
+        "theorem5",
+        seed="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
+        measure=drift_theorems.measure_theorem5,
+        judge=drift_theorems.judge_theorem5,
+        tolerances=("z", "control_z", "float_tolerance"),
+    ),
+    Simulation(
+        "drift_mc",
+        seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
+        run=drift_simulations.drift_mc,
+        setup={
+            "cases": "orthogonality/theorem5/cases",
+            "n_states": "orthogonality/theorem5/n_states",
+            "n_degenerate": "orthogonality/theorem5/n_degenerate",
+            "n_draws": "orthogonality/theorem5/n_draws",
+        },
+    ),
+    Figure(
+        "drift",
+        seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
+        reads={"mc": "drift_mc"},
+        params={
+            "cases": "orthogonality/theorem5/cases",
+            "n_states": "orthogonality/theorem5/n_states",
+            "n_degenerate": "orthogonality/theorem5/n_degenerate",
+            "n_draws": "orthogonality/theorem5/n_draws",
+        },
+        judge=drift_judges.drift_claims,
+        judge_args={"z": "orthogonality/drift/z"},
+    ),
+    Theorem(
+        "lemma6",
+        seed="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
+        measure=drift_theorems.measure_lemma6,
+        judge=drift_theorems.judge_lemma6,
+        tolerances=("z", "float_tolerance"),
+    ),
+    Theorem(
+        "lemma10",
+        seed="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
+        measure=drift_theorems.measure_lemma10,
+        judge=drift_theorems.judge_lemma10,
+        tolerances=("float_tolerance", "derivative_tolerance"),
+    ),
+    Theorem(
+        "stability",
+        seed="DJB21 App. B.1; Thesis App. A.2",
+        measure=drift_theorems.measure_stability,
+        judge=drift_theorems.judge_stability,
+        tolerances=("z", "control_z"),
+    ),
+    Theorem(
+        "app_e",
+        seed="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
+        measure=init_theorems.measure_app_e,
+        judge=init_theorems.judge_app_e,
+        tolerances=("control_min_fraction",),
+    ),
+    Theorem(
+        "lemma_a8",
+        seed="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
+        measure=init_theorems.measure_lemma_a8,
+        judge=init_theorems.judge_lemma_a8,
+        tolerances=("slope_z",),
+    ),
+    Theorem(
+        "whitening",
+        seed="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
+        measure=init_theorems.measure_whitening,
+        judge=init_theorems.judge_whitening,
+        tolerances=("bn_min_gap",),
+    ),
+    Simulation(
+        "init_mlp",
+        seed="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
+        run=init_simulations.init_gap,
+        datasets=("fashion_mnist",),
+        mem_mb=4000,
+        runtime=30,
+    ),
+    Figure(
+        "init_gap",
+        seed="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
+        reads={"gaps": "init_mlp"},
+        params={"setup": "orthogonality/init_mlp"},
+        judge=init_judges.init_gap_claims,
+        judge_args="orthogonality/init_gap",
+    ),
+]
+
+CHECK_CONFIG = check_config
+"""The cross-key checks of the ``orthogonality`` config (``config_checks.check_config``)."""
