@@ -77,7 +77,10 @@ def test_schema_rejects_unknown_keys_at_every_level():
 @pytest.mark.parametrize(
     "override, message",
     [
-        ({"gradients": {"fig6_1": {"fit_window": [10, 500]}}}, "fit_window: last layer 500"),
+        (
+            {"gradients": {"fig6_1": {"fit_window": [10, 500]}}},
+            r"fit_window = \[10, 500\]: last",
+        ),
         ({"gradients": {"isometry_chain": {"widths": [32, 32]}}}, r"need >= 2 widths"),
         ({"gradients": {"lemma6_2": {"d_range": [8, 4]}}}, r"d_range \[8, 4\] is not ordered"),
         ({"gradients": {"lemma_c8_c9": {"spreads": [0.003, 0.01]}}}, "every input has psi <="),

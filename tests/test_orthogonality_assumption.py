@@ -13,6 +13,7 @@ import yaml
 from sigprop import chains, ops, store
 from sigprop.config import ConfigError
 from sigprop.metrics import smallest_singular_value
+from sigprop.papers import load_registry
 from sigprop.papers.orthogonality.assumption_judges import (
     boundary,
     fig2_3_claims,
@@ -137,7 +138,8 @@ def test_bad_grids_raise(batch_sizes, widths, message):
 
 def test_pixel_table_from_saved_grid(tmp_path):
     result = a1_grid([4, 12], [8, 48], 0.1, 30, 3, "float64", device="cpu")
-    store.save(tmp_path / "g.pt", result, {})
+    item = load_registry().get("orthogonality", "a1_grid", "simulation")
+    store.save(tmp_path / "g.pt", result, {}, nonfinite=item.nonfinite)
     table = pixel_table(store.load_frame(tmp_path / "g.pt"))
     assert list(zip(table["n"], table["d"], strict=True)) == [(4, 8), (4, 48), (12, 8), (12, 48)]
     row = table.set_index(["n", "d"]).loc[(12, 8)]

@@ -35,8 +35,14 @@ def test_quick_and_paper_configs_pass():
     [
         ({"fig2a": {"widths": [32, 1024]}}, r"orthogonality.fig2a.widths \[1024\]"),
         ({"fig2a": {"layers": 700}}, "orthogonality.fig2a.layers = 700 exceeds"),
-        ({"fig2b": {"window": [100, 900]}}, "orthogonality.fig2b.window: last layer 900"),
-        ({"fig2a": {"decay_window": [20, 5]}}, "fig2a.decay_window: first layer 20 is after"),
+        (
+            {"fig2b": {"window": [100, 900]}},
+            r"fig2b.window = \[100, 900\]: last layer 900",
+        ),
+        (
+            {"fig2a": {"decay_window": [20, 5]}},
+            r"decay_window = \[20, 5\]: first layer 20",
+        ),
         (
             {"gap_chain": {"widths": [16, 32, 64]}, "fig2a": {"widths": [32]}},
             "needs at least 4 widths",

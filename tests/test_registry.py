@@ -58,7 +58,7 @@ def test_every_entry_resolves(scale):
             resolve(item.judge_args, config)
             for ref in item.reads.values():
                 REGISTRY.simulation_of(family, ref)
-            script = ROOT / "workflow" / "scripts" / family / (item.script or f"{item.name}.py")
+            script = ROOT / "workflow" / "scripts" / family / item.script_file
             assert script.exists(), script
             assert (ROOT / "workflow" / "report" / family / f"{item.name}.rst").exists()
 

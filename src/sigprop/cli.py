@@ -143,7 +143,7 @@ def cmd_show(registry: Registry, args) -> int:
         if hasattr(item, role):
             print(f"{role + ':':12}{_where(getattr(item, role))}")
     if item.kind in ("figure", "table"):
-        print(f"script:     workflow/scripts/{family}/{item.script or item.name + '.py'}")
+        print(f"script:     workflow/scripts/{family}/{item.script_file}")
     print("outputs:    " + ", ".join(item_files(family, item)))
     print(f"config ({', '.join(args.configfile)}):")
     print(yaml.safe_dump(_config_slice(family, item, config), sort_keys=False).rstrip())

@@ -72,14 +72,14 @@ class Simulation:
 
 
 @dataclass(frozen=True)
-class Figure:
-    """A figure drawn from cached simulations by a short script, then judged from its CSV.
+class _Drawn:
+    """An item drawn by a short script from cached simulations, then judged from its CSV.
 
     Attributes:
-        name: the seed's own number, ``figures/<family>/<name>.pdf``.
+        name: the seed's own number, e.g. ``fig2b`` (``figures/<family>/fig2b.pdf``).
         seed: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
         reads: script input name -> simulation name of the same family (or ``family/name``).
-        params: script parameter name -> config path (``snakemake.params.<name>``).
+        params: script parameter name -> config path (``params.<name>`` in the script).
         constants: fixed script parameters, e.g. which curves a shared script draws.
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
         judge_args: config references of the judge's keyword arguments.
@@ -95,24 +95,22 @@ class Figure:
     judge_args: ConfigRefs = field(default_factory=dict)
     script: str | None = None
 
+    @property
+    def script_file(self) -> str:
+        """The script's file name in ``workflow/scripts/<family>/``."""
+        return self.script or f"{self.name}.py"
+
+
+@dataclass(frozen=True)
+class Figure(_Drawn):
+    """A figure: ``figures/<family>/<name>.{pdf,png}`` and its plotted numbers (``.csv``)."""
+
     kind = "figure"
 
 
 @dataclass(frozen=True)
-class Table:
-    """A generated table (``results/<family>/<name>.csv`` and ``.md``), judged from its CSV.
-
-    Attributes are those of ``Figure``.
-    """
-
-    name: str
-    seed: str
-    judge: Callable[..., list]
-    reads: Mapping[str, str] = field(default_factory=dict)
-    params: Mapping[str, str] = field(default_factory=dict)
-    constants: Mapping[str, Any] = field(default_factory=dict)
-    judge_args: ConfigRefs = field(default_factory=dict)
-    script: str | None = None
+class Table(_Drawn):
+    """A generated table: ``results/<family>/<name>.csv`` and ``.md``."""
 
     kind = "table"
 

@@ -123,7 +123,7 @@ def get_script_code(wildcards):
 
 def get_script(wildcards):
     item = _judged_item(wildcards)
-    return f"../scripts/{wildcards.family}/{item.script or item.name + '.py'}"
+    return f"../scripts/{wildcards.family}/{item.script_file}"
 
 
 def get_judge_args(wildcards):

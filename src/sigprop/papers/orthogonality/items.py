@@ -193,6 +193,9 @@ ITEMS = [
         "a1_grid",
         seed="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         run=assumption_simulations.a1_grid,
+        # NaN by design: first_fail of a run that never fails; every value of a pixel n > d,
+        # outside the assumption's range (not simulated)
+        nonfinite=("first_fail", "alpha0", "min_ratio", "passed", "layers"),
         mem_mb=2000,
         runtime=60,
     ),
