@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gzip
 import os
+import socket
 import struct
 from pathlib import Path
 
@@ -196,3 +197,53 @@ def test_every_dataset_has_normalization_constants():
     for spec in data.DATASETS.values():
         assert len(spec.mean) == len(spec.std) in (1, 3)
         assert all(0 < s < 1 for s in spec.std)
+
+
+# --- the data rule: a route for each dataset, checked before any job (issue 12, item 1) -------
+
+
+@pytest.fixture
+def offline(monkeypatch):
+    """Downloads impossible without touching the network: the only host refuses at once."""
+    monkeypatch.setattr(data, "_download_hosts", lambda spec: ["127.0.0.1"])
+    monkeypatch.setattr(socket, "create_connection", _refuse)
+
+
+def _refuse(address, timeout=None):
+    raise ConnectionRefusedError(f"connection to {address[0]} refused")
+
+
+def test_routes_in_order_prepared_local_apt_download(monkeypatch, tmp_path, no_sources, offline):
+    root = tmp_path / "root"
+    found, reasons = data.route("fashion_mnist", root, download=True, apt=False)
+    assert found is None and "download impossible" in reasons[-1]
+    monkeypatch.setattr(data, "_apt_command", lambda spec: ["apt-get", "install", "x"])
+    assert data.route("fashion_mnist", root, apt=True)[0] == "apt"
+    _write_source(no_sources, n_train=5, n_test=3, seed=0)
+    assert data.route("fashion_mnist", root, apt=True)[0] == "local"
+    assert data.route("fashion_mnist", root, system_sources=False, apt=False)[0] is None
+    record = data.prepare("fashion_mnist", root, download=False, apt=False)
+    assert record["route"] == "local" and set(record["files"]) == set(
+        data.DATASETS["fashion_mnist"].files
+    )
+    assert data.route("fashion_mnist", root, system_sources=False)[0] == "prepared"
+
+
+def test_preflight_fails_fast_naming_every_way_tried(tmp_path, no_sources, offline):
+    with pytest.raises(data.DatasetNotFoundError) as error:
+        data.preflight(["fashion_mnist"], tmp_path / "root", download=True, apt=False)
+    text = str(error.value)
+    assert "Fashion-MNIST (dataset 'fashion_mnist') not found" in text
+    assert "download impossible: 127.0.0.1" in text and "apt-get install" in text
+    assert data.preflight([], tmp_path, download=False, apt=False) == {}
+
+
+def test_a_reachable_download_host_is_a_route(monkeypatch, tmp_path, no_sources):
+    monkeypatch.setattr(socket, "create_connection", lambda address, timeout=None: _Closable())
+    assert data.route("cifar10", tmp_path, apt=False, system_sources=False)[0] == "download"
+    assert data._download_hosts(data.DATASETS["cifar10"]) == ["www.cs.toronto.edu"]
+
+
+class _Closable:
+    def close(self):
+        pass

@@ -7,8 +7,18 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sigprop.data import DATASETS
 from sigprop.papers import FAMILIES, load_registry
-from sigprop.registry import Figure, Registry, Simulation, Table, Theorem, resolve
+from sigprop.registry import (
+    Figure,
+    Registry,
+    Simulation,
+    Table,
+    Theorem,
+    dataset_names,
+    resolve,
+    simulation_setup,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "sigprop"
@@ -46,7 +56,9 @@ def test_every_entry_resolves(scale):
         assert item.seed, f"{family}.{item.name} has no seed reference"
         if isinstance(item, Simulation):
             assert callable(item.run)
-            resolve(item.setup, config, default=f"{family}/{item.name}")
+            simulation_setup(family, item, config)
+            for name in dataset_names(item, config):
+                assert name in DATASETS, f"{family}.{item.name} reads unknown dataset {name}"
         elif isinstance(item, Theorem):
             assert callable(item.measure) and callable(item.judge)
             settings = resolve(None, config, default=f"{family}/{item.name}")

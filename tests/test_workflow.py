@@ -241,6 +241,41 @@ def test_bad_config_fails_before_any_job(workdir, tmp_path):
     assert "localrule" not in out.stdout + out.stderr
 
 
+def test_missing_data_stops_the_run_before_any_job(tmp_path):
+    """Data hidden and downloads impossible (issue 12, item 1): `snakemake all` stops within
+    seconds, with the data layer's message, and no job ran."""
+    import os
+    import time
+
+    (tmp_path / "work").mkdir()
+    work = copy_workflow(tmp_path / "work")
+    hidden = {
+        "data": {
+            "root": str(tmp_path / "nodata"),
+            "download": False,
+            "apt": False,
+            "system_sources": False,
+            "timeout_s": 5,
+        }
+    }
+    (work / "hidden.yaml").write_text(yaml.safe_dump(hidden))
+    env = {k: v for k, v in os.environ.items() if k != "SIGPROP_DATA_SOURCES"}
+    start = time.monotonic()
+    out = subprocess.run(
+        [*SNAKEMAKE, "--cores", "2", "all", "--configfile", "hidden.yaml"],
+        cwd=work,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=WORKFLOW_TIMEOUT_S,
+    )
+    assert out.returncode != 0
+    assert time.monotonic() - start < 120
+    assert "Fashion-MNIST (dataset 'fashion_mnist') not found" in out.stderr
+    assert "sudo apt-get install dataset-fashion-mnist" in out.stderr
+    assert not (work / "results").exists() and "rule simulate" not in out.stdout + out.stderr
+
+
 def test_lint_is_clean():
     out = subprocess.run([*SNAKEMAKE, "--lint"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

@@ -24,7 +24,7 @@ import yaml
 
 from .claims import verdict_counts, verdict_of
 from .papers import load_registry
-from .registry import Item, Registry, resolve
+from .registry import Item, Registry, resolve, simulation_setup
 
 __all__ = ["compare_golden", "item_files", "main", "parse_target"]
 
@@ -125,7 +125,7 @@ def cmd_list(registry: Registry, args) -> int:
 
 def _config_slice(family: str, item: Item, config: dict) -> dict:
     if item.kind == "simulation":
-        return resolve(item.setup, config, default=f"{family}/{item.name}")
+        return simulation_setup(family, item, config)
     if item.kind == "theorem":
         return resolve(None, config, default=f"{family}/{item.name}")
     return {

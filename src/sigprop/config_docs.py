@@ -207,6 +207,18 @@ def render(schema: dict, quick: dict, paper: dict) -> str:
         out.append("")
         _prose(out, fam_schema.get("x-intro"))
         items = fam_schema["properties"]
+        if not any(node.get("type") == "object" for node in items.values()):
+            rows = [  # a section of plain settings (e.g. `data`), not of items
+                {
+                    "labels": [k],
+                    "nodes": [node],
+                    "quick": [quick.get(family, {}).get(k)],
+                    "paper": [paper.get(family, {}).get(k)],
+                }
+                for k, node in items.items()
+            ]
+            out += _table(schema, rows) + [""]
+            continue
         grouped = {w for node in items.values() for w in node.get("x-with", [])}
         for item, node in items.items():
             if item in grouped:

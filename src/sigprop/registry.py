@@ -37,7 +37,9 @@ __all__ = [
     "Simulation",
     "Table",
     "Theorem",
+    "dataset_names",
     "resolve",
+    "simulation_setup",
 ]
 
 ConfigRefs = Mapping[str, str] | str
@@ -53,7 +55,11 @@ class Simulation:
         seed: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
         run: the function (in the family package); its keyword arguments are the config slice.
         setup: config references for its arguments; default: the slice ``<family>/<name>``.
-        datasets: datasets it reads (``sigprop.data`` names); empty for synthetic inputs.
+        extra: more arguments from elsewhere in the config, added to the setup (e.g. the data
+            directory ``data/root``).
+        datasets: config paths naming the datasets it reads (a ``sigprop.data`` name or a list
+            of them, e.g. ``"orthogonality/real_gap/dataset"``); the data rule prepares each
+            before the simulation runs. Empty for synthetic inputs.
         nonfinite: value names that may hold NaN or inf by design (e.g. "never crossed"); the
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
@@ -63,6 +69,7 @@ class Simulation:
     seed: str
     run: Callable[..., Any]
     setup: ConfigRefs | None = None
+    extra: Mapping[str, str] = field(default_factory=dict)
     datasets: tuple[str, ...] = ()
     nonfinite: tuple[str, ...] = ()
     mem_mb: int = 2000
@@ -157,7 +164,8 @@ def _lookup(config: Mapping, path: str) -> Any:
 
 
 def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None) -> dict:
-    """Config references -> keyword arguments (see the module docstring)."""
+    """Config references -> keyword arguments (see the module docstring); a nested mapping of
+    references gives a nested dict (e.g. one argument holding a batch's settings)."""
     if refs is None:
         refs = default
     if refs is None:
@@ -167,7 +175,27 @@ def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None
         if not isinstance(found, Mapping):
             raise TypeError(f"config path {refs} should hold a mapping of keyword arguments")
         return dict(found)
-    return {name: _lookup(config, path) for name, path in refs.items()}
+    return {
+        name: resolve(path, config) if isinstance(path, Mapping) else _lookup(config, path)
+        for name, path in refs.items()
+    }
+
+
+def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
+    """A simulation's keyword arguments under ``config``: its setup and its extra references."""
+    return {
+        **resolve(item.setup, config, default=f"{family}/{item.name}"),
+        **resolve(item.extra, config),
+    }
+
+
+def dataset_names(item: Simulation, config: Mapping) -> list[str]:
+    """The datasets a simulation reads under ``config`` (its ``datasets`` references)."""
+    names: list[str] = []
+    for path in item.datasets:
+        found = _lookup(config, path)
+        names += [found] if isinstance(found, str) else list(found)
+    return list(dict.fromkeys(names))
 
 
 @dataclass

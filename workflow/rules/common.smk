@@ -14,9 +14,10 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(p for p in (SIGPROP_SRC, os.getenv("PYTHONPATH")) if p)
 )
 
+from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
-from sigprop.registry import resolve
+from sigprop.registry import dataset_names, resolve, simulation_setup
 from sigprop.run_info import run_record
 from sigprop.workflow import render_description
 
@@ -36,8 +37,20 @@ REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
 REGISTRY.check_config(config)
 
+# Every dataset the config's real-data items read can be had (prepared, local, Debian package,
+# download), or the run stops here, before any job, with the data layer's message.
+DATASETS = preflight(
+    [n for _, item in REGISTRY.items("simulation") for n in dataset_names(item, config)],
+    config["data"]["root"],
+    download=config["data"]["download"],
+    apt=config["data"]["apt"],
+    system_sources=config["data"]["system_sources"],
+)
+"""Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
+
 # Simulations ask a cluster for a GPU only when the config says the device is CUDA.
 SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
+
 
 def get_figures():
     """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table."""
@@ -74,9 +87,15 @@ def _judged_item(wildcards):
 
 
 def get_setup(wildcards):
-    """A simulation's keyword arguments: its config slice (registry ``setup``)."""
+    """A simulation's keyword arguments: its config slice (registry ``setup`` and ``extra``)."""
+    return simulation_setup(wildcards.family, _item(wildcards, "simulation"), config)
+
+
+def get_datasets(wildcards):
+    """The data rule's markers of the datasets a simulation reads (its registry ``datasets``)."""
     item = _item(wildcards, "simulation")
-    return resolve(item.setup, config, default=f"{wildcards.family}/{item.name}")
+    root = config["data"]["root"]
+    return [ancient(f"{root}/.prepared/{name}.json") for name in dataset_names(item, config)]
 
 
 def get_measure_setup(wildcards):

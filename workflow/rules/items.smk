@@ -14,6 +14,8 @@ wildcard_constraints:
 
 rule simulate:
     """A cached simulation of a registry Simulation item (tensors + provenance sidecar)."""
+    input:
+        get_datasets,
     output:
         tensor="results/{family}/{item}.pt",
         meta="results/{family}/{item}.json",
@@ -151,3 +153,21 @@ rule judge:
         code=get_judge_code,
     script:
         "../scripts/judge.py"
+
+
+rule prepare_data:
+    """A dataset's files under data.root, from the first way that works (sigprop.data.prepare):
+    already there, a local copy, its Debian package, torchvision's download."""
+    output:
+        marker=f"{config['data']['root']}/.prepared/{{dataset}}.json",
+    log:
+        "logs/data/prepare_{dataset}.log",
+    wildcard_constraints:
+        dataset="|".join(DATASETS) or "(?!)",
+    priority: 100
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        data=config["data"],
+    script:
+        "../scripts/prepare_data.py"

@@ -14,9 +14,9 @@ rule claims_ledger:
         md="results/claims.md",
     log:
         "logs/claims_ledger.log",
-    params:
-        run=RUN,
     conda:
         "../../envs/sigprop.yaml"
+    params:
+        run=RUN,
     script:
         "../scripts/report/claims_ledger.py"

@@ -21,11 +21,20 @@ SEED = "Meterez, Joudaki et al. ICLR 2024 = Thesis ch. 6 and app. C (seed 004)"
 CHECK_CONFIG = check_config
 
 
-def _slice(item: str, keys: tuple[str, ...], batch: bool = True) -> dict[str, str]:
+_BATCH = {
+    **{key: f"gradients/data/{key}" for key in ("dataset", "batch_size", "normalize")},
+    "data_root": "data/root",
+    "download": "data/download",
+}
+"""The one real batch of the at-initialization figures: ``bn_mlp.input_batch``'s arguments."""
+_BATCH_DATASET = ("gradients/data/dataset",)
+
+
+def _slice(item: str, keys: tuple[str, ...], batch: bool = True) -> dict:
     """Config references of a simulation's arguments: the keys of ``gradients/<item>``, and the
-    one real batch ``gradients/data`` as ``batch``."""
+    one real batch (``gradients/data`` and the data directory) as ``batch``."""
     refs = {key: f"gradients/{item}/{key}" for key in keys}
-    return {**refs, "batch": "gradients/data"} if batch else refs
+    return {**refs, "batch": _BATCH} if batch else refs
 
 
 _DEPTH_SETUP = _slice("depth_sweep", ("depths", "n_runs", "width", "dtype", "degenerate"))
@@ -105,6 +114,7 @@ ITEMS = [
             seed=_DEPTH_SEEDS[name],
             run=depth_sweep.VARIANT_SIMULATIONS[name],
             setup=_DEPTH_SETUP,
+            datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
             # e.g. Gaussian weights at depth): a value, not an error; gradients must stay finite
             nonfinite=("gap_last",),
@@ -186,9 +196,10 @@ ITEMS = [
                 ("datasets", "batch_sizes", "batches", "control_batches", "normalizations"),
                 batch=False,
             ),
-            "data_root": "gradients/data/data_root",
-            "download": "gradients/data/download",
+            "data_root": "data/root",
+            "download": "data/download",
         },
+        datasets=("gradients/table_c1/datasets",),
         nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only
         mem_mb=4000,
     ),
@@ -205,6 +216,7 @@ ITEMS = [
         "gain_depth",
         seed="Thesis Fig. 6.5",
         run=gain_simulations.gain_depth,
+        datasets=_BATCH_DATASET,
         setup=_slice(
             "gain_depth", ("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)
         ),
@@ -220,6 +232,7 @@ ITEMS = [
         "constant_gain",
         seed="Thesis Fig. C.1, Eq. (C.155)",
         run=gain_simulations.constant_gain,
+        datasets=_BATCH_DATASET,
         setup=_slice(
             "constant_gain", ("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)
         ),
@@ -236,6 +249,7 @@ ITEMS = [
         "exponent_rate",
         seed="Thesis Fig. C.2, app. C.5",
         run=gain_simulations.exponent_rate,
+        datasets=_BATCH_DATASET,
         setup=_slice(
             "exponent_rate",
             ("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_KEYS),
