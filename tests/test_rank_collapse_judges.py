@@ -122,8 +122,8 @@ def test_fig3b_claims_pass_and_fail():
 
 
 def small_batch_table(smallest_rank_sqrt=None, square_rank=None, widths=(16, 64), runs=3):
-    """A Sec. 3.1 table: N = round(sqrt d) batches keep rank N unless ``smallest_rank_sqrt``;
-    N = d batches end at ``square_rank`` (default d / 3)."""
+    """A Sec. 3.1 table: N = round(sqrt d) batches keep rank N, except that the d = 16 batch drops
+    to ``smallest_rank_sqrt`` at the last layer; N = d batches end at ``square_rank`` (d / 3)."""
     rows = []
     for gamma in (1.0, math.inf):
         for d in widths:
@@ -131,7 +131,8 @@ def small_batch_table(smallest_rank_sqrt=None, square_rank=None, widths=(16, 64)
                 for run in range(runs):
                     for layer in (0, 10, 20):
                         rank = n
-                        if batch == "sqrt_d" and smallest_rank_sqrt is not None and layer == 20:
+                        lost = smallest_rank_sqrt is not None and d == 16 and layer == 20
+                        if batch == "sqrt_d" and lost:
                             rank = smallest_rank_sqrt
                         if batch == "square" and layer > 0:
                             rank = d // 3 if square_rank is None else square_rank
