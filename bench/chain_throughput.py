@@ -5,7 +5,7 @@ rank-one H_0 with n = 4, recording V(H_l) at every layer, for each width. Three 
 run the same workload in one process, and the report gives their throughput ratios:
 
     numpy      the authors' notebooks: for each run, for each layer, W = randn(d, d), H = W @ H,
-               rows normalized, V computed (spec orthogonality §9)
+               rows normalized, V computed (DJB21 Eq. (1), (2))
     explicit   sigprop.chains.simulate with ExplicitProduct (all runs batched, d x d weights)
     gram       sigprop.chains.simulate with GaussianGramProduct (exact in law, O(d n^2))
 
