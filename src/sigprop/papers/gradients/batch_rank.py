@@ -156,7 +156,7 @@ def table_c1(
     control_batches: int,
     normalizations: list[str],
     data_root: str,
-    download: bool,
+    download: bool = False,
     device: str = "auto",
     experiment_id: str = "gradients.table_c1",
 ) -> Labelled:

@@ -191,9 +191,9 @@ BATCH_ID = "gradients.data"
 def input_batch(
     dataset: str,
     data_root: str,
-    download: bool,
     batch_size: int,
     normalize: bool,
+    download: bool = False,
     dtype: torch.dtype = torch.float64,
     device: str | torch.device = "cpu",
 ) -> tuple[Tensor, Tensor, int]:

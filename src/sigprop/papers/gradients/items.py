@@ -24,7 +24,6 @@ CHECK_CONFIG = check_config
 _BATCH = {
     **{key: f"gradients/data/{key}" for key in ("dataset", "batch_size", "normalize")},
     "data_root": "data/root",
-    "download": "data/download",
 }
 """The one real batch of the at-initialization figures: ``bn_mlp.input_batch``'s arguments."""
 _BATCH_DATASET = ("gradients/data/dataset",)
@@ -197,7 +196,6 @@ ITEMS = [
                 batch=False,
             ),
             "data_root": "data/root",
-            "download": "data/download",
         },
         datasets=("gradients/table_c1/datasets",),
         nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only

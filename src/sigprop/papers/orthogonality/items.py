@@ -91,7 +91,7 @@ ITEMS = [
         "real_gap",
         seed="DJB21 Fig. 5 (App. F)",
         run=real_simulations.real_gap,
-        extra={"data_root": "data/root", "download": "data/download"},
+        extra={"data_root": "data/root"},
         datasets=("orthogonality/real_gap/dataset",),
         mem_mb=3000,
         runtime=30,

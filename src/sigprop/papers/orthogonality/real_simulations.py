@@ -42,7 +42,6 @@ def load_images(
 def real_gap(
     dataset: str,
     data_root: str,
-    download: bool,
     normalize_mean: float,
     normalize_std: float,
     architectures: list[str],
@@ -56,6 +55,7 @@ def real_gap(
     n_batches: int,
     init_per_batch: bool,
     dtype: str,
+    download: bool = False,
     device: str = "auto",
     experiment_id: str = "orthogonality.real_gap",
 ) -> Labelled:
