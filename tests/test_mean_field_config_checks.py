@@ -22,3 +22,13 @@ def test_config_consistency_names_the_keys():
     bad["mean_field"]["fig3_3"]["layer"] = 99
     with pytest.raises(ConfigError, match="mean_field.fig3_3.layer"):
         check_config(bad)
+
+
+def test_widths_below_the_batch_size_are_refused():
+    """Issue 12, item 3: widths [2, 3] with batches up to 20 gave NaN and inf Grams."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config["mean_field"]["gram_chain"]["widths"] = [2, 3]
+    with pytest.raises(
+        ConfigError, match=r"mean_field.gram_chain.widths \[2, 3\] has a width below"
+    ):
+        check_config(config)

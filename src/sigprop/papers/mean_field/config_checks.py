@@ -23,6 +23,12 @@ def check_config(config: Mapping) -> None:
     if mf is None:
         return
     chain = mf["gram_chain"]
+    if min(chain["widths"]) < max(chain["batch_sizes"]):
+        raise ConfigError(
+            f"mean_field.gram_chain.widths {chain['widths']} has a width below the largest batch "
+            f"size in mean_field.gram_chain.batch_sizes {chain['batch_sizes']}: the n x n Gram of "
+            "a d x n layer with d < n is singular, so G_l and its distance to G_* are not finite"
+        )
     for fig in ("fig3_1", "fig3_2", "fig3_3"):
         if mf[fig]["batch_size"] not in chain["batch_sizes"]:
             raise ConfigError(
