@@ -37,17 +37,18 @@ def synthetic_batch(monkeypatch):
     return x, labels
 
 
+_SWEEP = dict(
+    depths=[2, 4],
+    n_runs=2,
+    width=WIDTH,
+    dtype="float64",
+    degenerate={"distinct": 2, "repeats": 4},
+    device="cpu",
+)
+
+
 def _sweep(**over):
-    args = dict(
-        depths=[2, 4],
-        n_runs=2,
-        width=WIDTH,
-        dtype="float64",
-        degenerate={"distinct": 2, "repeats": 4},
-        batch={},
-        device="cpu",
-    )
-    return exp.depth_sweep(**{**args, **over})
+    return exp.depth_sweep(**{**_SWEEP, "batch": {}, **over})
 
 
 def test_degenerate_batch_has_the_pattern_and_rank():
@@ -89,6 +90,45 @@ def test_sweep_matches_gradient_profile_and_invariances(synthetic_batch):
 def test_sweep_rejects_bad_depths(synthetic_batch):
     with pytest.raises(ValueError, match="depths must be >= 2"):
         _sweep(depths=[1, 4])
+
+
+def _no_dataset(**kwargs):
+    raise AssertionError("the dataset must not be read when images are given")
+
+
+def test_sweep_takes_its_batch(monkeypatch):
+    """images/labels replace bn_mlp.input_batch's draw; the dataset only names the classes."""
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(D_IN, N, generator=g, dtype=torch.float64)
+    labels = torch.arange(N) % 10
+    monkeypatch.setattr(bn_mlp, "input_batch", lambda **kw: (x, labels, 10))
+    batch = {"dataset": "fashion_mnist"}  # 10 classes, as the fake draw
+    default = _sweep(batch=batch)
+    monkeypatch.setattr(bn_mlp, "input_batch", _no_dataset)
+    given = _sweep(batch=batch, images=x, labels=labels)
+    for name, value in default.values.items():
+        assert torch.equal(given.values[name], value), name
+    alone = exp.VARIANT_SIMULATIONS["tanh"](**_SWEEP, batch=batch, images=x, labels=labels)
+    i = default.coords["variant"].index("tanh")
+    assert torch.equal(alone.values["log_grad_fc1"][0], default.values["log_grad_fc1"][i])
+    other = _sweep(batch=batch, images=torch.randn(D_IN, N, generator=g), labels=labels)
+    assert not torch.equal(other.values["log_grad_fc1"], default.values["log_grad_fc1"])
+
+
+@pytest.mark.parametrize(
+    "images, labels, match",
+    [
+        (torch.ones(1, D_IN, N), torch.arange(N) % 10, "images must"),
+        (torch.ones(D_IN, N), torch.arange(N + 1) % 10, "labels must"),
+        (torch.ones(D_IN, N), None, "images need their labels"),
+        (None, torch.arange(N) % 10, "labels were given without images"),
+        (torch.ones(D_IN, N), torch.full((N,), 10), "labels must lie in 0..9"),
+    ],
+)
+def test_sweep_rejects_a_bad_batch(monkeypatch, images, labels, match):
+    monkeypatch.setattr(bn_mlp, "input_batch", _no_dataset)
+    with pytest.raises(ValueError, match=match):
+        _sweep(batch={"dataset": "fashion_mnist"}, images=images, labels=labels)
 
 
 def _table(hue, slopes, depths=(5, 10, 50, 100, 200), runs=4, noise=0.01, seed=0):

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop.papers.gradients import bn_mlp, shaping
+from sigprop.papers.gradients import bn_mlp, gain_simulations, shaping
 from sigprop.papers.gradients import gain_judges as checks
 
 
@@ -118,3 +118,47 @@ def test_fig_c2_claims_use_identity_baseline():
     assert not strict["gradients.fig_c2.used_exponent_sin"]  # 0.13 e^-1.5 = 0.029 > 0.01
     with pytest.raises(ValueError, match="used_exponent"):
         checks.fig_c2_claims(table, 1.0, 0.01, 2.0, baseline="identity", used_exponent=0.4)
+
+
+# ---- given inputs (issue 11): the gain simulations take images/labels in place of the draw ----
+
+_BATCH = {"dataset": "fashion_mnist"}  # 10 classes
+_COMMON = dict(runs=2, batch=_BATCH, width=6, device="cpu")
+GAIN_SIMULATIONS = {
+    "gain_depth": (
+        gain_simulations.gain_depth,
+        dict(activations=["tanh"], exponents=[0.0, 0.4], depths=[2, 3], layer=1),
+    ),
+    "constant_gain": (
+        gain_simulations.constant_gain,
+        dict(activations=["sin"], gains=[0.5], depth=4, layers=[3], gap=2),
+    ),
+    "exponent_rate": (
+        gain_simulations.exponent_rate,
+        dict(activations=["sin"], exponents=[0.4], depths=[3], from_layer=1, gap=2),
+    ),
+}
+
+
+def _no_dataset(**kwargs):
+    raise AssertionError("the dataset must not be read when images are given")
+
+
+@pytest.mark.parametrize("name", GAIN_SIMULATIONS)
+def test_gain_simulations_take_their_batch(monkeypatch, name):
+    simulation, args = GAIN_SIMULATIONS[name]
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(7, 6, generator=g, dtype=torch.float64)
+    labels = torch.tensor([0, 3, 9, 3, 1, 0])
+    monkeypatch.setattr(bn_mlp, "input_batch", lambda **kw: (x, labels, 10))
+    default = simulation(**args, **_COMMON)
+    monkeypatch.setattr(bn_mlp, "input_batch", _no_dataset)
+    (key,) = default.values
+    given = simulation(**args, **_COMMON, images=x, labels=labels)
+    assert torch.equal(given.values[key], default.values[key])
+    other = simulation(**args, **_COMMON, images=x.flip(1), labels=labels)
+    assert not torch.equal(other.values[key], default.values[key])
+    with pytest.raises(ValueError, match="images must"):
+        simulation(**args, **_COMMON, images=x.T.reshape(-1), labels=labels)
+    with pytest.raises(ValueError, match="labels must"):
+        simulation(**args, **_COMMON, images=x, labels=labels[:5])

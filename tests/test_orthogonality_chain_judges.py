@@ -1,13 +1,15 @@
 """Claims of DJB21 Figs. 1, 2a, 2b (chain_judges) on data that satisfies them and on
-counterexamples that must fail them."""
+counterexamples that must fail them; the chain simulations' given inputs."""
 
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
-from sigprop.papers.orthogonality import chain_judges
+from sigprop import inputs
+from sigprop.papers.orthogonality import chain_judges, chain_simulations
 
 RNG = np.random.default_rng(0)
 
@@ -85,3 +87,45 @@ def test_fig2b_needs_four_widths():
     table = power_law_table(-0.5).query("width <= 64")
     with pytest.raises(ValueError, match="at least 4 widths"):
         fig2b(table)
+
+
+# ---- given inputs (issue 11): the chain simulations accept H_0 in place of their default ----
+
+_COSINE = dict(width=4, depth=3, n_runs=2, epsilon=1e-3, dtype="float64", device="cpu")
+_GAP = dict(widths=[4, 6], batch_size=3, depth=3, n_runs=2, dtype="float64", device="cpu")
+
+
+def test_cosine_pair_takes_its_inputs():
+    bn = inputs.near_collinear_pair(4, 1e-3, torch.float64)
+    vanilla = inputs.orthogonal_pair(4, torch.float64)
+    default = chain_simulations.cosine_pair(**_COSINE).values["abs_cos"]
+    given = chain_simulations.cosine_pair(**_COSINE, h0_bn=bn, h0_vanilla=vanilla)
+    assert torch.equal(given.values["abs_cos"], default)
+    other = chain_simulations.cosine_pair(**_COSINE, h0_vanilla=bn).values["abs_cos"]
+    assert torch.equal(other[0], default[0]) and not torch.equal(other[1], default[1])
+    assert torch.equal(other[1, :, 0], default[0, :, 0])  # layer 0: the BN net's pair
+    with pytest.raises(ValueError, match=r"h0_bn must .*\(4, 2\)"):
+        chain_simulations.cosine_pair(**_COSINE, h0_bn=torch.ones(4, 3))
+    with pytest.raises(ValueError, match=r"h0_vanilla must .*\(2, 4, 2\)"):
+        chain_simulations.cosine_pair(**_COSINE, h0_vanilla=torch.ones(3, 4, 2))
+
+
+@pytest.mark.parametrize("product", chain_simulations.PRODUCTS)
+def test_gap_chain_takes_its_input(product):
+    start = {d: inputs.near_rank_one(d, 3, dtype=torch.float64) for d in (4, 6)}
+    default = chain_simulations.gap_chain(**_GAP, product=product).values["gap"]
+    given = chain_simulations.gap_chain(**_GAP, product=product, h0=start).values["gap"]
+    assert torch.equal(given, default)
+    g = torch.Generator().manual_seed(0)
+    other = {d: torch.randn(2, d, 3, generator=g, dtype=torch.float64) for d in (4, 6)}
+    changed = chain_simulations.gap_chain(**_GAP, product=product, h0=other).values["gap"]
+    assert not torch.equal(changed, default)
+    one = {**_GAP, "widths": [6], "product": product}
+    assert torch.equal(
+        chain_simulations.gap_chain(**one, h0=start[6]).values["gap"],
+        chain_simulations.gap_chain(**one).values["gap"],
+    )
+    with pytest.raises(ValueError, match=r"h0\[4\] must .*\(4, 3\)"):
+        chain_simulations.gap_chain(**_GAP, product=product, h0={4: start[6], 6: start[6]})
+    with pytest.raises(ValueError, match="h0 must map every width"):
+        chain_simulations.gap_chain(**_GAP, product=product, h0={6: start[6]})

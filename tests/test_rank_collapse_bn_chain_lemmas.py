@@ -15,6 +15,7 @@ import torch
 
 from sigprop import chains, inputs, metrics, ops
 from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
+from sigprop.papers.rank_collapse import simulations as sims
 from sigprop.papers.rank_collapse.items import ITEMS
 from sigprop.workflow import read_table
 
@@ -317,3 +318,91 @@ def test_order_solver_recovers_known_orders():
 def test_measurements_reject_bad_arguments(measure, kwargs):
     with pytest.raises(ValueError):
         measure(**kwargs, device="cpu")
+
+
+# ---- given inputs (issue 11): the simulations accept X in place of the seeded draw ----
+
+_DEPTH_RANK = dict(
+    width=4,
+    batch_size=3,
+    depth=3,
+    n_runs=2,
+    activations=["relu"],
+    weight_law="gaussian",
+    dtype="float64",
+    device="cpu",
+)
+_BN_CHAIN = dict(
+    widths=[3, 4],
+    gammas=[1.0],
+    depth=4,
+    burn_in=1,
+    stride=1,
+    n_runs=2,
+    taus=[0.5],
+    weight_law="gaussian",
+    dtype="float64",
+    device="cpu",
+)
+_COLLINEAR = dict(
+    width=4,
+    gammas=[1.0],
+    depth=3,
+    n_runs=2,
+    epsilon=1e-3,
+    top=2,
+    weight_law="gaussian",
+    dtype="float64",
+    device="cpu",
+)
+
+
+def _same(a, b) -> bool:
+    return a.values.keys() == b.values.keys() and all(
+        torch.equal(a.values[k], b.values[k]) for k in a.values
+    )
+
+
+def test_depth_rank_takes_its_input():
+    runs = [0, 1]
+    drawn = inputs.gaussian_inputs("rank_collapse.depth_rank", runs, 4, 3, torch.float64)
+    default = sims.depth_rank(**_DEPTH_RANK)
+    assert _same(sims.depth_rank(**_DEPTH_RANK, h0=drawn), default)
+    rank_one = torch.ones(4, 3, dtype=torch.float64)  # (d, N), shared by the runs
+    other = sims.depth_rank(**_DEPTH_RANK, h0=rank_one)
+    assert not torch.equal(other.values["rank"], default.values["rank"])
+    assert (other.values["rank"] == 1).all()
+    with pytest.raises(ValueError, match=r"h0 must .*\(2, 4, 3\)"):
+        sims.depth_rank(**_DEPTH_RANK, h0=torch.ones(2, 3, 4))
+
+
+def test_bn_chain_takes_its_input():
+    runs = [0, 1]
+    drawn = {
+        d: inputs.gaussian_inputs(f"rank_collapse.bn_chain.gamma1.d{d}", runs, d, d, torch.float64)
+        for d in (3, 4)
+    }
+    default = sims.bn_chain(**_BN_CHAIN)
+    assert _same(sims.bn_chain(**_BN_CHAIN, h0=drawn), default)
+    other = sims.bn_chain(**_BN_CHAIN, h0={d: x.flip(-1) + 1.0 for d, x in drawn.items()})
+    assert not _same(other, default)
+    one = {**_BN_CHAIN, "widths": [4]}
+    assert _same(sims.bn_chain(**one, h0=drawn[4]), sims.bn_chain(**one))
+    with pytest.raises(ValueError, match=r"h0\[3\] must .*\(3, 3\)"):
+        sims.bn_chain(**_BN_CHAIN, h0={3: torch.ones(3, 4), 4: drawn[4]})
+    with pytest.raises(ValueError, match="h0 must map every width"):
+        sims.bn_chain(**_BN_CHAIN, h0={4: drawn[4]})
+    with pytest.raises(ValueError, match=r"h0 must .*\(2, 3, 3\)"):
+        sims.bn_chain(**_BN_CHAIN, h0=drawn[4])  # one tensor cannot serve widths 3 and 4
+
+
+def test_collinear_chain_takes_its_input():
+    runs, eid = [0, 1], "rank_collapse.collinear_chain"
+    base = inputs.gaussian_inputs(eid, runs, 4, 1, torch.float64)
+    noise = inputs.gaussian_inputs(f"{eid}.noise", runs, 4, 4, torch.float64)
+    default = sims.collinear_chain(**_COLLINEAR)
+    assert _same(sims.collinear_chain(**_COLLINEAR, x=base + 1e-3 * noise), default)
+    other = sims.collinear_chain(**_COLLINEAR, x=base + 0.5 * noise)
+    assert not _same(other, default)
+    with pytest.raises(ValueError, match=r"x must .*\(4, 4\)"):
+        sims.collinear_chain(**_COLLINEAR, x=torch.ones(3, 4, 4))

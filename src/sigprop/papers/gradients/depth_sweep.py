@@ -14,16 +14,25 @@ the one seven-variant sweep, so the numbers do not depend on which variants run 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import torch
 from torch import Tensor
 
+from ... import data
 from ...compute import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp
 
-__all__ = ["VARIANTS", "VARIANT_SIMULATIONS", "Variant", "degenerate_batch", "depth_sweep"]
+__all__ = [
+    "VARIANTS",
+    "VARIANT_SIMULATIONS",
+    "Variant",
+    "degenerate_batch",
+    "depth_sweep",
+    "resolve_batch",
+]
 
 
 @dataclass(frozen=True)
@@ -74,6 +83,46 @@ def degenerate_batch(
     )
 
 
+def resolve_batch(
+    batch: Mapping,
+    images: Tensor | None,
+    labels: Tensor | None,
+    dtype: torch.dtype,
+    device: str | torch.device,
+) -> tuple[Tensor, Tensor, int]:
+    """``bn_mlp.input_batch(**batch)``, or the given ``images`` and ``labels`` in its place.
+
+    Given images (D, n), samples as columns, need their labels (n,) of class indices; the
+    dataset is then not read, and ``batch["dataset"]`` only sets the number of classes (the
+    read-out's width). Returns what ``bn_mlp.input_batch`` returns: x (D, n), labels, classes.
+
+    Raises:
+        ValueError: naming ``images`` or ``labels`` when one is given without the other or has
+            the wrong shape, or when a label lies outside the dataset's classes.
+    """
+    if images is None:
+        if labels is not None:
+            raise ValueError("labels were given without images; pass both or neither")
+        return bn_mlp.input_batch(**batch, dtype=dtype, device=device)
+    if not isinstance(images, Tensor) or images.dim() != 2:
+        got = tuple(images.shape) if isinstance(images, Tensor) else type(images).__name__
+        raise ValueError(f"images must be a tensor of shape (D, n), samples as columns, got {got}")
+    n = images.shape[1]
+    if labels is None:
+        raise ValueError(f"images need their labels, an int tensor of shape ({n},)")
+    if not isinstance(labels, Tensor) or tuple(labels.shape) != (n,):
+        got = tuple(labels.shape) if isinstance(labels, Tensor) else type(labels).__name__
+        raise ValueError(f"labels must be a tensor of shape ({n},) (one per image), got {got}")
+    if labels.dtype.is_floating_point or labels.dtype.is_complex or labels.dtype == torch.bool:
+        raise ValueError(f"labels must be integer class indices, got dtype {labels.dtype}")
+    if "dataset" not in batch:
+        raise ValueError("batch['dataset'] is needed with images: it sets the number of classes")
+    n_classes = data.dataset_spec(batch["dataset"])[1].n_classes
+    if n and not 0 <= int(labels.min()) <= int(labels.max()) < n_classes:
+        raise ValueError(f"labels must lie in 0..{n_classes - 1} ({batch['dataset']}'s classes)")
+    return images.to(device, dtype), labels.to(device, torch.long), n_classes
+
+
 def depth_sweep(
     depths: list[int],
     n_runs: int,
@@ -84,6 +133,8 @@ def depth_sweep(
     device: str = "auto",
     experiment_id: str = "gradients.depth_sweep",
     variants: list[str] | None = None,
+    images: Tensor | None = None,
+    labels: Tensor | None = None,
 ) -> Labelled:
     """ln ||grad fc_0||_F, ln ||grad fc_1||_F and psi(H_{L-1}) per variant, depth L and run.
 
@@ -99,6 +150,9 @@ def depth_sweep(
             share their Gaussian draws (common random numbers: paired differences between
             curves; the orthogonal variants even share their weights).
         variants: the names (``VARIANTS``) to simulate, in that order; default: all.
+        images: the input batch X_0, shape (D, n), samples as columns; replaces
+            ``bn_mlp.input_batch``'s seeded draw from the dataset (``resolve_batch``).
+        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
 
     Returns:
         ``log_grad_fc0``, ``log_grad_fc1`` and ``gap_last`` over dims (variant, depth, run);
@@ -110,7 +164,8 @@ def depth_sweep(
     if n_runs < 1:
         raise ValueError(f"n_runs must be >= 1, got {n_runs}")
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
-    x, labels, n_classes = bn_mlp.input_batch(**batch, dtype=torch_dtype, device=device)
+    given = images is not None
+    x, labels, n_classes = resolve_batch(batch, images, labels, torch_dtype, device)
     x_deg, labels_deg = degenerate_batch(x, labels, degenerate["distinct"], degenerate["repeats"])
     names = list(VARIANTS) if variants is None else list(variants)
     unknown = sorted(set(names) - set(VARIANTS))
@@ -148,7 +203,7 @@ def depth_sweep(
             "experiment_ids": [f"{experiment_id}.L{L}" for L in depths],
             "runs": runs,
             "streams": ["weights"],
-            "batch": bn_mlp.BATCH_ID,
+            "batch": "given" if given else bn_mlp.BATCH_ID,
         },
     )
 

@@ -16,13 +16,14 @@ import torch
 from ...compute import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp, shaping
+from .depth_sweep import resolve_batch
 
 __all__ = ["constant_gain", "exponent_rate", "gain_depth"]
 
 
-def _setup(batch: Mapping, dtype: str, device: str):
+def _setup(batch: Mapping, dtype: str, device: str, images, labels):
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
-    x, labels, n_classes = bn_mlp.input_batch(**batch, dtype=torch_dtype, device=device)
+    x, labels, n_classes = resolve_batch(batch, images, labels, torch_dtype, device)
     return device, torch_dtype, x, labels, n_classes
 
 
@@ -47,17 +48,24 @@ def gain_depth(
     dtype: str = "float64",
     device: str = "auto",
     experiment_id: str = "gradients.gain_depth",
+    images: torch.Tensor | None = None,
+    labels: torch.Tensor | None = None,
 ) -> Labelled:
     """log ||grad_{W_layer} L||_F vs depth for gain schedules alpha_l = (l + 1)^-gamma, Fig. 6.5.
 
     Thesis Eq. (6.11); gamma = 0 is "Without gain", 0.4 "With gain"; ``layer`` = 1 is ``fc_1``.
+
+    Args:
+        images: the input batch X_0, shape (D, n), samples as columns; replaces
+            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
 
     Returns:
         ``log_grad`` over dims (exponent, activation, depth, run).
     """
     if not all(0 <= layer <= d for d in depths):
         raise ValueError(f"layer {layer} must lie in 0..depth for every depth {depths}")
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
     run_ids = list(range(runs))
     out = torch.empty(len(exponents), len(activations), len(depths), runs, dtype=torch.float64)
     for i, gamma in enumerate(exponents):
@@ -99,14 +107,21 @@ def constant_gain(
     dtype: str = "float64",
     device: str = "auto",
     experiment_id: str = "gradients.constant_gain",
+    images: torch.Tensor | None = None,
+    labels: torch.Tensor | None = None,
 ) -> Labelled:
     """Explosion rate R(l, alpha) (``shaping.explosion_rate``) at several layers l of one
     ``depth``-layer net with the same gain alpha in every layer, Fig. C.1 (Thesis app. C.5).
 
+    Args:
+        images: the input batch X_0, shape (D, n), samples as columns; replaces
+            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
+
     Returns:
         ``rate`` over dims (activation, gain, layer, run).
     """
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
     run_ids = list(range(runs))
     out = torch.empty(len(activations), len(gains), len(layers), runs, dtype=torch.float64)
     for i, act in enumerate(activations):
@@ -146,6 +161,8 @@ def exponent_rate(
     dtype: str = "float64",
     device: str = "auto",
     experiment_id: str = "gradients.exponent_rate",
+    images: torch.Tensor | None = None,
+    labels: torch.Tensor | None = None,
 ) -> Labelled:
     """Early-layer explosion rate vs gain exponent gamma for several depths, Fig. C.2.
 
@@ -154,12 +171,17 @@ def exponent_rate(
     input projection ``fc_0``, whose gradient has another scale (app. C.5); ``from_layer`` = 1
     measures between hidden layers only (``fc_1`` .. ``fc_11``), ``from_layer`` = 0 is literal.
 
+    Args:
+        images: the input batch X_0, shape (D, n), samples as columns; replaces
+            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
+
     Returns:
         ``rate`` over dims (activation, depth, exponent, run).
     """
     if from_layer < 0 or any(from_layer + gap > d for d in depths):
         raise ValueError(f"from_layer + gap = {from_layer + gap} must lie in 1..depth {depths}")
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device)
+    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
     run_ids = list(range(runs))
     out = torch.empty(len(activations), len(depths), len(exponents), runs, dtype=torch.float64)
     for i, act in enumerate(activations):

@@ -6,6 +6,8 @@ Gap chain for Fig. 2a/2b (Thesis Fig. 2.2): V(H_l) per layer for several widths.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import torch
 
 from ... import chains, metrics
@@ -18,6 +20,21 @@ __all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 PRODUCTS = ("explicit", "gram")
 
 
+def _given_input(
+    value: torch.Tensor, name: str, n_runs: int, d: int, n: int, dtype: torch.dtype, device
+) -> torch.Tensor:
+    """A user's input batch in place of the default H_0: checked to be (n_runs, d, n) or (d, n)
+    (shared by all runs), then cast to ``dtype`` on ``device``."""
+    full, shared = (n_runs, d, n), (d, n)
+    shape = tuple(value.shape) if isinstance(value, torch.Tensor) else None
+    if shape not in (full, shared):
+        got = shape if shape is not None else type(value).__name__
+        raise ValueError(
+            f"{name} must be a tensor of shape {full} (runs, d, n) or {shared} (d, n), got {got}"
+        )
+    return value.to(device, dtype)
+
+
 def cosine_pair(
     width: int,
     depth: int,
@@ -26,6 +43,8 @@ def cosine_pair(
     dtype: str,
     device: str = "auto",
     experiment_id: str = "orthogonality.cosine_pair",
+    h0_bn: torch.Tensor | None = None,
+    h0_vanilla: torch.Tensor | None = None,
 ) -> Labelled:
     """|cos| of the two samples of H_l, l = 0..depth, DJB21 Fig. 1 (Thesis Fig. 2.1).
 
@@ -34,17 +53,27 @@ def cosine_pair(
     the same W_l ~ N(0, 1) entries (the scale is irrelevant to cosines). Layer 0 is the input;
     the seed's x-axis value x is our layer x - 1.
 
+    Args:
+        h0_bn: the BN net's input pair, shape (n_runs, width, 2) or (width, 2); replaces the
+            near-collinear pair e_1, (1 - eps) e_1 + eps e_2 (default None: that pair).
+        h0_vanilla: the vanilla net's input pair, same shapes; replaces e_1, e_2 (default None).
+
     Returns:
         ``abs_cos`` over dims (network, run, layer).
     """
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
+    if h0_bn is None:
+        h0_bn = near_collinear_pair(width, epsilon, torch_dtype, device)
+    else:
+        h0_bn = _given_input(h0_bn, "h0_bn", n_runs, width, 2, torch_dtype, device)
+    if h0_vanilla is None:
+        h0_vanilla = orthogonal_pair(width, torch_dtype, device)
+    else:
+        h0_vanilla = _given_input(h0_vanilla, "h0_vanilla", n_runs, width, 2, torch_dtype, device)
     setups = {
-        "BN": (
-            chains.Step("bn_rms_scaled"),
-            near_collinear_pair(width, epsilon, torch_dtype, device),
-        ),
-        "vanilla": (chains.Step("none"), orthogonal_pair(width, torch_dtype, device)),
+        "BN": (chains.Step("bn_rms_scaled"), h0_bn),
+        "vanilla": (chains.Step("none"), h0_vanilla),
     }
     cosines = []
     for name, (step, h0) in setups.items():
@@ -73,6 +102,7 @@ def gap_chain(
     dtype: str,
     device: str = "auto",
     experiment_id: str = "orthogonality.gap_chain",
+    h0: torch.Tensor | Mapping[int, torch.Tensor] | None = None,
 ) -> Labelled:
     """Orthogonality gap V(H_l), l = 0..depth, of the BN chain DJB21 Eq. (1) for each width d.
 
@@ -81,6 +111,10 @@ def gap_chain(
     the authors' notebooks do; ``"gram"`` samples W_l H_l through its Gram matrix, exact in law and
     O(d n^2) per layer (``chains.GaussianGramProduct``).
 
+    Args:
+        h0: H_0, shape (n_runs, d, batch_size) or (d, batch_size), or a mapping width d -> such
+            a tensor for several widths; replaces ``near_rank_one`` (default None: that start).
+
     Returns:
         ``gap`` over dims (width, run, layer).
     """
@@ -88,6 +122,20 @@ def gap_chain(
         raise ValueError(f"product must be one of {PRODUCTS}, got {product!r}")
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
+    given = None
+    if h0 is not None:
+        if isinstance(h0, Mapping):
+            if set(h0) != set(widths):
+                raise ValueError(
+                    f"h0 must map every width {list(widths)} to a tensor, got {list(h0)}"
+                )
+            named = {d: (f"h0[{d}]", h0[d]) for d in widths}
+        else:
+            named = {d: ("h0", h0) for d in widths}
+        given = {
+            d: _given_input(value, name, n_runs, d, batch_size, torch_dtype, device)
+            for d, (name, value) in named.items()
+        }
     gaps = []
     for d in widths:
         stream_id = f"{experiment_id}.d{d}"
@@ -99,10 +147,13 @@ def gap_chain(
             sampler = chains.ExplicitProduct(
                 stream_id, runs, d, "gaussian", 1.0 / d, torch_dtype, device
             )
-        h0 = near_rank_one(d, batch_size, dtype=torch_dtype, device=device)
+        if given is None:
+            start = near_rank_one(d, batch_size, dtype=torch_dtype, device=device)
+        else:
+            start = given[d]
         gaps.append(
             chains.trajectory(
-                h0,
+                start,
                 chains.Step("bn_rms_scaled"),
                 sampler,
                 depth,

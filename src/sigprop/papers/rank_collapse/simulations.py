@@ -9,6 +9,7 @@ Collinear chain (Fig. 3b): the top singular values from nearly collinear inputs.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from functools import partial
 
 import torch
@@ -24,6 +25,33 @@ FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
 
 
+def _given_input(
+    value: torch.Tensor, name: str, n_runs: int, d: int, n: int, dtype: torch.dtype, device
+) -> torch.Tensor:
+    """A user's input batch in place of a seeded draw of shape (n_runs, d, n): checked to be
+    (n_runs, d, n) or (d, n) (shared by all runs), then cast to ``dtype`` on ``device``."""
+    full, shared = (n_runs, d, n), (d, n)
+    shape = tuple(value.shape) if isinstance(value, torch.Tensor) else None
+    if shape not in (full, shared):
+        got = shape if shape is not None else type(value).__name__
+        raise ValueError(
+            f"{name} must be a tensor of shape {full} (runs, d, N) or {shared} (d, N), got {got}"
+        )
+    return value.to(device, dtype)
+
+
+def _per_width(
+    h0: torch.Tensor | Mapping[int, torch.Tensor], widths: list[int]
+) -> dict[int, tuple[str, torch.Tensor]]:
+    """Width -> (argument name, tensor): a mapping must cover exactly ``widths``; one tensor
+    serves every width (so its shape check fails unless they are all equal)."""
+    if isinstance(h0, Mapping):
+        if set(h0) != set(widths):
+            raise ValueError(f"h0 must map every width {list(widths)} to a tensor, got {list(h0)}")
+        return {d: (f"h0[{d}]", h0[d]) for d in widths}
+    return {d: ("h0", h0) for d in widths}
+
+
 def depth_rank(
     width: int,
     batch_size: int,
@@ -34,6 +62,7 @@ def depth_rank(
     dtype: str,
     device: str = "auto",
     experiment_id: str = "rank_collapse.depth_rank",
+    h0: torch.Tensor | None = None,
 ) -> Labelled:
     """Numerical rank (Dan+20 footnote 2) of H_L for every total depth L = 1..depth, Fig. 2.
 
@@ -44,12 +73,20 @@ def depth_rank(
     Weights: ``weight_law`` with unit variance; the PyTorch default U[-1/sqrt(d), 1/sqrt(d)] is
     the uniform law up to a scalar, which BN and the vanilla rescaling both remove.
 
+    Args:
+        h0: the input X, shape (n_runs, width, batch_size) or (width, batch_size) shared by all
+            runs; replaces the seeded Gaussian draw (default None: the draw).
+
     Returns:
         ``rank`` over dims (network, activation, run, depth).
     """
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
-    h0 = gaussian_inputs(experiment_id, runs, width, batch_size, torch_dtype, device)
+    given = h0 is not None
+    if given:
+        h0 = _given_input(h0, "h0", n_runs, width, batch_size, torch_dtype, device)
+    else:
+        h0 = gaussian_inputs(experiment_id, runs, width, batch_size, torch_dtype, device)
     rank = torch.empty(len(FIG2_NETWORKS), len(activations), n_runs, depth, dtype=torch_dtype)
     for i, normalization in enumerate(FIG2_NETWORKS.values()):
         for j, act in enumerate(activations):
@@ -75,7 +112,11 @@ def depth_rank(
             "depth": list(range(1, depth + 1)),
         },
         values={"rank": rank},
-        seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["input", "weights"]},
+        seeds={
+            "experiment_id": experiment_id,
+            "runs": runs,
+            "streams": ["weights"] if given else ["input", "weights"],
+        },
     )
 
 
@@ -95,6 +136,7 @@ def bn_chain(
     dtype: str,
     device: str = "auto",
     experiment_id: str = "rank_collapse.bn_chain",
+    h0: torch.Tensor | Mapping[int, torch.Tensor] | None = None,
 ) -> Labelled:
     """Layer statistics of the linear BN chain H_{l+1} = BN(H_l + gamma W_l H_l), Dan+20 Eq. (1).
 
@@ -104,19 +146,34 @@ def bn_chain(
     ||M||_F^2. Their averages over the recorded layers estimate the ergodic limits of Eq. (49)
     (Fig. 3a: rank_{1/2}; Fig. 8: alpha = E g_2 / E g_1; Fig. 9: E ||M||_F^2).
 
+    Args:
+        h0: the input X, shape (n_runs, d, d) or (d, d), or a mapping width d -> such a tensor
+            for several widths, shared by every gamma; replaces the seeded Gaussian draws
+            (default None: the draws, one per gamma and width).
+
     Returns:
         one value per statistic over dims (gamma, width, run, layer).
     """
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
+    given = None
+    if h0 is not None:
+        given = {
+            d: _given_input(value, name, n_runs, d, d, torch_dtype, device)
+            for d, (name, value) in _per_width(h0, widths).items()
+        }
     layers = chains.record_layers(depth, burn_in, stride)
     observer = partial(metrics.spectral_statistics, taus=taus)
     stats: dict[str, torch.Tensor] = {}
     for i, gamma in enumerate(gammas):
         for j, d in enumerate(widths):
             stream = f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}"
+            if given is None:
+                x = gaussian_inputs(stream, runs, d, d, torch_dtype, device)
+            else:
+                x = given[d]
             trace = chains.simulate(
-                gaussian_inputs(stream, runs, d, d, torch_dtype, device),
+                x,
                 chains.Step("bn_rms", gamma=gamma),
                 chains.ExplicitProduct(stream, runs, d, weight_law, 1.0, torch_dtype, device),
                 depth,
@@ -139,7 +196,7 @@ def bn_chain(
                 f"{experiment_id}.gamma{_gamma_id(g)}.d{d}" for g in gammas for d in widths
             ],
             "runs": runs,
-            "streams": ["input", "weights"],
+            "streams": ["input", "weights"] if given is None else ["weights"],
         },
     )
 
@@ -155,20 +212,30 @@ def collinear_chain(
     dtype: str,
     device: str = "auto",
     experiment_id: str = "rank_collapse.collinear_chain",
+    x: torch.Tensor | None = None,
 ) -> Labelled:
     """Top singular values of H_l / sqrt(N) along the BN chain from nearly collinear X, Fig. 3b.
 
     X = x_0 1_N^T + epsilon G with x_0 and G standard Gaussian (N = d), so M(X) has one large
     eigenvalue and tiny others (App. E). Layer 0 records BN(X), the input on the BN scale.
 
+    Args:
+        x: the input X, shape (n_runs, width, width) or (width, width); replaces the seeded
+            nearly collinear draw x_0 1_N^T + epsilon G (default None: the draw).
+
     Returns:
         ``sigma_1`` .. ``sigma_<top>`` over dims (gamma, run, layer).
     """
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     runs = list(range(n_runs))
-    base = gaussian_inputs(experiment_id, runs, width, 1, torch_dtype, device)
-    noise = gaussian_inputs(f"{experiment_id}.noise", runs, width, width, torch_dtype, device)
-    h0 = ops.bn_rms(base + epsilon * noise)
+    given = x is not None
+    if given:
+        x = _given_input(x, "x", n_runs, width, width, torch_dtype, device)
+    else:
+        base = gaussian_inputs(experiment_id, runs, width, 1, torch_dtype, device)
+        noise = gaussian_inputs(f"{experiment_id}.noise", runs, width, width, torch_dtype, device)
+        x = base + epsilon * noise
+    h0 = ops.bn_rms(x)
     observer = partial(metrics.spectral_statistics, taus=[], top=top)
     names = [f"sigma_{k + 1}" for k in range(top)]
     sigmas = {k: torch.empty(len(gammas), n_runs, depth + 1, dtype=torch_dtype) for k in names}
@@ -190,7 +257,11 @@ def collinear_chain(
         dims=["gamma", "run", "layer"],
         coords={"gamma": list(gammas), "run": runs, "layer": list(range(depth + 1))},
         values=sigmas,
-        seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["input", "weights"]},
+        seeds={
+            "experiment_id": experiment_id,
+            "runs": runs,
+            "streams": ["weights"] if given else ["input", "weights"],
+        },
     )
 
 
