@@ -16,6 +16,7 @@ import hashlib
 import inspect
 import json
 import math
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -134,6 +135,13 @@ def _config_slice(family: str, item: Item, config: dict) -> dict:
     }
 
 
+class _NoAliases(yaml.SafeDumper):
+    """Print a value shared by two keys twice, not as a YAML anchor and alias."""
+
+    def ignore_aliases(self, data) -> bool:
+        return True
+
+
 def cmd_show(registry: Registry, args) -> int:
     family, item = parse_target(registry, args.target)
     config = _load_config(args.configfile)
@@ -146,7 +154,9 @@ def cmd_show(registry: Registry, args) -> int:
         print(f"script:     workflow/scripts/{family}/{item.script_file}")
     print("outputs:    " + ", ".join(item_files(family, item)))
     print(f"config ({', '.join(args.configfile)}):")
-    print(yaml.safe_dump(_config_slice(family, item, config), sort_keys=False).rstrip())
+    print(
+        yaml.dump(_config_slice(family, item, config), Dumper=_NoAliases, sort_keys=False).rstrip()
+    )
     inputs = []
     if item.kind in ("figure", "table"):
         for name, ref in item.reads.items():
@@ -282,6 +292,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     check.add_argument("files", nargs="*", type=Path, help="files merged over config.yaml")
     args = parser.parse_args(argv)
+    if hasattr(signal, "SIGPIPE"):  # `sigprop list | head` ends quietly
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     registry = load_registry()
     command = {
         "list": cmd_list,
