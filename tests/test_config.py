@@ -1,13 +1,12 @@
 """Config validation: the schema and the cross-key checks reject bad input before any job."""
 
-import copy
 from pathlib import Path
 
 import pytest
 import yaml
 from snakemake.utils import validate
 
-from sigprop.config import ConfigError, check_window
+from sigprop.config import ConfigError, check_window, merge_configs
 from sigprop.papers import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -23,11 +22,7 @@ def quick_config():
     return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 
 
-def merged(base, override):
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        out[key] = merged(out[key], value) if isinstance(value, dict) else value
-    return out
+merged = merge_configs
 
 
 def test_quick_and_paper_configs_are_valid():

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from sigprop.config import merge_configs
 from sigprop.data import DATASETS
 from sigprop.papers import FAMILIES, load_registry
 from sigprop.registry import (
@@ -28,16 +29,8 @@ REGISTRY = load_registry()
 def _config(*names):
     config = {}
     for name in names:
-        merge(config, yaml.safe_load((ROOT / "config" / name).read_text()))
+        config = merge_configs(config, yaml.safe_load((ROOT / "config" / name).read_text()))
     return config
-
-
-def merge(into, new):
-    for key, value in new.items():
-        if isinstance(value, dict) and isinstance(into.get(key), dict):
-            merge(into[key], value)
-        else:
-            into[key] = value
 
 
 CONFIGS = {"quick": _config("config.yaml"), "paper": _config("config.yaml", "paper.yaml")}

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import yaml
 
-from sigprop.run_info import config_sha256, merge, run_record
+from sigprop.config import merge_configs
+from sigprop.run_info import config_sha256, run_record
 
 CONFIG = Path(__file__).resolve().parents[1] / "config"
 
@@ -12,7 +13,7 @@ CONFIG = Path(__file__).resolve().parents[1] / "config"
 def load(*names):
     config = {}
     for name in names:
-        merge(config, yaml.safe_load((CONFIG / name).read_text()))
+        config = merge_configs(config, yaml.safe_load((CONFIG / name).read_text()))
     return config
 
 

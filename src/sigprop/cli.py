@@ -18,12 +18,13 @@ import json
 import math
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import yaml
 
 from .claims import verdict_counts, verdict_of
+from .config import merge_configs
 from .papers import load_registry
 from .registry import Item, Registry, resolve, simulation_setup
 
@@ -65,16 +66,8 @@ def parse_target(registry: Registry, target: str) -> tuple[str, Item]:
 def _load_config(paths: Sequence[str]) -> dict:
     config: dict = {}
     for path in paths:
-        _merge(config, yaml.safe_load(Path(path).read_text()) or {})
+        config = merge_configs(config, _read_yaml(Path(path)))
     return config
-
-
-def _merge(into: dict, new: Mapping) -> None:
-    for key, value in new.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            _merge(into[key], value)
-        else:
-            into[key] = value
 
 
 def _claims(path: Path) -> list[dict]:
@@ -248,9 +241,7 @@ def cmd_check_config(registry: Registry, args) -> int:
 
     from .config import ConfigError
 
-    config: dict = {}
-    for path in [Path("config/config.yaml"), *args.files]:
-        _merge(config, _read_yaml(path))
+    config = _load_config([Path("config/config.yaml"), *args.files])
     schema = yaml.safe_load(Path("workflow/schemas/config.schema.yaml").read_text())
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))

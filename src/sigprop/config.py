@@ -7,9 +7,22 @@ registry before any job) with the helpers here; every message names the full key
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import copy
+from collections.abc import Mapping, Sequence
 
-__all__ = ["ConfigError", "check_window"]
+__all__ = ["ConfigError", "check_window", "merge_configs"]
+
+
+def merge_configs(base: Mapping, over: Mapping | None) -> dict:
+    """``over`` merged into a copy of ``base`` key by key, as Snakemake merges config files
+    (``--configfile`` after ``configfile:``): nested mappings merge, anything else replaces."""
+    out = copy.deepcopy(dict(base))
+    for key, value in (over or {}).items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merge_configs(out[key], value)
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
 
 
 class ConfigError(ValueError):

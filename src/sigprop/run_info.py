@@ -9,7 +9,6 @@ git revision and whether the working tree was dirty; the ledger and the report s
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
@@ -17,22 +16,13 @@ from pathlib import Path
 
 import yaml
 
+from .config import merge_configs
 from .store import git_revision
 
-__all__ = ["config_sha256", "merge", "run_record"]
+__all__ = ["config_sha256", "run_record"]
 
 SCALES = {"quick": ("config.yaml",), "paper": ("config.yaml", "paper.yaml")}
 """The two named scales: the config files that define each, merged in order."""
-
-
-def merge(into: dict, new: Mapping) -> dict:
-    """Merge ``new`` over ``into`` key by key, as Snakemake merges config files."""
-    for key, value in new.items():
-        if isinstance(value, Mapping) and isinstance(into.get(key), dict):
-            merge(into[key], value)
-        else:
-            into[key] = copy.deepcopy(value)
-    return into
 
 
 def _canonical(config: Mapping) -> dict:
@@ -54,7 +44,7 @@ def run_record(
     for name, files in SCALES.items():
         reference: dict = {}
         for file in files:
-            merge(reference, yaml.safe_load((config_dir / file).read_text()) or {})
+            reference = merge_configs(reference, yaml.safe_load((config_dir / file).read_text()))
         if _canonical(reference) == _canonical(config):
             scale = name
             break
