@@ -1,7 +1,6 @@
 """The item registry: every entry imports, resolves its config and names files that exist;
 the import graph keeps families apart and has no cycles."""
 
-import ast
 from pathlib import Path
 
 import pytest
@@ -9,6 +8,7 @@ import yaml
 
 from sigprop.config import merge_configs
 from sigprop.data import DATASETS
+from sigprop.fingerprint import module_imports
 from sigprop.papers import FAMILIES, load_registry
 from sigprop.registry import (
     Figure,
@@ -101,42 +101,12 @@ def test_resolve_names_the_missing_key():
     assert resolve({"k": "a/b/k"}, {"a": {"b": {"k": 1}}}) == {"k": 1}
 
 
-def _imports(path: Path) -> set[str]:
-    """Absolute names of the sigprop modules a file imports."""
-    package = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
-    if path.name == "__init__.py":
-        package = package.rsplit(".", 1)[0] + ".__init__"
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("sigprop")}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: -node.level]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            if not module.startswith("sigprop"):
-                continue
-            found.add(module)
-            found |= {f"{module}.{a.name}" for a in node.names}
-    return {m for m in found if _module_file(m)}
-
-
-def _module_file(module: str) -> Path | None:
-    base = SRC.parent.joinpath(*module.split("."))
-    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-        if candidate.exists():
-            return candidate
-    return None
-
-
 def _graph() -> dict[str, set[str]]:
     graph = {}
     for path in SRC.rglob("*.py"):
         name = ".".join(path.relative_to(SRC.parent).with_suffix("").parts)
         name = name.removesuffix(".__init__")
-        graph[name] = {m for m in _imports(path) if m not in (name, "sigprop")}
+        graph[name] = set(module_imports(name)) - {"sigprop"}
     return graph
 
 
