@@ -219,6 +219,18 @@ def _random_matrices(
 MATRIX_KINDS = ("gaussian", "low_rank_noise", "near_collinear")
 
 
+def _margin_row(part: str, common: dict, margin: Tensor) -> dict:
+    """One row of the Lemma 1 table: the smallest margin and how many fall below -round-off."""
+    below = margin < -FLOAT_TOLERANCE
+    return dict(
+        part=part,
+        **common,
+        min_margin=margin.min().item(),
+        violation_fraction=below.to(DTYPE).mean().item(),
+        violations=below.sum().item(),
+    )
+
+
 def measure_lemma1(
     *,
     widths: Sequence[int] = (8, 32),
@@ -266,27 +278,9 @@ def measure_lemma1(
             soft = _soft_rank_margin(h, taus)
             common = dict(kind=kind, d=d, n=n, gamma=math.nan, count=n_matrices)
             rows += [
-                dict(
-                    part="rank_vs_r",
-                    **common,
-                    min_margin=exact.min().item(),
-                    violation_fraction=(exact < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
-                    violations=(exact < -FLOAT_TOLERANCE).sum().item(),
-                ),
-                dict(
-                    part="rank_vs_r_paper_rule",
-                    **common,
-                    min_margin=paper.min().item(),
-                    violation_fraction=(paper < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
-                    violations=(paper < -FLOAT_TOLERANCE).sum().item(),
-                ),
-                dict(
-                    part="soft_rank_raw",
-                    **common,
-                    min_margin=soft.min().item(),
-                    violation_fraction=(soft < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
-                    violations=(soft < -FLOAT_TOLERANCE).sum().item(),
-                ),
+                _margin_row("rank_vs_r", common, exact),
+                _margin_row("rank_vs_r_paper_rule", common, paper),
+                _margin_row("soft_rank_raw", common, soft),
             ]
 
     # (b) BN chain states and (c) their scaled negative control
@@ -308,23 +302,10 @@ def measure_lemma1(
                 desc=eid,
             )
             margin, control = margin.values, control.values
-            bad = (control < -FLOAT_TOLERANCE).sum().item()
             common = dict(kind="bn_chain", d=d, n=n, gamma=gamma, count=margin.numel())
             rows += [
-                dict(
-                    part="soft_rank_bn",
-                    **common,
-                    min_margin=margin.min().item(),
-                    violation_fraction=(margin < -FLOAT_TOLERANCE).to(DTYPE).mean().item(),
-                    violations=(margin < -FLOAT_TOLERANCE).sum().item(),
-                ),
-                dict(
-                    part="soft_rank_control",
-                    **common,
-                    min_margin=control.min().item(),
-                    violation_fraction=bad / control.numel(),
-                    violations=bad,
-                ),
+                _margin_row("soft_rank_bn", common, margin),
+                _margin_row("soft_rank_control", common, control),
             ]
     columns = ["part", "kind", "d", "n", "gamma", "count", "min_margin", "violation_fraction"]
     return pd.DataFrame(rows, columns=[*columns, "violations"])
