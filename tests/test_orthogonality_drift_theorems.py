@@ -21,7 +21,6 @@ from sigprop.papers.orthogonality import drift_theorems as od
 from sigprop.papers.orthogonality import lyapunov
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.drift_judges import drift_claims
-from sigprop.papers.orthogonality.drift_simulations import drift_mc
 from sigprop.papers.orthogonality.items import ITEMS
 from sigprop.workflow import read_table
 
@@ -163,14 +162,3 @@ def test_config_rejects_d_below_n():
 
 def test_tables_are_dataframes(checks):
     assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())
-
-
-def test_drift_simulation_is_the_theorem5_monte_carlo(checks):
-    """The drift figure's simulation draws exactly the numbers that theorem5 judges."""
-    kw = {k: SMALL["theorem5"][k] for k in ("cases", "n_states", "n_degenerate", "n_draws")}
-    sim = drift_mc(**kw, device="cpu")
-    mc = checks["theorem5"].table.query("part == 'mc'")
-    for name in ("vhat", "mc_mean", "mc_se", "contraction", "sum_p2", "rhs"):
-        assert sim.values[name].reshape(-1).tolist() == mc[name].tolist(), name
-    degenerate = (mc["family"] == "near_degenerate").astype(float).tolist()
-    assert sim.values["degenerate"].reshape(-1).tolist() == degenerate

@@ -62,7 +62,7 @@ def test_every_entry_resolves(scale):
             resolve(item.params, config)
             resolve(item.judge_args, config)
             for ref in item.reads.values():
-                REGISTRY.simulation_of(family, ref)
+                REGISTRY.read_of(family, ref)
             script = ROOT / "workflow" / "scripts" / family / item.script_file
             assert script.exists(), script
             assert (ROOT / "workflow" / "report" / family / f"{item.name}.rst").exists()
@@ -70,7 +70,7 @@ def test_every_entry_resolves(scale):
 
 def test_every_simulation_is_read():
     read = {
-        (REGISTRY.simulation_of(family, ref)[0], REGISTRY.simulation_of(family, ref)[1].name)
+        (REGISTRY.read_of(family, ref)[0], REGISTRY.read_of(family, ref)[1].name)
         for family, item in REGISTRY.items()
         if isinstance(item, Figure | Table)
         for ref in item.reads.values()

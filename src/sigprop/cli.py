@@ -153,8 +153,7 @@ def cmd_show(registry: Registry, args) -> int:
     inputs = []
     if item.kind in ("figure", "table"):
         for name, ref in item.reads.items():
-            fam, sim = registry.simulation_of(family, ref)
-            inputs.append((name, Path(f"results/{fam}/{sim.name}.pt")))
+            inputs.append((name, Path(registry.read_path(family, ref))))
     elif item.kind == "theorem":
         inputs.append(("measured", Path(f"results/{family}/{item.name}.csv")))
     for name, path in inputs:

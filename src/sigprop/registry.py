@@ -85,7 +85,8 @@ class _Drawn:
     Attributes:
         name: the seed's own number, e.g. ``fig2b`` (``figures/<family>/fig2b.pdf``).
         seed: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
-        reads: script input name -> simulation name of the same family (or ``family/name``).
+        reads: script input name -> a simulation (its tensors) or a theorem item (its measured
+            table) of the same family, or ``family/name``.
         params: script parameter name -> config path (``params.<name>`` in the script).
         constants: fixed script parameters, e.g. which curves a shared script draws.
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
@@ -281,8 +282,17 @@ class Registry:
             if item.kind != "simulation":
                 yield family, item
 
-    def simulation_of(self, family: str, ref: str) -> tuple[str, Simulation]:
-        """A ``reads`` reference (``name`` or ``family/name``) -> (family, simulation)."""
+    def read_of(self, family: str, ref: str) -> tuple[str, Simulation | Theorem]:
+        """A ``reads`` reference (``name`` or ``family/name``) -> (family, item): a simulation
+        (its tensors) or a theorem item (its cached measured table)."""
         fam, _, name = ref.rpartition("/")
         fam = fam or family
-        return fam, self.get(fam, name, "simulation")
+        try:
+            return fam, self.get(fam, name, "simulation")
+        except KeyError:
+            return fam, self.get(fam, name, "theorem")
+
+    def read_path(self, family: str, ref: str) -> str:
+        """The file a ``reads`` reference names: ``results/<family>/<name>.pt`` or ``.csv``."""
+        fam, item = self.read_of(family, ref)
+        return f"results/{fam}/{item.name}.{'pt' if item.kind == 'simulation' else 'csv'}"

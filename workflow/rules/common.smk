@@ -108,11 +108,7 @@ def get_measure_setup(wildcards):
 def get_reads(wildcards):
     """A figure's or table's input tensors: {input name: results/<family>/<sim>.pt}."""
     item = _judged_item(wildcards)
-    reads = {}
-    for name, ref in item.reads.items():
-        family, simulation = REGISTRY.simulation_of(wildcards.family, ref)
-        reads[name] = f"results/{family}/{simulation.name}.pt"
-    return reads
+    return {name: REGISTRY.read_path(wildcards.family, ref) for name, ref in item.reads.items()}
 
 
 def get_script_params(wildcards):

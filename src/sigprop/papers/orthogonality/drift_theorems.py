@@ -388,8 +388,8 @@ def drift_mc_rows(
     (``lyapunov.one_step_statistics``, stream ``f"{eid}.mc.n{n}.d{d}"``). Each row carries the
     Lemma 8 columns of ``_lemma8_columns``, Theorem 5's right side ``rhs`` and the Monte-Carlo
     columns mc_mean, mc_se, msd, msd_se, frob, frob_se, weyl_margin. The single definition of
-    this Monte Carlo: ``theorem5`` judges it, the ``drift`` figure (simulation ``drift_mc``)
-    plots it.
+    this Monte Carlo: ``theorem5`` measures and judges it, and the ``drift`` figure plots its
+    cached table.
     """
     eid = EXPERIMENT_IDS["theorem5"]
     families, s = drift_states(n, n_states, n_degenerate, eid)

@@ -13,7 +13,6 @@ from . import (
     conjecture_judges,
     conjecture_simulations,
     drift_judges,
-    drift_simulations,
     drift_theorems,
     gaussian_judges,
     gaussian_simulations,
@@ -231,21 +230,10 @@ ITEMS = [
         judge=drift_theorems.judge_theorem5,
         tolerances=("z", "control_z", "float_tolerance"),
     ),
-    Simulation(
-        "drift_mc",
-        seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
-        run=drift_simulations.drift_mc,
-        setup={
-            "cases": "orthogonality/theorem5/cases",
-            "n_states": "orthogonality/theorem5/n_states",
-            "n_degenerate": "orthogonality/theorem5/n_degenerate",
-            "n_draws": "orthogonality/theorem5/n_draws",
-        },
-    ),
     Figure(
         "drift",
         seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
-        reads={"mc": "drift_mc"},
+        reads={"table": "theorem5"},  # its cached Monte Carlo (part == "mc")
         params={
             "cases": "orthogonality/theorem5/cases",
             "n_states": "orthogonality/theorem5/n_states",
