@@ -86,6 +86,15 @@ def _judged_item(wildcards):
     raise KeyError(f"no judged item {wildcards.family}.{wildcards.item}")
 
 
+def get_resource(kind, name):
+    """A rule resource read from the job's registry item (``mem_mb``, ``runtime``)."""
+
+    def of_item(wildcards):
+        return getattr(_item(wildcards, kind), name)
+
+    return of_item
+
+
 def get_setup(wildcards):
     """A simulation's keyword arguments: its config slice (registry ``setup`` and ``extra``)."""
     return simulation_setup(wildcards.family, _item(wildcards, "simulation"), config)

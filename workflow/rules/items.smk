@@ -29,8 +29,8 @@ rule simulate:
         "../../envs/sigprop.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards: _item(wildcards, "simulation").mem_mb,
-        runtime=lambda wildcards: _item(wildcards, "simulation").runtime,
+        mem_mb=get_resource("simulation", "mem_mb"),
+        runtime=get_resource("simulation", "runtime"),
         gpu=SIMULATION_GPUS,
     params:
         setup=get_setup,
@@ -113,8 +113,8 @@ rule measure:
         "../../envs/sigprop.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wildcards: _item(wildcards, "theorem").mem_mb,
-        runtime=lambda wildcards: _item(wildcards, "theorem").runtime,
+        mem_mb=get_resource("theorem", "mem_mb"),
+        runtime=get_resource("theorem", "runtime"),
     params:
         setup=get_measure_setup,
         device=config["device"],
