@@ -65,6 +65,47 @@ def test_a_run_alone_equals_the_run_in_a_batch():
     torch.testing.assert_close(alone.values["gap"][0], full.values["gap"][3])
 
 
+def test_stacked_streams_draw_what_each_stream_draws_alone():
+    """ExplicitProduct over several ids: id-major runs, each with its own stream's draws."""
+    ids, runs = ["t.a", "t.b", "t.c"], [0, 2]
+    for law in ("gaussian", "uniform"):
+        stacked = chains.ExplicitProduct(ids, runs, 6, law, 0.5)
+        alone = [chains.ExplicitProduct(e, runs, 6, law, 0.5) for e in ids]
+        for _ in range(40):  # crosses a block refill
+            expected = torch.cat([p.next_weights().clone() for p in alone])
+            assert torch.equal(stacked.next_weights(), expected)
+
+
+@pytest.mark.parametrize("gammas", [(0.1, 1.0, math.inf), (0.5, 2.0)])
+def test_gamma_tuple_equals_separate_chains_bit_for_bit(gammas):
+    """Step with a tuple of gammas runs one chain per gamma group, with the same bits."""
+    d, n, depth, runs = 8, 8, 60, [0, 1]
+    ids = [f"t.g{k}" for k in range(len(gammas))]
+    h0 = torch.cat([inputs.gaussian_inputs(e, runs, d, n) for e in ids])
+    observers = {"stats": lambda h: metrics.spectral_statistics(h, [0.5])}
+    batched = chains.simulate(
+        h0,
+        chains.Step("bn_rms", gamma=gammas),
+        chains.ExplicitProduct(ids, runs, d),
+        depth,
+        observers,
+        runs=runs * len(gammas),
+    )
+    for k, (e, gamma) in enumerate(zip(ids, gammas, strict=True)):
+        alone = chains.simulate(
+            h0[2 * k : 2 * k + 2],
+            chains.Step("bn_rms", gamma=gamma),
+            chains.ExplicitProduct(e, runs, d),
+            depth,
+            observers,
+            runs=runs,
+        )
+        for name, value in alone.values.items():
+            assert torch.equal(batched.values[name][2 * k : 2 * k + 2], value), name
+    with pytest.raises(ValueError, match="gamma groups"):
+        chains.Step("bn_rms", gamma=gammas)(torch.ones(len(gammas) + 1, 2, 2), lambda h: h)
+
+
 def test_gram_sqrt_reproduces_the_gram(gen):
     h = torch.randn(3, 20, 5, generator=gen, dtype=torch.float64)
     r = chains.gram_sqrt(h)
@@ -175,6 +216,8 @@ def test_step_rejects_bad_settings():
         chains.Step("none", "tanh")
     with pytest.raises(ValueError, match="gamma must be > 0"):
         chains.Step("bn_rms", gamma=-1.0)
+    with pytest.raises(ValueError, match="gamma must be > 0"):
+        chains.Step("bn_rms", gamma=(1.0, 0.0))
     with pytest.raises(ValueError, match="normalization must be one of"):
         chains.Step("batchnorm")
     with pytest.raises(ValueError, match="weight law"):

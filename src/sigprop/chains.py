@@ -111,13 +111,18 @@ class _BlockStream:
         self.law, self.std = law, math.sqrt(variance)
         self.dtype, self.device = dtype, torch.device(device)
         self.block = block_layers(math.prod(self.shape))
-        self._gens = generators(experiment_id, self.runs, stream, self.device)
+        ids = [experiment_id] if isinstance(experiment_id, str) else list(experiment_id)
+        self._gens = [g for eid in ids for g in generators(eid, self.runs, stream, self.device)]
         self._buffer: Tensor | None = None
         self._next = self.block
 
     def _draw(self, g: torch.Generator, out: Tensor) -> None:
         size = (self.block, *self.shape)
-        out.copy_(unit_variance_draws(g, size, self.law, self.dtype, self.device)).mul_(self.std)
+        if self.law == "gaussian":  # copy_ casts exactly, as .to(dtype) would, without a temporary
+            out.copy_(torch.randn(size, generator=g, device=self.device, dtype=torch.float32))
+        else:
+            out.copy_(unit_variance_draws(g, size, self.law, self.dtype, self.device))
+        out.mul_(self.std)
 
     def next(self) -> Tensor:
         """The next layer's draws for all runs, shape (runs, *shape).
@@ -127,7 +132,7 @@ class _BlockStream:
         if self._next == self.block:
             if self._buffer is None:
                 self._buffer = torch.empty(
-                    len(self.runs), self.block, *self.shape, dtype=self.dtype, device=self.device
+                    len(self._gens), self.block, *self.shape, dtype=self.dtype, device=self.device
                 )
             for i, g in enumerate(self._gens):
                 self._draw(g, self._buffer[i])
@@ -141,13 +146,15 @@ class ExplicitProduct:
     """W_l H with W_l in R^{d x d} drawn i.i.d. per run from stream ``"weights"``, Dan+20 Def. 1.
 
     Args:
-        experiment_id, runs: address of the random streams (``seeding``).
+        experiment_id, runs: address of the random streams (``seeding``). A sequence of ids
+            stacks several chains in the run dimension, id-major: (id_0, run_0), (id_0, run_1),
+            ..., (id_1, run_0), ...; each draws exactly what it would draw alone.
         d: width. law: ``"gaussian"`` or ``"uniform"``. variance: of each entry of W.
     """
 
     def __init__(
         self,
-        experiment_id: str,
+        experiment_id: str | Sequence[str],
         runs: Sequence[int],
         d: int,
         law: str = "gaussian",
@@ -241,16 +248,21 @@ class Step:
             unchanged; allowed only with positively homogeneous activations; an all-zero
             state, a dead ReLU net, stays zero).
         activation: a name in ``ops.ACTIVATIONS``.
-        gamma: residual strength, Dan+20 Eq. (1); ``math.inf`` for no skip connection.
+        gamma: residual strength, Dan+20 Eq. (1); ``math.inf`` for no skip connection. A tuple
+            of k values runs k chains at once: the run dimension is k equal groups, group i with
+            gamma[i] (the layout of ``ExplicitProduct`` with k experiment ids); each group's
+            arithmetic is exactly that of a step with its float gamma.
     """
 
     normalization: str = "bn_rms"
     activation: str = "linear"
-    gamma: float = math.inf
+    gamma: float | tuple[float, ...] = math.inf
     _norm: Callable | None = field(default=None, init=False, repr=False, compare=False)
+    _act: Callable | None = field(default=None, init=False, repr=False, compare=False)
+    _coef: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
-        ops.activation(self.activation)
+        object.__setattr__(self, "_act", ops.activation(self.activation))
         if self.normalization != "none":
             object.__setattr__(self, "_norm", ops.normalization(self.normalization))
         elif self.activation not in ("linear", "relu"):
@@ -258,15 +270,36 @@ class Step:
                 "an unnormalized (vanilla) chain is rescaled each layer, which is exact only for "
                 f"positively homogeneous activations (linear, relu), got {self.activation!r}"
             )
-        if not self.gamma > 0:
+        gammas = self.gamma if isinstance(self.gamma, tuple) else (self.gamma,)
+        if not gammas or not all(g > 0 for g in gammas):
             raise ValueError(f"gamma must be > 0 (math.inf for no skip), got {self.gamma}")
+
+    def _residual(self, h: Tensor, wh: Tensor) -> Tensor:
+        """h + gamma wh per group of runs (wh where gamma = inf), elementwise as for a float."""
+        key = (h.shape[0], h.dtype, h.device)
+        if key not in self._coef:
+            k = len(self.gamma)
+            if h.shape[0] % k:
+                raise ValueError(f"{h.shape[0]} runs do not split into {k} gamma groups")
+            coef = torch.tensor(self.gamma, dtype=h.dtype, device=h.device)
+            coef = coef.repeat_interleave(h.shape[0] // k)[:, None, None]
+            self._coef[key] = (
+                coef,
+                torch.isinf(coef) if any(map(math.isinf, self.gamma)) else None,
+            )
+        coef, skip = self._coef[key]
+        pre = h + coef * wh
+        return pre if skip is None else torch.where(skip, wh, pre)
 
     def __call__(self, h: Tensor, product: Callable[[Tensor], Tensor]) -> Tensor:
         wh = product(h)
-        pre = wh if math.isinf(self.gamma) else h + self.gamma * wh
+        if isinstance(self.gamma, tuple):
+            pre = self._residual(h, wh)
+        else:
+            pre = wh if math.isinf(self.gamma) else h + self.gamma * wh
         if self._norm is not None:
-            return ops.activation(self.activation)(self._norm(pre))
-        out = ops.activation(self.activation)(pre)
+            return self._act(self._norm(pre))
+        out = self._act(pre)
         mean_square = out.square().mean(dim=(-2, -1), keepdim=True)
         # a dead ReLU net (all zeros) stays zero: rank 0, not NaN
         return out * torch.where(mean_square > 0, mean_square.rsqrt(), 1.0)

@@ -165,28 +165,29 @@ def bn_chain(
     layers = chains.record_layers(depth, burn_in, stride)
     observer = partial(metrics.spectral_statistics, taus=taus)
     stats: dict[str, torch.Tensor] = {}
-    for i, gamma in enumerate(gammas):
-        for j, d in enumerate(widths):
-            stream = f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}"
-            if given is None:
-                x = gaussian_inputs(stream, runs, d, d, torch_dtype, device)
-            else:
-                x = given[d]
-            trace = chains.simulate(
-                x,
-                chains.Step("bn_rms", gamma=gamma),
-                chains.ExplicitProduct(stream, runs, d, weight_law, 1.0, torch_dtype, device),
-                depth,
-                {"statistics": observer},
-                layers,
-                runs,
-                desc=f"bn chain gamma={_gamma_id(gamma)} d={d}",
-            )
-            for name, value in trace.values.items():
-                if name not in stats:
-                    shape = (len(gammas), len(widths), n_runs, len(layers))
-                    stats[name] = torch.empty(shape, dtype=torch_dtype)
-                stats[name][i, j] = value
+    for j, d in enumerate(widths):
+        # every gamma of this width in one batched chain (gamma-major runs): each (gamma, run)
+        # keeps its own streams and its arithmetic, so the values are those of separate chains
+        streams = [f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}" for gamma in gammas]
+        if given is None:
+            x = torch.cat([gaussian_inputs(s, runs, d, d, torch_dtype, device) for s in streams])
+        else:
+            x = given[d].expand(n_runs, d, d).repeat(len(gammas), 1, 1)
+        trace = chains.simulate(
+            x,
+            chains.Step("bn_rms", gamma=tuple(gammas)),
+            chains.ExplicitProduct(streams, runs, d, weight_law, 1.0, torch_dtype, device),
+            depth,
+            {"statistics": observer},
+            layers,
+            [r for _ in gammas for r in runs],
+            desc=f"bn chain gammas={[_gamma_id(g) for g in gammas]} d={d}",
+        )
+        for name, value in trace.values.items():
+            if name not in stats:
+                shape = (len(gammas), len(widths), n_runs, len(layers))
+                stats[name] = torch.empty(shape, dtype=torch_dtype)
+            stats[name][:, j] = value.reshape(len(gammas), n_runs, len(layers))
     return Labelled(
         dims=["gamma", "width", "run", "layer"],
         coords={"gamma": list(gammas), "width": list(widths), "run": runs, "layer": layers},
