@@ -34,8 +34,7 @@ golden: all
 	$(BIN)/sigprop golden --write
 
 bench: $(VENV)/.installed
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/chain_throughput.py
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/gradient_throughput.py
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html
