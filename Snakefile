@@ -6,6 +6,8 @@ snakemake --cores 8 figures/orthogonality/fig2b.pdf       # one figure
 sigprop list                                              # every paper item (src/sigprop/papers)
 """
 
+import time
+
 from snakemake.utils import min_version
 
 min_version("9.19")
@@ -20,6 +22,17 @@ report: "workflow/report/workflow.rst"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/items.smk"
 include: "workflow/rules/report.smk"
+
+
+RUN_STARTED = time.time()
+
+
+onsuccess:
+    # Where this run's time went: results/benchmarks.csv (sigprop.job_benchmarks).
+    from sigprop.job_benchmarks import write
+
+    if write(since=RUN_STARTED).size:
+        print("job times: results/benchmarks.csv (summary: sigprop benchmarks)")
 
 
 rule all:

@@ -39,7 +39,7 @@ def test_show_resolves_a_figure_path_and_prints_code_config_inputs_claims(checko
     out = capsys.readouterr().out
     assert out.startswith("rank_collapse.fig2  (figure)")
     assert "seed:       Dan+20 Fig. 2" in out and "judge:" in out and ".py:" in out
-    assert "results/rank_collapse/depth_rank.pt (not built yet)" in out
+    assert "results/rank_collapse/depth_rank.safetensors (not built yet)" in out
     assert "claims: not run" in out
     with pytest.raises(SystemExit, match="no item writes figures/x/y.pdf"):
         cli.main(["show", "figures/x/y.pdf"])

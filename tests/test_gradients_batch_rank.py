@@ -162,7 +162,7 @@ def test_experiment_on_a_tiny_source(tiny_source):
 
 
 def _frame(tiny_source, tmp_path) -> pd.DataFrame:
-    path = tmp_path / "t.pt"
+    path = tmp_path / "t.safetensors"
     result = _run(tiny_source, batch_sizes=[16, 256], batches=3)
     save(path, result, {}, nonfinite=("control_rank",))
     return load_frame(path)

@@ -139,8 +139,8 @@ def test_bad_grids_raise(batch_sizes, widths, message):
 def test_pixel_table_from_saved_grid(tmp_path):
     result = a1_grid([4, 12], [8, 48], 0.1, 30, 3, "float64", device="cpu")
     item = load_registry().get("orthogonality", "a1_grid", "simulation")
-    store.save(tmp_path / "g.pt", result, {}, nonfinite=item.nonfinite)
-    table = pixel_table(store.load_frame(tmp_path / "g.pt"))
+    store.save(tmp_path / "g.safetensors", result, {}, nonfinite=item.nonfinite)
+    table = pixel_table(store.load_frame(tmp_path / "g.safetensors"))
     assert list(zip(table["n"], table["d"], strict=True)) == [(4, 8), (4, 48), (12, 8), (12, 48)]
     row = table.set_index(["n", "d"]).loc[(12, 8)]
     assert not row["valid"] and not row["passed"] and row["runs_passed"] == 0

@@ -17,6 +17,8 @@ from sigprop.registry import (
     Table,
     Theorem,
     dataset_names,
+    import_function,
+    qualified_name,
     resolve,
     simulation_setup,
 )
@@ -140,3 +142,11 @@ def test_import_graph_has_no_cycles():
     for node in graph:
         if node not in state:
             visit(node, [])
+
+
+def test_every_function_is_importable_by_its_name():
+    """Jobs import an item's function by ``module:qualname`` (not the whole registry)."""
+    for _, item in load_registry().items():
+        for function in (getattr(item, k, None) for k in ("run", "measure", "judge")):
+            if function is not None:
+                assert import_function(qualified_name(function)) is function, function

@@ -1,15 +1,21 @@
 """The DAG end to end on a tiny config, in a temporary copy of the workflow."""
 
+import math
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
 
 from sigprop.cli import GOLDEN, compare_golden
+from sigprop.config import merge_configs
+from sigprop.papers import load_registry
+from sigprop.registry import resolve
+from sigprop.workflow import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -122,6 +128,73 @@ def test_claims_of_the_tiny_run_hold(workdir):
         "orthogonality.fig2a.decay_d32",
     ):
         assert ledger.loc[claim, "passed"], ledger.loc[claim].to_dict()
+
+
+NAN_IS_DATA = {
+    ("orthogonality.app_e", "min_relative_margin"): "V(H)^2 below the claim's range: left out",
+    ("gradients.table_c1", "printed_cosine"): "the seed prints no cosine there: no claim",
+    ("gradients.lemma_c14_c15", "S"): "the run never hit: hits_d<d> counts it, S averages hits",
+}
+"""Declared columns whose NaN is itself a value that the judge reads on purpose."""
+
+
+def _judge_arguments(family, item, config):
+    if item.kind == "theorem":
+        return resolve(None, config, default=f"{family}/{item.name}")
+    return resolve(item.judge_args, config)
+
+
+def _same(a: float, b: float) -> bool:
+    return a == b or (math.isnan(a) and math.isnan(b))
+
+
+@pytest.mark.workflow
+def test_no_judge_averages_around_a_nan(workdir):
+    """Issue 12: a NaN where the item declares NaN may occur (``nonfinite``), put in a cell that
+    held a number, either leaves a claim's measured value as it was or makes the claim
+    ``invalid`` (or stops the judge); it never yields another finite number, nor a missing claim
+    (pandas reductions skip NaN unless told not to). Undeclared columns are refused at the
+    boundary (tests/test_store.py)."""
+    config = merge_configs(yaml.safe_load((ROOT / "config" / "config.yaml").read_text()), TINY)
+    silent, probed = silent_nan_drops(workdir, config)
+    assert probed > 20
+    assert silent == []
+
+
+def silent_nan_drops(workdir: Path, config: dict) -> tuple[list[str], int]:
+    """(claims whose measured value a NaN changed silently, cells probed); see above."""
+    silent, probed = [], 0
+    for family, item in load_registry().judged():
+        table = read_table(workdir / "results" / family / f"{item.name}.csv")
+        columns = [  # NaN = not applicable
+            c
+            for c in item.nonfinite
+            if table[c].isna().any() and (f"{family}.{item.name}", c) not in NAN_IS_DATA
+        ]
+        if not columns:
+            continue
+        arguments = _judge_arguments(family, item, config)
+        before = {c.id: c for c in item.judge(table, **arguments)}
+        for column in columns:
+            finite = np.flatnonzero(np.isfinite(table[column].to_numpy(float)))
+            for row in sorted({finite[0], finite[-1]} if finite.size else set()):
+                probed += 1
+                damaged = table.copy()
+                damaged.loc[row, column] = math.nan
+                try:
+                    after = {c.id: c for c in item.judge(damaged, **arguments)}
+                except (ValueError, KeyError, IndexError):
+                    continue  # stopping is not silent
+                where = f"{family}.{item.name}: NaN in {column}[{row}]"
+                silent += [f"{where} drops claim {i}" for i in sorted(set(before) - set(after))]
+                silent += [
+                    f"{where} changes {i}: {before[i].measured!r} -> {c.measured!r}"
+                    for i, c in after.items()
+                    if i in before
+                    and c.verdict != "invalid"
+                    and not _same(c.measured, before[i].measured)
+                ]
+    return silent, probed
 
 
 @pytest.mark.workflow

@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import pandas as pd
 import yaml
 
 from .claims import verdict_counts, verdict_of
@@ -38,7 +39,7 @@ def item_files(family: str, item: Item) -> list[str]:
     """The files an item writes, relative to the working directory."""
     stem = f"{family}/{item.name}"
     if item.kind == "simulation":
-        return [f"results/{stem}.pt", f"results/{stem}.json"]
+        return [f"results/{stem}.safetensors", f"results/{stem}.json"]
     claims = [f"results/claims/{stem}.json", f"results/captions/{stem}.rst"]
     if item.kind == "figure":
         return [f"figures/{stem}.pdf", f"figures/{stem}.png", f"results/{stem}.csv", *claims]
@@ -202,7 +203,6 @@ def compare_golden(ledger, golden, rtol: float = 1e-9) -> list[str]:
 
 
 def cmd_golden(registry: Registry, args) -> int:
-    import pandas as pd
 
     ledger = pd.read_csv(args.ledger)
     if args.write:
@@ -258,6 +258,18 @@ def cmd_check_config(registry: Registry, args) -> int:
     return 0
 
 
+def cmd_benchmarks(registry, args) -> int:
+    """Where the last run's time went (``results/benchmarks.csv``, see sigprop.job_benchmarks)."""
+    from . import job_benchmarks
+
+    if not args.table.exists():
+        print(f"sigprop: {args.table} not found: run the workflow first (snakemake all)")
+        return 1
+    jobs = pd.read_csv(args.table)
+    print(job_benchmarks.describe(job_benchmarks.summarize(jobs, slowest=args.slowest)))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -281,6 +293,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="validate config files (YAML syntax with file and line, schema, cross-key checks)",
     )
     check.add_argument("files", nargs="*", type=Path, help="files merged over config.yaml")
+    bench = sub.add_parser(
+        "benchmarks", help="where the last run's time went: wall, start-up, slowest jobs, memory"
+    )
+    bench.add_argument("--table", type=Path, default=Path("results/benchmarks.csv"))
+    bench.add_argument("--slowest", type=int, default=10)
     args = parser.parse_args(argv)
     if hasattr(signal, "SIGPIPE"):  # `sigprop list | head` ends quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -290,6 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": cmd_show,
         "golden": cmd_golden,
         "check-config": cmd_check_config,
+        "benchmarks": cmd_benchmarks,
     }[args.command]
     return command(registry, args)
 

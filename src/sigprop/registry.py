@@ -7,8 +7,8 @@ are all derived from these tables; nothing lists an item a second time.
 
 The data flow of one item, with its outputs:
 
-- ``Simulation``: config slice -> ``run(**setup, device=...)`` -> ``results/<family>/<name>.pt``
-  (+ ``.json`` provenance sidecar).
+- ``Simulation``: config slice -> ``run(**setup, device=...)`` ->
+  ``results/<family>/<name>.safetensors`` (+ ``.json`` provenance sidecar).
 - ``Figure``: simulations -> its script (``workflow/scripts/<family>/<script>``) ->
   ``figures/<family>/<name>.{pdf,png}`` and the plotted numbers ``results/<family>/<name>.csv``.
 - ``Table``: simulations -> its script -> ``results/<family>/<name>.{csv,md}``.
@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "import_function",
+    "qualified_name",
     "Figure",
     "Item",
     "Registry",
@@ -51,7 +53,7 @@ class Simulation:
     """A cached simulation: ``run(**setup, device=...)`` returns ``store.Labelled`` tensors.
 
     Attributes:
-        name: the output stem, ``results/<family>/<name>.pt``.
+        name: the output stem, ``results/<family>/<name>.safetensors``.
         seed: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
         run: the function (in the family package); its keyword arguments are the config slice.
         setup: config references for its arguments; default: the slice ``<family>/<name>``.
@@ -92,6 +94,9 @@ class _Drawn:
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
         judge_args: config references of the judge's keyword arguments.
         script: ``workflow/scripts/<family>/<script>``; default ``<name>.py``.
+        nonfinite: columns of the CSV that may hold NaN or inf by design (e.g. "not applicable
+            to this row's kind"); the judge handles them explicitly. Anywhere else a non-finite
+            number stops the judge before it can average around it.
     """
 
     name: str
@@ -102,6 +107,7 @@ class _Drawn:
     constants: Mapping[str, Any] = field(default_factory=dict)
     judge_args: ConfigRefs = field(default_factory=dict)
     script: str | None = None
+    nonfinite: tuple[str, ...] = ()
 
     @property
     def script_file(self) -> str:
@@ -134,6 +140,8 @@ class Theorem:
         judge: ``judge(table, **settings) -> list[Claim]``; it receives the whole config slice.
         tolerances: keys of the slice that only the judge reads; the measurement ignores them,
             so changing one reruns only the judge.
+        nonfinite: columns of the measured table that may hold NaN or inf by design; see
+            ``Figure``. The measurement refuses them anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes).
     """
 
@@ -142,6 +150,7 @@ class Theorem:
     measure: Callable[..., Any]
     judge: Callable[..., list]
     tolerances: tuple[str, ...] = ()
+    nonfinite: tuple[str, ...] = ()
     mem_mb: int = 2000
     runtime: int = 30
 
@@ -149,6 +158,24 @@ class Theorem:
 
 
 Item = Simulation | Figure | Table | Theorem
+
+
+def qualified_name(function: Callable) -> str:
+    """``module:qualname`` of an item's function, e.g. ``sigprop.papers.x.judges:fig2``."""
+    return f"{function.__module__}:{function.__qualname__}"
+
+
+def import_function(name: str) -> Callable:
+    """The function a ``qualified_name`` names; imports only its module (a job that judges one
+    item does not import every family, nor torch unless that module does)."""
+    import importlib
+
+    module, _, path = name.partition(":")
+    found: Any = importlib.import_module(module)
+    for part in path.split("."):
+        found = getattr(found, part)
+    return found
+
 
 KINDS = {"simulation": Simulation, "figure": Figure, "table": Table, "theorem": Theorem}
 
@@ -293,6 +320,8 @@ class Registry:
             return fam, self.get(fam, name, "theorem")
 
     def read_path(self, family: str, ref: str) -> str:
-        """The file a ``reads`` reference names: ``results/<family>/<name>.pt`` or ``.csv``."""
+        """The file a ``reads`` reference names: ``results/<family>/<name>.safetensors`` (a
+        simulation) or ``.csv`` (a theorem's measured table)."""
         fam, item = self.read_of(family, ref)
-        return f"results/{fam}/{item.name}.{'pt' if item.kind == 'simulation' else 'csv'}"
+        suffix = "safetensors" if item.kind == "simulation" else "csv"
+        return f"results/{fam}/{item.name}.{suffix}"

@@ -1,29 +1,30 @@
-"""Tensor cache: atomic writes and a provenance sidecar for every simulation result.
+"""Result cache: atomic writes and a provenance sidecar for every simulation result.
 
-A result file ``results/<family>/<sim>.pt`` holds a small labelled array set:
+A result file ``results/<family>/<sim>.safetensors`` holds a small labelled array set:
 
-    {"dims": ["width", "run", "layer"],
-     "coords": {"width": [...], "run": [...], "layer": [...]},
-     "values": {"gap": Tensor of shape (len(width), len(run), len(layer)), ...}}
+    dims ["width", "run", "layer"], coords {"width": [...], "run": [...], "layer": [...]},
+    values {"gap": array of shape (len(width), len(run), len(layer)), ...}
 
 and ``<sim>.json`` beside it records what produced it: the config slice, the seeds' address,
-package versions, device, git revision, wall time, and the sha256 of the ``.pt`` bytes. Files are
-written to a temporary name in the same folder and renamed, so an interrupted job never leaves a
-truncated result.
+package versions, device, git revision, wall time, and the sha256 of the result's bytes. Files
+are written to a temporary name in the same folder and renamed, so an interrupted job never
+leaves a truncated result.
 
-Trust: the ``.pt`` bytes are reproducible (serialized in memory, so no temporary file name is
-embedded) and also hold the provenance that defines the result (config, seeds, versions, device,
-git revision). ``load`` checks the bytes against the sidecar's sha256 and the sidecar against that
-embedded copy, and a mismatch (a truncated, altered or swapped file, an edited sidecar) raises
-``StaleResultError`` naming the command that rebuilds the file. Non-finite values are refused
-unless the simulation declares them (``save(..., nonfinite=...)``).
+Format: safetensors (the arrays, with dims, coords and the defining provenance as JSON in its
+header). It is read with numpy alone, so the jobs that draw and judge never import torch.
+
+Trust: the bytes are reproducible (no time or temporary name inside) and also hold the
+provenance that defines the result (config, seeds, versions, device, git revision). ``load``
+checks the bytes against the sidecar's sha256 and the sidecar against that embedded copy, and a
+mismatch (a truncated, altered or swapped file, an edited sidecar) raises ``StaleResultError``
+naming the command that rebuilds the file. Non-finite values are refused unless the simulation
+declares them (``save(..., nonfinite=...)``).
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import io
 import json
 import os
 import platform
@@ -35,14 +36,17 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
-import torch
 
 __all__ = [
     "Labelled",
     "NonFiniteError",
+    "nonfinite_columns",
+    "refuse_nonfinite",
+    "require_finite",
     "StaleResultError",
     "sha256_bytes",
     "verify_table",
@@ -58,7 +62,17 @@ __all__ = [
     "write_json",
 ]
 
-_PACKAGES = ("sigprop", "torch", "numpy", "scipy", "pandas", "matplotlib", "seaborn", "snakemake")
+_PACKAGES = (
+    "sigprop",
+    "torch",
+    "numpy",
+    "safetensors",
+    "scipy",
+    "pandas",
+    "matplotlib",
+    "seaborn",
+    "snakemake",
+)
 
 
 @dataclass
@@ -69,13 +83,13 @@ class Labelled:
         dims: dimension names, e.g. ``["width", "run", "layer"]``.
         coords: dim -> coordinate values, so that
             ``values[k].shape == tuple(len(coords[d]) for d in dims)``.
-        values: metric name -> tensor.
+        values: metric name -> tensor (torch) or array (numpy).
         seeds: the address of the random streams used (experiment ids, runs, stream names).
     """
 
     dims: list[str]
     coords: dict[str, list]
-    values: dict[str, torch.Tensor]
+    values: dict[str, Any]
     seeds: dict = field(default_factory=dict)
 
 
@@ -112,7 +126,7 @@ def write_json(path: str | os.PathLike, obj) -> None:
 
 
 def _jsonable(x):
-    if isinstance(x, (np.generic, torch.Tensor)):
+    if isinstance(x, np.generic | np.ndarray) or hasattr(x, "tolist"):
         return x.tolist()
     if isinstance(x, Path):
         return str(x)
@@ -120,7 +134,7 @@ def _jsonable(x):
 
 
 def sidecar(path: str | os.PathLike) -> Path:
-    """The metadata file of a result: ``x.pt`` -> ``x.json``."""
+    """The metadata file of a result: ``x.safetensors`` -> ``x.json``."""
     return Path(path).with_suffix(".json")
 
 
@@ -133,7 +147,7 @@ class NonFiniteError(ValueError):
 
 
 DEFINING = ("config", "seeds", "experiment", "measure", "device", "versions", "git_revision")
-"""Sidecar keys that define a result; a copy lives inside the ``.pt`` and must match."""
+"""Sidecar keys that define a result; a copy lives inside the result file and must match."""
 
 
 def _rebuild_hint(path: str | os.PathLike) -> str:
@@ -144,11 +158,18 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def _nonfinite_counts(values: Mapping[str, torch.Tensor]) -> dict[str, dict[str, int]]:
+def _as_array(value) -> np.ndarray:
+    """A torch tensor (any device) or array-like -> a contiguous numpy array."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu().numpy()
+    return np.ascontiguousarray(value)
+
+
+def _nonfinite_counts(values: Mapping[str, np.ndarray]) -> dict[str, dict[str, int]]:
     counts = {}
-    for name, t in values.items():
-        if t.is_floating_point() or t.is_complex():
-            nan, inf = int(torch.isnan(t).sum()), int(torch.isinf(t).sum())
+    for name, a in values.items():
+        if np.issubdtype(a.dtype, np.inexact):
+            nan, inf = int(np.isnan(a).sum()), int(np.isinf(a).sum())
             if nan or inf:
                 counts[name] = {"nan": nan, "inf": inf}
     return counts
@@ -174,7 +195,10 @@ def save(
         ValueError: if a tensor's shape does not match the coordinates' lengths.
         NonFiniteError: if an undeclared value holds NaN or inf.
     """
-    dims, coords, values = result.dims, result.coords, result.values
+    import safetensors.numpy
+
+    dims, coords = result.dims, result.coords
+    values = {k: _as_array(v) for k, v in result.values.items()}
     shape = tuple(len(coords[d]) for d in dims)
     for name, t in values.items():
         if tuple(t.shape) != shape:
@@ -189,15 +213,14 @@ def save(
         )
     meta = dict(meta)
     defining = _json_roundtrip({k: meta[k] for k in DEFINING if k in meta})
-    payload = {
+    header = {
         "dims": list(dims),
         "coords": {d: list(coords[d]) for d in dims},
-        "values": {k: v.detach().cpu() for k, v in values.items()},
+        "order": list(values),
         "provenance": defining,
     }
-    buffer = io.BytesIO()
-    torch.save(payload, buffer)
-    data = buffer.getvalue()
+    text = json.dumps(header, sort_keys=True, default=_jsonable)
+    data = safetensors.numpy.save(values, metadata={"sigprop": text})
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
     meta.update(sha256=sha256_bytes(data), nonfinite=counts)
@@ -221,8 +244,15 @@ def _check_sidecar(path: Path, data: bytes) -> dict:
     return meta
 
 
+def _header(data: bytes) -> dict:
+    """The JSON header of safetensors bytes (8-byte little-endian length, then JSON)."""
+    size = int.from_bytes(data[:8], "little")
+    return json.loads(data[8 : 8 + size])
+
+
 def load(path: str | os.PathLike) -> dict:
-    """Load a result saved by ``save`` (tensors on the CPU), after checking its provenance.
+    """Load a result saved by ``save`` after checking its provenance: a dict with ``dims``,
+    ``coords``, ``values`` (name -> numpy array, in the order saved) and ``provenance``.
 
     Raises:
         StaleResultError: the file does not match its sidecar's sha256, cannot be read, or the
@@ -232,10 +262,14 @@ def load(path: str | os.PathLike) -> dict:
     path = Path(path)
     data = path.read_bytes()
     meta = _check_sidecar(path, data)
+    import safetensors.numpy
+
     try:
-        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as error:  # noqa: BLE001 - any unreadable archive means the same thing
+        payload = json.loads(_header(data)["__metadata__"]["sigprop"])
+        arrays = safetensors.numpy.load(data)
+    except Exception as error:  # noqa: BLE001 - any unreadable file means the same thing
         raise StaleResultError(f"{path}: unreadable ({error}); " + _rebuild_hint(path)) from None
+    payload["values"] = {k: arrays[k] for k in payload.pop("order")}
     embedded = payload.get("provenance", {})
     edited = sorted(k for k in embedded if _json_roundtrip(meta.get(k)) != embedded[k])
     if edited:
@@ -246,8 +280,65 @@ def load(path: str | os.PathLike) -> dict:
     return payload
 
 
-def write_table(path: str | os.PathLike, table: pd.DataFrame, meta: Mapping) -> None:
-    """Write a measured table as CSV and its sidecar (``.json``, with the CSV's sha256)."""
+def nonfinite_columns(table: pd.DataFrame) -> dict[str, int]:
+    """Numeric column -> how many of its cells are NaN or inf (only columns that have any)."""
+    counts = {}
+    for name in table.columns:
+        column = table[name]
+        if pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column):
+            bad = int((~np.isfinite(column.to_numpy(dtype=float))).sum())
+            if bad:
+                counts[str(name)] = bad
+    return counts
+
+
+def refuse_nonfinite(
+    table: pd.DataFrame, path: str | os.PathLike, declared: tuple[str, ...] = ()
+) -> None:
+    """Raise ``NonFiniteError`` if a column not in ``declared`` holds NaN or inf.
+
+    A judged table is averaged, fitted and compared; pandas would skip NaN silently, so a
+    non-finite number where the item does not expect one stops the job instead.
+    """
+    undeclared = {k: v for k, v in nonfinite_columns(table).items() if k not in declared}
+    if undeclared:
+        first = {
+            k: int(np.flatnonzero(~np.isfinite(table[k].to_numpy(float)))[0]) for k in undeclared
+        }
+        raise NonFiniteError(
+            f"{path}: non-finite values in columns {undeclared} (cell counts; first at rows "
+            f"{first}); averages over them would silently drop or propagate them. Fix the "
+            "computation, or, where NaN means 'not applicable' by design, declare the columns "
+            "in the item's `nonfinite` and handle them in its judge."
+        )
+
+
+def require_finite(rows: pd.DataFrame, columns, where: str) -> pd.DataFrame:
+    """``rows`` (the part of a table a judge reduces), after checking that ``columns`` hold no
+    NaN there; a declared-NaN column may be NaN elsewhere but not in the rows it applies to.
+
+    Raises:
+        NonFiniteError: naming ``where``, the columns and how many NaN.
+    """
+    columns = [columns] if isinstance(columns, str) else list(columns)
+    missing = {c: int(rows[c].isna().sum()) for c in columns if rows[c].isna().any()}
+    if missing:
+        raise NonFiniteError(
+            f"{where}: NaN in rows where the value applies {missing}; a judge never averages "
+            "or filters around it"
+        )
+    return rows
+
+
+def write_table(
+    path: str | os.PathLike, table: pd.DataFrame, meta: Mapping, nonfinite: tuple[str, ...] = ()
+) -> None:
+    """Write a measured table as CSV and its sidecar (``.json``, with the CSV's sha256).
+
+    Raises:
+        NonFiniteError: a column not in ``nonfinite`` holds NaN or inf (nothing is written).
+    """
+    refuse_nonfinite(table, path, nonfinite)
     data = table.to_csv(index=False).encode()
     with atomic_path(path) as tmp:
         tmp.write_bytes(data)
@@ -270,7 +361,7 @@ def load_frame(path: str | os.PathLike) -> pd.DataFrame:
     payload = load(path)
     dims = payload["dims"]
     index = pd.MultiIndex.from_product([payload["coords"][d] for d in dims], names=dims)
-    columns = {k: v.numpy().reshape(-1) for k, v in payload["values"].items()}
+    columns = {k: v.reshape(-1) for k, v in payload["values"].items()}
     return pd.DataFrame(columns, index=index).reset_index()
 
 
@@ -299,10 +390,10 @@ def _versions() -> dict[str, str | None]:
     return found
 
 
-def provenance(
-    config: Mapping, seeds: Mapping, device: torch.device | str, wall_time_s: float, **extra
-) -> dict:
+def provenance(config: Mapping, seeds: Mapping, device, wall_time_s: float, **extra) -> dict:
     """The sidecar record: config slice, seed address, versions, device, git, time, host."""
+    import torch
+
     device = torch.device(device)
     info = {
         "config": dict(config),

@@ -13,12 +13,14 @@ import time
 from types import SimpleNamespace
 
 import pandas as pd
-import torch
 
 from . import claims, store
-from .compute import resolve_device
+from .registry import import_function, qualified_name
 
 __all__ = [
+    "STARTUP_MARK",
+    "log_startup",
+    "import_function",
     "item_params",
     "log_to_file",
     "render_description",
@@ -28,8 +30,25 @@ __all__ = [
 ]
 
 
+STARTUP_MARK = "startup before first computation:"
+"""Log line prefix of a job's start-up time (interpreter and imports); see ``log_startup``."""
+
+
+def log_startup() -> float:
+    """Log (``STARTUP_MARK``) and return the seconds since this process started: a job calls
+    it just before its first computation, and ``sigprop.job_benchmarks`` collects the last."""
+    import psutil
+
+    seconds = time.time() - psutil.Process().create_time()
+    logging.getLogger("sigprop").info("%s %.3f s", STARTUP_MARK, seconds)
+    return seconds
+
+
 def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.Logger:
-    """Send logging and stderr (warnings, tracebacks) to ``path``; return the ``sigprop`` logger."""
+    """Send logging and stderr (warnings, tracebacks) to ``path``; return the ``sigprop`` logger.
+
+    Scripts call it after their imports, so it also logs the start-up time (``log_startup``).
+    """
     stream = open(path, "w", buffering=1)  # noqa: SIM115 - lives as long as the script
     sys.stderr = stream
     logging.basicConfig(
@@ -38,19 +57,21 @@ def log_to_file(path: str | os.PathLike, level: int = logging.INFO) -> logging.L
         format="%(asctime)s %(name)s %(levelname)s %(message)s",
         force=True,
     )
+    log_startup()
     return logging.getLogger("sigprop")
-
-
-def _qualified_name(function) -> str:
-    return f"{function.__module__}:{function.__qualname__}"
 
 
 def _timed_call(function, arguments: dict, device: str, threads: int):
     """Call ``function(**arguments, device=...)`` on ``threads`` CPU threads; log and time it."""
+    import torch
+
+    from .compute import resolve_device
+
     torch.set_num_threads(max(1, threads))
     resolved = resolve_device(device)
+    log_startup()
     logging.getLogger("sigprop").info(
-        "%s on %s with %s", _qualified_name(function), resolved, arguments
+        "%s on %s with %s", qualified_name(function), resolved, arguments
     )
     start = time.perf_counter()
     result = function(**arguments, device=str(resolved))
@@ -71,38 +92,55 @@ def run_simulation(
         experiment: the registry item's ``run`` function.
         setup: the rule's config slice, passed as keyword arguments and recorded in the sidecar.
         device: ``auto``, ``cpu`` or ``cuda``.
-        tensor_path: the rule's ``.pt`` output; the ``.json`` sidecar goes beside it.
+        tensor_path: the rule's ``.safetensors`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
         nonfinite: value names that may hold NaN or inf (the item's declaration).
     """
     result, resolved, wall = _timed_call(experiment, setup, device, threads)
     meta = store.provenance(
-        dict(setup), result.seeds, resolved, wall, experiment=_qualified_name(experiment)
+        dict(setup), result.seeds, resolved, wall, experiment=qualified_name(experiment)
     )
     store.save(tensor_path, result, meta, nonfinite=nonfinite)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
 
 
-def run_measure(measure, setup: dict, device: str, table_path: str, threads: int = 1) -> None:
+def run_measure(
+    measure,
+    setup: dict,
+    device: str,
+    table_path: str,
+    threads: int = 1,
+    nonfinite: tuple[str, ...] = (),
+) -> None:
     """Call a theorem item's ``measure(**setup, device=...)``; save its table with provenance.
 
     The table goes to ``table_path`` (CSV, full float precision); the sidecar beside it
     (``.json``) records the settings, device, versions, git revision and wall time.
+    ``nonfinite``: the columns that may hold NaN or inf (the item's declaration).
     """
     table, resolved, wall = _timed_call(measure, setup, device, threads)
     if not isinstance(table, pd.DataFrame):
-        raise TypeError(f"{_qualified_name(measure)} must return a pandas.DataFrame")
-    meta = store.provenance(dict(setup), {}, resolved, wall, measure=_qualified_name(measure))
-    store.write_table(table_path, table, meta)
+        raise TypeError(f"{qualified_name(measure)} must return a pandas.DataFrame")
+    meta = store.provenance(dict(setup), {}, resolved, wall, measure=qualified_name(measure))
+    store.write_table(table_path, table, meta, nonfinite=nonfinite)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", table_path, wall)
 
 
-def read_table(path: str | os.PathLike, measured: bool = False) -> pd.DataFrame:
+def read_table(
+    path: str | os.PathLike, measured: bool = False, nonfinite: tuple[str, ...] | None = None
+) -> pd.DataFrame:
     """A CSV written by a figure, table or measurement (pandas >= 3 reads floats back bit for
-    bit); a theorem's ``measured`` table is first checked against the sha256 of its sidecar."""
+    bit); a theorem's ``measured`` table is first checked against the sha256 of its sidecar.
+
+    ``nonfinite``: when given, the columns that may hold NaN or inf; any other non-finite cell
+    raises ``store.NonFiniteError`` (the judge never averages around it).
+    """
     if measured:
         store.verify_table(path)
-    return pd.read_csv(path)
+    table = pd.read_csv(path)
+    if nonfinite is not None:
+        store.refuse_nonfinite(table, path, tuple(nonfinite))
+    return table
 
 
 def run_judge(
@@ -116,14 +154,18 @@ def run_judge(
     caption_path: str,
     page_path: str | None = None,
     measured: bool = False,
+    nonfinite: tuple[str, ...] = (),
 ) -> None:
     """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption.
 
     The caption (reStructuredText) is the item's rendered description followed by its
     verdicts; ``page_path`` gets the same as an HTML page for the report.
     ``measured``: the CSV is a theorem's measured table, checked against its sidecar first.
+    ``nonfinite``: the CSV's columns that may hold NaN or inf; a non-finite cell anywhere else
+    raises ``store.NonFiniteError`` before the judge runs.
     """
-    verdicts = judge(read_table(table_path, measured), **arguments)
+    log_startup()
+    verdicts = judge(read_table(table_path, measured, nonfinite=nonfinite), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
     caption = claims.verdict_caption(description, claims.read(claims_path))
     with store.atomic_path(caption_path) as tmp:

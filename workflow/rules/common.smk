@@ -17,7 +17,7 @@ os.environ.update(
 from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
-from sigprop.registry import dataset_names, resolve, simulation_setup
+from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.run_info import run_record
 from sigprop.workflow import render_description
 
@@ -115,7 +115,7 @@ def get_measure_setup(wildcards):
 
 
 def get_reads(wildcards):
-    """A figure's or table's input tensors: {input name: results/<family>/<sim>.pt}."""
+    """A figure's or table's input tensors: {input name: results/<family>/<sim>.safetensors}."""
     item = _judged_item(wildcards)
     return {name: REGISTRY.read_path(wildcards.family, ref) for name, ref in item.reads.items()}
 
@@ -124,6 +124,30 @@ def get_script_params(wildcards):
     """A figure's or table's script parameters: config lookups and constants."""
     item = _judged_item(wildcards)
     return {**resolve(item.params, config), **item.constants}
+
+
+def get_simulation_function(wildcards):
+    """The simulation's function (``module:qualname``) and its declared non-finite values:
+    the job imports that module only, not the registry."""
+    item = _item(wildcards, "simulation")
+    return {"name": qualified_name(item.run), "nonfinite": list(item.nonfinite)}
+
+
+def get_measure_function(wildcards):
+    """The theorem's measurement (``module:qualname``) and its declared non-finite columns."""
+    item = _item(wildcards, "theorem")
+    return {"name": qualified_name(item.measure), "nonfinite": list(item.nonfinite)}
+
+
+def get_judge_function(wildcards):
+    """The item's judge (``module:qualname``), its declared non-finite columns, and whether it
+    reads a theorem's measured table (checked against its sidecar)."""
+    item = _judged_item(wildcards)
+    return {
+        "name": qualified_name(item.judge),
+        "nonfinite": list(item.nonfinite),
+        "measured": item.kind == "theorem",
+    }
 
 
 def get_simulation_code(wildcards):

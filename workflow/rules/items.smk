@@ -1,6 +1,6 @@
 """The generic rules of every paper item, driven by the registry (sigprop.papers.<family>.items).
 
-simulate -> results/<family>/<sim>.pt; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
+simulate -> results/<family>/<sim>.safetensors; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
 numbers; tabulate -> results/<family>/<table>.{csv,md}; measure -> a theorem's measured table;
 judge -> results/claims/<family>/<item>.json. Which item a job is comes from its wildcards.
 Each job's params hold the fingerprint of its code (sigprop.fingerprint), so a code change reruns
@@ -17,7 +17,7 @@ rule simulate:
     input:
         get_datasets,
     output:
-        tensor="results/{family}/{item}.pt",
+        tensor="results/{family}/{item}.safetensors",
         meta="results/{family}/{item}.json",
     log:
         "logs/{family}/simulate_{item}.log",
@@ -33,6 +33,7 @@ rule simulate:
         runtime=get_resource("simulation", "runtime"),
         gpu=SIMULATION_GPUS,
     params:
+        function=get_simulation_function,
         setup=get_setup,
         device=config["device"],
         code=get_simulation_code,
@@ -53,7 +54,9 @@ rule draw:
         ),
         csv="results/{family}/{item}.csv",
     log:
-        "logs/{family}/{item}.log",
+        "logs/{family}/draw_{item}.log",
+    benchmark:
+        "benchmarks/{family}/draw_{item}.tsv"
     wildcard_constraints:
         item="|".join(REGISTRY.names("figure")) or "(?!)",
     conda:
@@ -79,7 +82,9 @@ rule tabulate:
         ),
         md="results/{family}/{item}.md",
     log:
-        "logs/{family}/{item}.log",
+        "logs/{family}/tabulate_{item}.log",
+    benchmark:
+        "benchmarks/{family}/tabulate_{item}.tsv"
     wildcard_constraints:
         item="|".join(REGISTRY.names("table")) or "(?!)",
     conda:
@@ -116,6 +121,7 @@ rule measure:
         mem_mb=get_resource("theorem", "mem_mb"),
         runtime=get_resource("theorem", "runtime"),
     params:
+        function=get_measure_function,
         setup=get_measure_setup,
         device=config["device"],
         code=get_measure_code,
@@ -138,6 +144,8 @@ rule judge:
         ),
     log:
         "logs/{family}/judge_{item}.log",
+    benchmark:
+        "benchmarks/{family}/judge_{item}.tsv"
     wildcard_constraints:
         item="|".join(
             REGISTRY.names("figure") + REGISTRY.names("table") + REGISTRY.names("theorem")
@@ -146,6 +154,7 @@ rule judge:
     conda:
         "../../envs/sigprop.yaml"
     params:
+        function=get_judge_function,
         arguments=get_judge_args,
         description=get_description,
         figure=get_judged_figure,
@@ -162,6 +171,8 @@ rule prepare_data:
         marker=f"{config['data']['root']}/.prepared/{{dataset}}.json",
     log:
         "logs/data/prepare_{dataset}.log",
+    benchmark:
+        "benchmarks/data/prepare_{dataset}.tsv"
     wildcard_constraints:
         dataset="|".join(DATASETS) or "(?!)",
     priority: 100

@@ -13,7 +13,9 @@ rule claims_ledger:
         ),
         md="results/claims.md",
     log:
-        "logs/claims_ledger.log",
+        "logs/report/claims_ledger.log",
+    benchmark:
+        "benchmarks/report/claims_ledger.tsv"
     conda:
         "../../envs/sigprop.yaml"
     params:

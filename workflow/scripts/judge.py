@@ -1,12 +1,14 @@
-"""Judge one registry item from its CSV: the claims file and the caption with its verdicts."""
+"""Judge one registry item from its CSV: the claims file and the caption with its verdicts.
 
-from sigprop.papers import load_registry
-from sigprop.workflow import log_to_file, run_judge
+Only the judge's own module is imported (not the registry), so most judge jobs never load torch.
+"""
+
+from sigprop.workflow import import_function, log_to_file, run_judge
 
 log_to_file(snakemake.log[0])
-item = load_registry().judged_item(snakemake.wildcards.family, snakemake.wildcards.item)
+function = snakemake.params.function
 run_judge(
-    item.judge,
+    import_function(function["name"]),
     snakemake.input.table,
     dict(snakemake.params.arguments),
     snakemake.output.claims,
@@ -15,5 +17,6 @@ run_judge(
     description=snakemake.params.description,
     caption_path=snakemake.output.caption,
     page_path=snakemake.output.page,
-    measured=item.kind == "theorem",
+    measured=function["measured"],
+    nonfinite=tuple(function["nonfinite"]),
 )

@@ -1,15 +1,14 @@
 """Run one registry simulation and cache its tensors (+ provenance sidecar)."""
 
-from sigprop.papers import load_registry
-from sigprop.workflow import log_to_file, run_simulation
+from sigprop.workflow import import_function, log_to_file, run_simulation
 
 log_to_file(snakemake.log[0])
-item = load_registry().get(snakemake.wildcards.family, snakemake.wildcards.item, "simulation")
+function = snakemake.params.function
 run_simulation(
-    item.run,
+    import_function(function["name"]),
     dict(snakemake.params.setup),
     snakemake.params.device,
     snakemake.output.tensor,
     threads=snakemake.threads,
-    nonfinite=item.nonfinite,
+    nonfinite=tuple(function["nonfinite"]),
 )

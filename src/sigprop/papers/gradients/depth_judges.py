@@ -265,7 +265,7 @@ def fig_c9_claims(
     lo, hi = window
     for act in ("sin", "tanh"):
         rows = table[(table["activation"] == act) & table["depth"].between(lo, hi)]
-        gap_mean, gap_se = mean_se(rows.groupby("run")["gap_last"].mean().to_numpy())
+        gap_mean, gap_se = mean_se(rows.groupby("run")["gap_last"].mean(skipna=False).to_numpy())
         claims.append(
             evaluate(
                 id=f"gradients.fig_c9.{act}_gap_large",
@@ -282,7 +282,7 @@ def fig_c9_claims(
         )
     ident = table[table["activation"] == "identity"]
     first, last = int(ident["depth"].min()), int(ident["depth"].max())
-    start = ident[ident["depth"] == first]["gap_last"].mean()
+    start = ident[ident["depth"] == first]["gap_last"].mean(skipna=False)
     end_mean, end_se = mean_se(ident[ident["depth"] == last]["gap_last"].to_numpy())
     claims.append(
         evaluate(

@@ -219,3 +219,4 @@ def _variant_simulation(name: str):
 
 VARIANT_SIMULATIONS = {name: _variant_simulation(name) for name in VARIANTS}
 """Variant -> its simulation ``depth_<variant>(**setup, device=...)`` (a registry item each)."""
+globals().update((f.__name__, f) for f in VARIANT_SIMULATIONS.values())  # importable by name

@@ -29,6 +29,7 @@ from ... import isometry as iso
 from ... import ops, seeding
 from ...claims import Claim, evaluate
 from ...compute import resolve_device
+from ...store import require_finite
 from . import isometry_decay as dec
 
 __all__ = [
@@ -284,6 +285,7 @@ def _mc_cases(item: str, widths, spreads, draws, device) -> pd.DataFrame:
 
 def _ratio_claim(t, key, id, statement, source, z, note="") -> Claim:
     """min over cases of measured/predicted improvement >= 1 within z SE of the worst case."""
+    require_finite(t, [f"ratio_{key}", f"se_{key}", "d"], id)
     i = (t[f"ratio_{key}"] + z * t[f"se_{key}"]).idxmin()
     return evaluate(
         id=id,
@@ -363,6 +365,7 @@ def judge_theorem6_3(
     widths = _check_widths(widths)
     t, ortho = _part(table, "case"), _part(table, "orthogonal")
     m = _part(table, "moment")
+    require_finite(t, ["ratio_thm6_3", "se_thm6_3", "d"], "gradients.theorem6_3 (case rows)")
     source_thm = SRC + "Thm. 6.3 / C.4, Eq. (6.8), (C.13)"
     ctrl = (t["ratio_thm6_3"] / t["d"]).idxmin()
     claims = [
@@ -551,6 +554,9 @@ def judge_lemma_c8_c9(
     if control_threshold <= 1:
         raise ValueError(f"need control_threshold > 1, got {control_threshold}")
     s, mc = _part(table, "spectrum"), _part(table, "monte_carlo")
+    where = "gradients.lemma_c8_c9"
+    require_finite(s, ["d", "psi", "c_min", "max_abs_eps", "sigma_lambda"], f"{where} (spectra)")
+    require_finite(mc, ["d", "psi0"], f"{where} (Monte Carlo rows)")
     tol = roundoff_units * s["d"] * EPS
     c8_viol = s["max_abs_eps"] > s["c_min"] + tol
     small = s[s["psi"] <= 1 / (16 * s["d"])]

@@ -179,7 +179,7 @@ def theorem5_15_claims(
                 f"conditions hold; max excess over the bound ({grid})"
             ),
             source=source,
-            measured=valid["max_excess_printed"].max(),
+            measured=valid["max_excess_printed"].max(skipna=False),
             relation="<=",
             bound=0.0,
             tolerance=tol,
@@ -198,7 +198,7 @@ def theorem5_15_claims(
                 f"max excess over the bound ({grid})"
             ),
             source=source + "; Thm. 5.8 Eq. (5.6)",
-            measured=valid["max_excess_corrected"].max(),
+            measured=valid["max_excess_corrected"].max(skipna=False),
             relation="<=",
             bound=0.0,
             tolerance=tol,
@@ -211,7 +211,7 @@ def theorem5_15_claims(
                 "over the cases whose conditions hold)"
             ),
             source=source,
-            measured=valid["alpha_corrected"].max(),
+            measured=valid["alpha_corrected"].max(skipna=False),
             relation="<=",
             bound=1.0 - tol,
         ),
@@ -226,7 +226,7 @@ def theorem5_15_claims(
                     "rho_l tends to rho* > 0; min over those cases of the max excess"
                 ),
                 source=source + " (centring condition)",
-                measured=invalid["max_excess_corrected"].min(),
+                measured=invalid["max_excess_corrected"].min(skipna=False),
                 relation=">=",
                 bound=tol,
                 note=f"cases: {_cases(invalid)}",

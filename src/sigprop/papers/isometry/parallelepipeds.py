@@ -25,7 +25,7 @@ def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
         table: ``isometry.example_table`` (label, n, vector, x, y, z, isometry, a, b, theta_deg).
         tolerance: absolute float64 tolerance on I (values in [0, 1], a handful of flops).
     """
-    two = table[table["n"] == 2].groupby("label").first()
+    two = table[table["n"] == 2].groupby("label").first(skipna=False)
     theta = np.radians(two["theta_deg"])
     closed2 = 2 * two["a"] * two["b"] * np.sin(theta) / (two["a"] ** 2 + two["b"] ** 2)
     printed = two["a"] * two["b"] * np.sin(theta) / (two["a"] ** 2 + two["b"] ** 2)
@@ -35,7 +35,7 @@ def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
         volume = abs(np.dot(np.cross(v[0], v[1]), v[2]))
         closed3.append(3 * volume ** (2 / 3) / (v**2).sum())
         annotated3.append(rows["isometry"].iloc[0])
-    err2 = (two["isometry"] - closed2).abs().max()
+    err2 = (two["isometry"] - closed2).abs().max(skipna=False)
     err3 = np.abs(np.array(annotated3) - np.array(closed3)).max()
     best = table.groupby("label")["isometry"].min().idxmax()
     return [
@@ -60,7 +60,7 @@ def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
                 f"0 within {tolerance:g}"
             ),
             source=SOURCE + " (printed ratio)",
-            measured=(printed / two["isometry"] - 0.5).abs().max(),
+            measured=(printed / two["isometry"] - 0.5).abs().max(skipna=False),
             relation="<=",
             bound=0.0,
             tolerance=tolerance,

@@ -323,7 +323,7 @@ def judge_lemma4(
                 "|V - sqrt(n(n-1)) V_hat| over those matrices"
             ),
             source=SOURCE_LEMMA4 + " (equality case of its proof)",
-            measured=eq["max_abs_equality"].max() if len(eq) else math.nan,
+            measured=eq["max_abs_equality"].max(skipna=False),  # NaN (invalid) if none
             relation="<=",
             bound=0.0,
             tolerance=float_tolerance,
@@ -937,7 +937,7 @@ def judge_lemma10(
                 "the smallest relative f_n(sigma) - g(delta)"
             ),
             source="DJB21 App. C.6, the step before Eq. (16) (Thesis A.3)",
-            measured=searched["min_f_minus_g"].min() if len(searched) else math.nan,
+            measured=searched["min_f_minus_g"].min(skipna=False),  # NaN (invalid) if none
             relation=">=",
             bound=0.0,
             tolerance=float_tolerance,
@@ -954,7 +954,7 @@ def judge_lemma10(
                 "left minus right side"
             ),
             source=SOURCE_LEMMA8 + ", App. C.6",
-            measured=searched["min_f_minus_linear"].min() if len(searched) else math.nan,
+            measured=searched["min_f_minus_linear"].min(skipna=False),  # NaN (invalid) if none
             relation=">=",
             bound=0.0,
             tolerance=float_tolerance,

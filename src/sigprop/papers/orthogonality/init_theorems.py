@@ -280,14 +280,20 @@ def measure_app_e(
     return pd.DataFrame(rows)
 
 
+def _largest_or_zero(values: pd.Series) -> float:
+    """max(0, largest value), 0 for none; a NaN stays NaN (the claim is then invalid)."""
+    return float(np.maximum(0.0, values.max(skipna=False))) if len(values) else 0.0
+
+
 def _app_e_summary(table: pd.DataFrame) -> tuple[float, float, float, dict, dict]:
     """The claim measurements of ``measure_app_e``'s table: (a) the least margin, the largest
     |margin| of the flat spectra and the least relative margin; (b) the matrix part's extremes;
     (c) the largest rank_gap change per MLP variant."""
     spectra = table[table["part"] == "spectra"]
-    worst = float(spectra["min_margin"].min()) if len(spectra) else math.inf
+    worst = float(spectra["min_margin"].min(skipna=False)) if len(spectra) else math.inf
     flat = spectra.loc[spectra["case"] == "flat", "min_margin"]
-    flat_err = max(0.0, float(flat.abs().max())) if len(flat) else 0.0
+    flat_err = _largest_or_zero(flat.abs())
+    # NaN: V(H)^2 below STRICT_MIN_V2, outside the claim's range (left out on purpose)
     relative = spectra.loc[spectra["case"] != "flat", "min_relative_margin"].dropna()
     strict = float(relative.min()) if len(relative) else math.inf
     mats = table[table["part"] == "matrices"]
@@ -297,14 +303,14 @@ def _app_e_summary(table: pd.DataFrame) -> tuple[float, float, float, dict, dict
     wide = mats["n"] > mats["d"]
     sliced = mats[(variant == "paper_sliced") & (kind == "near_isotropic") & wide]
     m = dict(
-        paper_diff=float(paper["max_gap_change"].max()) if len(paper) else -math.inf,
-        formula_err=max(0.0, float(paper["max_formula_error"].max())) if len(paper) else 0.0,
-        code_ratio=max(0.0, float(code["max_roundoff_ratio"].max())) if len(code) else 0.0,
-        code_kappa=max(0.0, float(code["max_condition"].max())) if len(code) else 0.0,
+        paper_diff=float(paper["max_gap_change"].max(skipna=False)) if len(paper) else -math.inf,
+        formula_err=_largest_or_zero(paper["max_formula_error"]),
+        code_ratio=_largest_or_zero(code["max_roundoff_ratio"]),
+        code_kappa=_largest_or_zero(code["max_condition"]),
         sliced=sliced["increase_fraction"].tolist(),
     )
     mlp = {
-        variant: float((rows["gap_after"] - rows["gap_before"]).max())
+        variant: float((rows["gap_after"] - rows["gap_before"]).max(skipna=False))
         for variant, rows in table[table["part"] == "mlp"].groupby("case", sort=False)
     }
     return worst, flat_err, strict, m, mlp

@@ -137,6 +137,12 @@ ITEMS = [
             "z": "orthogonality/thm1/z",
             "n_exponent_tolerance": "orthogonality/thm1/n_exponent_tolerance",
         },
+        # NaN at layer 0: the bounds start at layer 1
+        nonfinite=(
+            "bound_literal",
+            "bound_rigorous",
+            "transient_literal",
+        ),
     ),
     Figure(
         "w2_depth",
@@ -173,6 +179,15 @@ ITEMS = [
             "max_exponent": "orthogonality/w2_width/max_exponent",
             "z": "orthogonality/w2_width/z",
         },
+        # NaN where a batch size has too few widths to fit
+        nonfinite=(
+            "exponent",
+            "exponent_se",
+            "batch_size",
+            "min_width",
+            "max_width",
+            "radius_at_max_width",
+        ),
     ),
     Simulation(
         "conjecture_chain",
@@ -215,6 +230,7 @@ ITEMS = [
             "min_fit_points": "orthogonality/fig2_3/min_fit_points",
             "n2_constant": "orthogonality/fig2_3/n2_constant",
         },
+        nonfinite=("first_fail",),  # NaN: the assumption never failed along the chain
     ),
     Theorem(
         "lemma4",
@@ -222,6 +238,7 @@ ITEMS = [
         measure=drift_theorems.measure_lemma4,
         judge=drift_theorems.judge_lemma4,
         tolerances=("float_tolerance",),
+        nonfinite=("max_abs_equality",),  # NaN outside the equality-case rows
     ),
     Theorem(
         "theorem5",
@@ -229,6 +246,21 @@ ITEMS = [
         measure=drift_theorems.measure_theorem5,
         judge=drift_theorems.judge_theorem5,
         tolerances=("z", "control_z", "float_tolerance"),
+        # NaN outside the rows of its part (the table holds several kinds of row)
+        nonfinite=(
+            "d",
+            "n_draws",
+            "gamma",
+            "rhs",
+            "lemma6_exact",
+            "frob",
+            "frob_se",
+            "msd",
+            "msd_se",
+            "weyl_margin",
+            "mc_mean",
+            "mc_se",
+        ),
     ),
     Figure(
         "drift",
@@ -256,6 +288,11 @@ ITEMS = [
         measure=drift_theorems.measure_lemma10,
         judge=drift_theorems.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
+        # NaN where n has no random-spectra search
+        nonfinite=(
+            "min_f_minus_g",
+            "min_f_minus_linear",
+        ),
     ),
     Theorem(
         "stability",
@@ -270,6 +307,29 @@ ITEMS = [
         measure=init_theorems.measure_app_e,
         judge=init_theorems.judge_app_e,
         tolerances=("control_min_fraction",),
+        # NaN outside the rows of its part (the table holds several kinds of row)
+        nonfinite=(
+            "count",
+            "min_margin",
+            "min_relative_margin",
+            "mean_v2_before",
+            "mean_v2_after",
+            "d",
+            "mean_gap_before",
+            "mean_gap_after",
+            "max_gap_change",
+            "increase_fraction",
+            "max_eq2_gap_after",
+            "max_condition",
+            "max_formula_error",
+            "max_roundoff_ratio",
+            "run",
+            "layer",
+            "gap_before",
+            "gap_after",
+            "eq2_gap_before",
+            "eq2_gap_after",
+        ),
     ),
     Theorem(
         "lemma_a8",
@@ -284,6 +344,7 @@ ITEMS = [
         measure=init_theorems.measure_whitening,
         judge=init_theorems.judge_whitening,
         tolerances=("bn_min_gap",),
+        nonfinite=("max_floor_error",),  # NaN where the floor does not apply
     ),
     Simulation(
         "init_mlp",

@@ -48,6 +48,7 @@ ITEMS = [
         params={"setup": "rank_collapse/small_batch_rank"},
         judge=judges.sec3_1_claims,
         judge_args="rank_collapse/sec3_1",
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Theorem(
         "lemma1",
@@ -55,6 +56,7 @@ ITEMS = [
         measure=bn_chain_lemmas.measure_lemma1,
         judge=bn_chain_lemmas.judge_lemma1,
         tolerances=("control_min_fraction",),
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Simulation(
         "bn_chain",
@@ -73,6 +75,7 @@ ITEMS = [
             "taus": "rank_collapse/bn_chain/taus",
             "min_width": "rank_collapse/fig3a/min_width",
         },
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Simulation(
         "collinear_chain",
@@ -95,6 +98,11 @@ ITEMS = [
         measure=bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemmas.judge_lemma4,
         tolerances=("z", "centering_tolerance"),
+        # gamma = inf: no skip; separation layer NaN: never separated
+        nonfinite=(
+            "gamma",
+            "float64_separation_layer",
+        ),
     ),
     Theorem(
         "lemma5_6",
@@ -102,6 +110,19 @@ ITEMS = [
         measure=bn_chain_lemmas.measure_lemma5_6,
         judge=bn_chain_lemmas.judge_lemma5_6,
         tolerances=("float_tolerance",),
+        # NaN outside the rows of its part (the table holds several kinds of row)
+        nonfinite=(
+            "rank_one_fraction",
+            "escape_layer",
+            "max_dev_from_start",
+            "max_dev_from_unit",
+            "max_dev_from_start_all_layers",
+            "sign_change_fraction",
+            "max_abs_delta_m",
+            "printed_bound_4_gamma_b",
+            "correct_bound",
+            "min_r",
+        ),
     ),
     Theorem(
         "lemma7",
@@ -134,6 +155,7 @@ ITEMS = [
             "max_alpha_wide": "rank_collapse/fig8/max_alpha_wide",
             "wide_from": "rank_collapse/fig8/wide_from",
         },
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Theorem(
         "examples11_12",
@@ -141,6 +163,14 @@ ITEMS = [
         measure=spectral_lemmas.measure_examples11_12,
         judge=spectral_lemmas.judge_examples11_12,
         tolerances=("tol", "alpha_bound"),
+        # NaN outside the rows of its part (the table holds several kinds of row)
+        nonfinite=(
+            "k",
+            "beta",
+            "slope",
+            "predicted_exponent",
+            "even_spread_exponent",
+        ),
     ),
     Figure(
         "fig9",
@@ -149,5 +179,6 @@ ITEMS = [
         params=_BN_CHAIN_SETUP,
         judge=judges.fig9_claims,
         judge_args={"slope_tolerance": "rank_collapse/fig9/slope_tolerance"},
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
 ]

@@ -55,6 +55,7 @@ from ...compute import resolve_device
 from ...inputs import gaussian_inputs
 from ...seeding import generator
 from ...stats import mean_se, ols_slope
+from ...store import require_finite
 
 __all__ = [
     "judge_example9",
@@ -963,7 +964,11 @@ def judge_examples11_12(
     and ``alpha_slope_b<beta>`` (slope of log alpha on log d <= 0).
     """
     example = table["example"].astype(str)  # "11" | "12"; a CSV reads them back as integers
-    spike = table[(example == "12") & (table["method"] == "spectrum")]
+    spike = require_finite(
+        table[(example == "12") & (table["method"] == "spectrum")],
+        ["beta", "ratio_mean", "slope"],
+        "rank_collapse.examples11_12 (Example 12 rows)",
+    )
     claims_12 = []
     for beta in betas:
         rows = spike[spike["beta"] == beta]

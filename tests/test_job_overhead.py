@@ -1,0 +1,148 @@
+"""Jobs that only draw or judge do not import torch (issue 13: start-up is most of their time).
+
+Static: the module-level imports of each judge's module and each figure or table script, followed
+through sigprop (imports inside functions and under ``TYPE_CHECKING`` are lazy and not
+followed). The items below still need torch when they draw or judge; the list may only shrink.
+"""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+from sigprop.fingerprint import module_file
+from sigprop.papers import load_registry
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = {"torch", "torchvision"}
+
+STILL_IMPORT_TORCH = {
+    # theorem judges beside their measurement, figure judges and scripts that reuse simulation
+    # helpers (a split into torch-free modules would shorten these jobs by torch's import)
+    "draw:gradients.fig6_1",
+    "draw:isometry.fig4_1",
+    "draw:isometry.table5_1",
+    "draw:isometry.table5_2",
+    "draw:orthogonality.drift",
+    "draw:orthogonality.fig2_3",
+    "draw:orthogonality.table1",
+    "draw:orthogonality.thm1",
+    "draw:orthogonality.w2_depth",
+    "draw:orthogonality.w2_width",
+    "judge:gradients.chain_rule",
+    "judge:gradients.fig6_1",
+    "judge:gradients.jacobian",
+    "judge:gradients.lemma6_2",
+    "judge:gradients.lemma_c11",
+    "judge:gradients.lemma_c12",
+    "judge:gradients.lemma_c14_c15",
+    "judge:gradients.lemma_c8_c9",
+    "judge:gradients.theorem6_3",
+    "judge:isometry.corollary4_4",
+    "judge:isometry.corollary4_5",
+    "judge:isometry.lemma4_2",
+    "judge:isometry.prop5_1",
+    "judge:isometry.table5_1",
+    "judge:isometry.table5_2",
+    "judge:isometry.theorem4_3",
+    "judge:isometry.theorem5_15",
+    "judge:mean_field.fixed_point",
+    "judge:mean_field.lemma_b1_b2",
+    "judge:mean_field.mixing",
+    "judge:orthogonality.app_e",
+    "judge:orthogonality.fig6",
+    "judge:orthogonality.lemma10",
+    "judge:orthogonality.lemma4",
+    "judge:orthogonality.lemma6",
+    "judge:orthogonality.lemma_a8",
+    "judge:orthogonality.stability",
+    "judge:orthogonality.table1",
+    "judge:orthogonality.theorem5",
+    "judge:orthogonality.thm1",
+    "judge:orthogonality.w2_depth",
+    "judge:orthogonality.w2_width",
+    "judge:orthogonality.whitening",
+    "judge:rank_collapse.example9",
+    "judge:rank_collapse.examples11_12",
+    "judge:rank_collapse.lemma1",
+    "judge:rank_collapse.lemma3",
+    "judge:rank_collapse.lemma4",
+    "judge:rank_collapse.lemma5_6",
+    "judge:rank_collapse.lemma7",
+    "judge:rank_collapse.prop8",
+}
+
+
+def _module_level_imports(path: Path, package: str) -> set[str]:
+    """Absolute module names imported at module level (not in functions, not TYPE_CHECKING)."""
+    names: set[str] = set()
+
+    def visit(body):
+        for node in body:
+            if isinstance(node, ast.Import):
+                names.update(a.name for a in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                names.add(module)
+                names.update(f"{module}.{a.name}" for a in node.names)
+            elif isinstance(node, ast.If):
+                if "TYPE_CHECKING" not in ast.unparse(node.test):
+                    visit(node.body)
+                    visit(node.orelse)
+            elif isinstance(node, ast.Try):
+                visit(node.body)
+
+    visit(ast.parse(path.read_text()).body)
+    return names
+
+
+def _imports_torch(modules: set[str]) -> bool:
+    seen, todo = set(), list(modules)
+    while todo:
+        module = todo.pop()
+        if module in seen:
+            continue
+        seen.add(module)
+        if module.split(".")[0] in HEAVY:
+            return True
+        path = module_file(module)
+        if path is not None:
+            package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+            todo.extend(_module_level_imports(path, package))
+            todo.append(package)  # a package's __init__ runs first
+    return False
+
+
+def _heavy_jobs() -> set[str]:
+    heavy = set()
+    for family, item in load_registry().judged():
+        if _imports_torch({item.judge.__module__}):
+            heavy.add(f"judge:{family}.{item.name}")
+        if item.kind != "theorem":
+            script = ROOT / "workflow" / "scripts" / family / item.script_file
+            if _imports_torch(_module_level_imports(script, "")):
+                heavy.add(f"draw:{family}.{item.name}")
+    return heavy
+
+
+def test_draw_and_judge_jobs_do_not_import_torch():
+    heavy = _heavy_jobs()
+    assert heavy <= STILL_IMPORT_TORCH, sorted(heavy - STILL_IMPORT_TORCH)
+    assert len(heavy) == len(STILL_IMPORT_TORCH), (
+        f"no longer import torch, remove from STILL_IMPORT_TORCH: {STILL_IMPORT_TORCH - heavy}"
+    )
+
+
+def test_the_job_glue_loads_without_torch():
+    """What every draw and judge job imports (the glue, the store, claims, plotting)."""
+    code = (
+        "import sys\n"
+        "import sigprop.workflow, sigprop.store, sigprop.claims, sigprop.plotting, "
+        "sigprop.registry, sigprop.job_benchmarks\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
