@@ -371,7 +371,7 @@ def main() -> None:
     p.add_argument("--stride", type=int, default=5)
     p.add_argument("--runs", type=int, default=2)
     p = sub.add_parser("gradients", help="Thesis Fig. 6.3, forward and backward")
-    p.add_argument("--depths", type=int, nargs="+", default=[50, 200, 1000])
+    p.add_argument("--depths", type=int, nargs="+", default=[50, 200, 500, 1000])
     p.add_argument("--runs", type=int, default=10)
     p.add_argument("--width", type=int, default=100)
     sub.add_parser("all", help="the three workloads at their defaults")

@@ -32,6 +32,7 @@ from torch import Tensor
 from ... import data, isometry, ops, seeding
 
 __all__ = [
+    "CHUNK_BYTES",
     "INITS",
     "NORMS",
     "Architecture",
@@ -40,11 +41,13 @@ __all__ = [
     "forward",
     "gaussian_weights",
     "gradient_profile",
+    "graph_bytes",
     "haar_from_gaussian",
     "haar_weights",
     "init_parameters",
     "input_batch",
     "representation_gap",
+    "run_chunks",
 ]
 
 NORMS: dict[str, Callable[[Tensor], Tensor]] = {
@@ -167,21 +170,38 @@ def init_parameters(
         raise ValueError("runs must not be empty")
     device = torch.device(device)
     gens = seeding.generators(experiment_id, list(runs), "weights", device)
-    draw = haar_weights if arch.init == "orthogonal" else gaussian_weights
-    sizes = [d_in] + [arch.width] * arch.depth + [d_out]
-    weights = [
-        draw(gens, out, inp, dtype, device) for inp, out in zip(sizes[:-1], sizes[1:], strict=True)
-    ]
-    biases = None
-    if arch.bias:
-        bgens = seeding.generators(experiment_id, list(runs), "biases", device)
-        biases = []
-        for inp, out in zip(sizes[:-1], sizes[1:], strict=True):
-            u = torch.stack(
-                [torch.rand((out, 1), generator=g, dtype=dtype, device=device) for g in bgens]
-            )
-            biases.append((2 * u - 1) / math.sqrt(inp))
+    bgens = seeding.generators(experiment_id, list(runs), "biases", device) if arch.bias else None
+    weights, biases = _layer_parameters(arch, d_in, d_out, gens, bgens, 0, dtype, device)
     return Parameters(weights, biases)
+
+
+def _layer_parameters(
+    arch: Architecture,
+    d_in: int,
+    d_out: int,
+    gens: Sequence[torch.Generator],
+    bgens: Sequence[torch.Generator] | None,
+    first: int,
+    dtype: torch.dtype,
+    device: torch.device,
+    last: int | None = None,
+) -> tuple[list[Tensor], list[Tensor] | None]:
+    """W_l and b_l (None without ``bgens``) for l = first..last (default L), each drawn from the
+    generators' current states: a run's streams hold its layers in order, so drawing the layers
+    in pieces, in order, gives the same numbers as drawing them at once."""
+    sizes = [d_in] + [arch.width] * arch.depth + [d_out]
+    layers = range(first, arch.depth + 1 if last is None else last + 1)
+    draw = haar_weights if arch.init == "orthogonal" else gaussian_weights
+    weights = [draw(gens, sizes[k + 1], sizes[k], dtype, device) for k in layers]
+    if bgens is None:
+        return weights, None
+    biases = []
+    for k in layers:
+        u = torch.stack(
+            [torch.rand((sizes[k + 1], 1), generator=g, dtype=dtype, device=device) for g in bgens]
+        )
+        biases.append((2 * u - 1) / math.sqrt(sizes[k]))
+    return weights, biases
 
 
 BATCH_ID = "gradients.data"
@@ -238,24 +258,46 @@ def forward(
     """
     if len(params.weights) != arch.depth + 1:
         raise ValueError(f"{len(params.weights)} weights for depth {arch.depth}")
+    _check_gap_layers(arch, gap_layers)
+    gaps: dict[int, Tensor] = {}
+    h = _layers(x, params, arch, 0, set(gap_layers), representation_gap, gaps)
+    return h, gaps
+
+
+def _check_gap_layers(arch: Architecture, gap_layers: Sequence[int]) -> None:
     bad = [k for k in gap_layers if not 0 <= k <= arch.depth]
     if bad:
         raise ValueError(f"gap_layers {bad} outside 0..{arch.depth}")
-    norm, gains, wanted = NORMS[arch.norm], arch.gains(), set(gap_layers)
-    gaps: dict[int, Tensor] = {}
-    h = x
-    for layer, w in enumerate(params.weights):
+
+
+def _block(h: Tensor, layer: int, arch: Architecture) -> Tensor:
+    """X_{l+1} = act(alpha_l BN(H_l)), l = ``layer``."""
+    alpha = arch.gains()[layer]
+    h = NORMS[arch.norm](h)
+    return arch.act(h * alpha if alpha != 1.0 else h)
+
+
+def _layers(
+    h: Tensor,
+    params: Parameters,
+    arch: Architecture,
+    first: int,
+    wanted: set[int],
+    measure: Callable[[Tensor], Tensor],
+    gaps: dict[int, Tensor],
+) -> Tensor:
+    """Layers l = first..L from X_first (``params`` holds W_first..W_L): H_l = W_l X_l + b_l,
+    ``gaps[l] = measure(H_l)`` (without gradient) for l in ``wanted``, X_{l+1} = ``_block``."""
+    for layer, w in enumerate(params.weights, first):
         h = w @ h
         if params.biases is not None:
-            h = h + params.biases[layer]
+            h = h + params.biases[layer - first]
         if layer in wanted:
             with torch.no_grad():
-                gaps[layer] = representation_gap(h)
+                gaps[layer] = measure(h)
         if layer < arch.depth:
-            alpha = gains[layer]
-            h = norm(h)
-            h = arch.act(h * alpha if alpha != 1.0 else h)
-    return h, gaps
+            h = _block(h, layer, arch)
+    return h
 
 
 @dataclass
@@ -271,6 +313,61 @@ class GradientProfile:
     log_grad: Tensor
     gaps: dict[int, Tensor]
     loss: Tensor
+
+
+CHUNK_BYTES: dict[str, int] = {"cpu": 2**29}
+"""Per device type, the most bytes of autograd state (``graph_bytes``) that one batched forward
+and backward of ``gradient_profile`` may hold; more runs go through in chunks. On the CPU a
+multi-GB graph of ~1 MB tensors slows every op of the pass down (measured at width = batch = 100,
+10 runs: the backward at depth 1000 took 8x its depth-200 time, run by run 5x; forcing glibc to
+mmap every block made it linear again but slower, so it is the host allocator, not the
+arithmetic). Device types not listed (CUDA's caching allocator) are not chunked."""
+
+_CHUNK_ALIGN = 128
+"""Bytes: every chunk but the last holds a number of runs whose per-run blocks (each chunked
+weight, activation and logit slice) span a multiple of this, so that each run's blocks keep their
+64-byte address alignment (MKL's QR and products give other bits on other alignments: measured)
+and their position within the 16-element vector blocks of elementwise ops (sin, tanh)."""
+
+
+def graph_bytes(arch: Architecture, d_in: int, n: int, d_out: int, dtype: torch.dtype) -> int:
+    """An upper estimate of one run's autograd state in ``gradient_profile``: per linear layer
+    its weight and gradient and four (width x n) activations (the product's input, the pre-BN
+    output and the BN/activation intermediates saved for the backward)."""
+    d = arch.width
+    per_layer = [d * d_in] + [d * d] * (arch.depth - 1) + [d_out * d]
+    return _itemsize(dtype) * (2 * sum(per_layer) + 4 * (arch.depth + 1) * d * n)
+
+
+def _itemsize(dtype: torch.dtype) -> int:
+    return torch.empty((), dtype=dtype).element_size()
+
+
+def run_chunks(
+    runs: Sequence[int],
+    arch: Architecture,
+    d_in: int,
+    n: int,
+    d_out: int,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> list[list[int]]:
+    """``runs`` in consecutive chunks whose ``graph_bytes`` stay within the device type's
+    ``CHUNK_BYTES`` where they can: each chunk but the last has a multiple of the smallest run
+    count whose per-run blocks span a multiple of ``_CHUNK_ALIGN`` bytes (at least that many
+    runs); one chunk where the device type has no budget."""
+    runs = list(runs)
+    budget = CHUNK_BYTES.get(device.type)
+    if budget is None or not runs:
+        return [runs]
+    d = arch.width
+    step = 1
+    for numel in (d * d, d_out * d, d * n, d_out * n):  # W_0 is drawn for all runs at once
+        block = numel * _itemsize(dtype)
+        step = math.lcm(step, _CHUNK_ALIGN // math.gcd(block, _CHUNK_ALIGN))
+    size = budget // graph_bytes(arch, d_in, n, d_out, dtype) // step * step
+    size = max(step, size)
+    return [runs[i : i + size] for i in range(0, len(runs), size)]
 
 
 def gradient_profile(
@@ -292,6 +389,19 @@ def gradient_profile(
     training mode (the authors' code), computed in ``dtype`` (float64 by default:
     float32 overflows for sin/tanh near depth 600-1000).
 
+    Layers 1..L go through in chunks of consecutive runs (``run_chunks``), one batched forward
+    and backward each, so that the autograd graph stays within ``CHUNK_BYTES`` and the cost is
+    linear in depth. Every run draws from its own generators, layer after layer, and its
+    arithmetic does not involve the other runs, except where it is batched in a way whose bits
+    depend on the batch, and those steps see all runs at once as in one pass: fc_0's products
+    with the shared x (H_0 = W_0 X_0 and, in the backward, G_0 X_0^T) and the per-run results'
+    last steps (the logs of the gradient norms, psi from the Gram matrices, the loss from the
+    logits). Chunks keep
+    each run's blocks at their alignment (``_CHUNK_ALIGN``). On one thread (the DAG's) the
+    result is then bit for bit that of one pass over all runs (tested against the unchunked
+    pass at every configured setting); on several threads torch splits an op between threads
+    at points that depend on its size, with or without chunks.
+
     Args:
         arch: the network.
         x: the batch, shape (D, n) with samples as columns.
@@ -308,12 +418,63 @@ def gradient_profile(
     device = torch.device(device)
     x = x.to(device, dtype)
     labels = labels.to(device)
-    params = init_parameters(arch, x.shape[0], n_classes, experiment_id, runs, dtype, device)
-    for w in params.weights:
-        w.requires_grad_(True)
-    logits, gaps = forward(params, x, arch, gap_layers)
-    target = labels.expand(len(runs), -1)
-    loss = F.cross_entropy(logits, target, reduction="none").mean(-1)
-    grads = torch.autograd.grad(loss.sum(), params.weights)
-    log_grad = torch.stack([torch.linalg.matrix_norm(g).log() for g in grads], dim=-1)
-    return GradientProfile(log_grad.detach(), gaps, loss.detach())
+    _check_gap_layers(arch, gap_layers)
+    if not runs:
+        raise ValueError("runs must not be empty")
+    d_in, n = x.shape
+    if d_in < 1 or n_classes < 1:
+        raise ValueError(f"d_in and d_out must be >= 1, got {d_in}, {n_classes}")
+    wanted = set(gap_layers)
+    gens = seeding.generators(experiment_id, list(runs), "weights", device)
+    bgens = seeding.generators(experiment_id, list(runs), "biases", device) if arch.bias else None
+    # fc_0 on all runs at once: its products with the shared x (H_0 = W_0 X_0 and, in the
+    # backward, G_0 X_0^T) have other bits on other run counts (measured at width 4), so H_0 and
+    # dLoss/dW_0 come from one autograd graph over all runs, as in one pass: the chunks start
+    # from their slices of H_0 and return G_0 = dLoss/dH_0, fed back through that graph.
+    w0, b0 = _layer_parameters(arch, d_in, n_classes, gens, bgens, 0, dtype, device, last=0)
+    w0 = w0[0].requires_grad_(True)
+    h0 = w0 @ x if b0 is None else w0 @ x + b0[0]
+    if 0 in wanted:
+        with torch.no_grad():
+            grams = {0: [isometry.gram(h0)]}
+    else:
+        grams = {}
+    norms: list[list[Tensor]] = [[] for _ in range(arch.depth + 1)]
+    g0, logits = [], []
+    start = 0
+    for chunk in run_chunks(runs, arch, d_in, n, n_classes, dtype, device):
+        part = slice(start, start + len(chunk))
+        start += len(chunk)
+        weights, biases = _layer_parameters(
+            arch, d_in, n_classes, gens[part], bgens and bgens[part], 1, dtype, device
+        )
+        for w in weights:
+            w.requires_grad_(True)
+        h0_part = h0[part].detach().requires_grad_(True)
+        gaps = {}
+        out = _layers(
+            _block(h0_part, 0, arch),
+            Parameters(weights, biases),
+            arch,
+            1,
+            wanted,
+            isometry.gram,
+            gaps,
+        )
+        target = labels.expand(len(chunk), -1)
+        loss = F.cross_entropy(out, target, reduction="none").mean(-1)
+        grad_h0, *grads = torch.autograd.grad(loss.sum(), [h0_part, *weights])
+        g0.append(grad_h0)
+        for layer, g in enumerate(grads, 1):
+            norms[layer].append(torch.linalg.matrix_norm(g))
+        for layer, gram in gaps.items():
+            grams.setdefault(layer, []).append(gram)
+        logits.append(out.detach())
+        del weights, biases, out, loss, grads
+    (grad_w0,) = torch.autograd.grad(h0, w0, grad_outputs=torch.cat(g0))
+    norms[0].append(torch.linalg.matrix_norm(grad_w0))
+    log_grad = torch.stack([torch.cat(norm).log() for norm in norms], dim=-1)
+    gaps = {layer: isometry.isometry_gap(torch.cat(grams[layer])) for layer in sorted(grams)}
+    logits = torch.cat(logits)
+    loss = F.cross_entropy(logits, labels.expand(len(logits), -1), reduction="none").mean(-1)
+    return GradientProfile(log_grad, gaps, loss)
