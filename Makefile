@@ -35,6 +35,7 @@ golden: all
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/paper_cost.py
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html
