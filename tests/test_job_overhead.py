@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sigprop.fingerprint import module_file
+from sigprop.fingerprint import imported_names, module_file
 from sigprop.papers import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,17 +79,8 @@ def _module_level_imports(path: Path, package: str) -> set[str]:
 
     def visit(body):
         for node in body:
-            if isinstance(node, ast.Import):
-                names.update(a.name for a in node.names)
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    module = ".".join(base + ([node.module] if node.module else []))
-                else:
-                    module = node.module or ""
-                names.add(module)
-                names.update(f"{module}.{a.name}" for a in node.names)
-            elif isinstance(node, ast.If):
+            names.update(imported_names(node, package))
+            if isinstance(node, ast.If):
                 if "TYPE_CHECKING" not in ast.unparse(node.test):
                     visit(node.body)
                     visit(node.orelse)

@@ -15,7 +15,13 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from pathlib import Path
 
-__all__ = ["code_fingerprint", "module_closure", "module_imports", "script_imports"]
+__all__ = [
+    "code_fingerprint",
+    "imported_names",
+    "module_closure",
+    "module_imports",
+    "script_imports",
+]
 
 ROOT = Path(__file__).resolve().parent
 """The ``sigprop`` package folder."""
@@ -33,20 +39,24 @@ def module_file(module: str) -> Path | None:
     return None
 
 
+def imported_names(node: ast.AST, package: str) -> set[str]:
+    """The absolute module names an ``import`` node may load (for ``from m import x``: m and
+    m.x), ``package`` being the package of the importing module (for relative imports)."""
+    if isinstance(node, ast.Import):
+        return {a.name for a in node.names}
+    if isinstance(node, ast.ImportFrom):
+        if node.level:
+            base = package.split(".")[: len(package.split(".")) - node.level + 1]
+            module = ".".join(base + ([node.module] if node.module else []))
+        else:
+            module = node.module or ""
+        return {module} | {f"{module}.{a.name}" for a in node.names}
+    return set()
+
+
 def _imported(tree: ast.AST, package: str) -> set[str]:
     """Absolute names of the sigprop modules imported in ``tree`` (of a module in ``package``)."""
-    found = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            found |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                module = ".".join(base + ([node.module] if node.module else []))
-            else:
-                module = node.module or ""
-            found.add(module)
-            found |= {f"{module}.{a.name}" for a in node.names}
+    found = set().union(*(imported_names(node, package) for node in ast.walk(tree)))
     return {m for m in found if m.startswith("sigprop") and module_file(m)}
 
 
