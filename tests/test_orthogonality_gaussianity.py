@@ -9,6 +9,7 @@ import torch
 from scipy.linalg import sqrtm
 
 from sigprop import metrics
+from sigprop.papers.orthogonality import gaussian_bound_judges as ogb
 from sigprop.papers.orthogonality import gaussian_judges as og
 from sigprop.papers.orthogonality import gaussianity
 from sigprop.papers.orthogonality.gaussian_simulations import (
@@ -165,20 +166,20 @@ def test_gaussian_chain_records_consistent_metrics(tiny_chain):
 
 def test_claims_pass_on_the_chain_and_fail_on_counterexamples(tiny_chain):
     table = og.thm1_table(tiny_chain, (1, 3), (6, 12))
-    claims = {c.id: c for c in og.thm1_claims(table, [8, 32], (1, 3), (6, 12), 3.0, 0.5)}
+    claims = {c.id: c for c in ogb.thm1_claims(table, [8, 32], (1, 3), (6, 12), 3.0, 0.5)}
     assert claims["orthogonality.thm1.bound_literal"].passed
     assert claims["orthogonality.thm1.control_transient_only"].passed
     assert claims["orthogonality.thm1.decay_n4_d32"].passed
     broken = table.assign(mean_gap=table["mean_gap"] * 1e4)
-    claims = {c.id: c for c in og.thm1_claims(broken, [8], (1, 3), (6, 12), 3.0, 0.5)}
+    claims = {c.id: c for c in ogb.thm1_claims(broken, [8], (1, 3), (6, 12), 3.0, 0.5)}
     assert not claims["orthogonality.thm1.bound_literal"].passed
     assert not claims["orthogonality.thm1.bound_rigorous"].passed
 
     w2 = og.w2_depth_table(tiny_chain)
-    verdicts = {c.id: c.passed for c in og.w2_depth_claims(w2, 6, 1e-12)}
+    verdicts = {c.id: c.passed for c in ogb.w2_depth_claims(w2, 6, 1e-12)}
     assert all(v for k, v in verdicts.items() if "control" not in k)  # 12 layers: no plateau yet
     swapped = w2.assign(lower=w2["upper"] * 1.01 + 1e-9)
-    verdicts = {c.id: c.passed for c in og.w2_depth_claims(swapped, 6, 1e-12)}
+    verdicts = {c.id: c.passed for c in ogb.w2_depth_claims(swapped, 6, 1e-12)}
     assert not verdicts["orthogonality.w2_depth.gelbrich_below_coupling"]
 
 
@@ -189,7 +190,7 @@ def test_plateau_exponents_recover_a_known_law():
     n, d = cells["batch_size"], cells["width"]
     cells["plateau_gap"] = 0.55 * n**0.5 * d**-0.5 * np.exp(0.3 * n / d)
     cells["plateau_gap_se"] = 0.01 * cells["plateau_gap"]
-    fit = og.plateau_exponents(cells)
+    fit = ogb.plateau_exponents(cells)
     assert fit["beta_n"] == pytest.approx(0.5) and fit["beta_d"] == pytest.approx(-0.5)
     assert fit["correction"] == pytest.approx(0.3)
 
@@ -203,12 +204,12 @@ def test_radius_exponent_claims_fail_for_a_slow_radius():
         for r in range(10)
     ]
     table = pd.DataFrame(rows, columns=["batch_size", "width", "run", "plateau_upper"])
-    (claim,) = og.w2_width_claims(table, -0.25, 3.0)
+    (claim,) = ogb.w2_width_claims(table, -0.25, 3.0)
     assert claim.measured == pytest.approx(-0.15, abs=0.01) and not claim.passed
-    (row_claim,) = og.table1_claims(og.table1(table, 4), -0.25, 3.0)
+    (row_claim,) = ogb.table1_claims(og.table1(table, 4), -0.25, 3.0)
     assert not row_claim.passed
     fast = table.assign(plateau_upper=table["width"] ** -1.0)
-    assert og.table1_claims(og.table1(fast, 4), -0.25, 3.0)[0].passed
+    assert ogb.table1_claims(og.table1(fast, 4), -0.25, 3.0)[0].passed
     with pytest.raises(ValueError, match="not simulated"):
         og.table1(table, 8)
 

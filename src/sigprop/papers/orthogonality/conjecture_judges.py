@@ -10,9 +10,11 @@ import pandas as pd
 
 from ...claims import Claim, evaluate
 from ...stats import bootstrap_slope, mean_se, ols_slope
-from .conjecture_simulations import ODD_ACTIVATIONS
 
-__all__ = ["fig6_claims"]
+__all__ = ["ODD_ACTIVATIONS", "fig6_claims"]
+
+ODD_ACTIVATIONS = ("linear", "tanh", "sin")
+"""Odd F: the invariant law is invariant under column sign flips, so K = I / n exactly (F.2)."""
 
 SOURCE = "DJB21 App. F, Conjecture F.1 (Eq. (19)-(20)) and Fig. 6 (paper only)"
 

@@ -21,6 +21,7 @@ from ... import chains, metrics, ops
 from ...compute import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
+from .conjecture_judges import ODD_ACTIVATIONS
 
 __all__ = [
     "ODD_ACTIVATIONS",
@@ -33,9 +34,6 @@ __all__ = [
 ]
 
 PRODUCTS = ("explicit", "gram")
-
-ODD_ACTIVATIONS = ("linear", "tanh", "sin")
-"""Odd F: the invariant law is invariant under column sign flips, so K = I / n exactly (F.2)."""
 
 
 def gram_of_state(h: Tensor) -> Tensor:

@@ -13,11 +13,13 @@ from . import (
     conjecture_judges,
     conjecture_simulations,
     drift_judges,
+    drift_theorem_judges,
     drift_theorems,
-    gaussian_judges,
+    gaussian_bound_judges,
     gaussian_simulations,
     init_judges,
     init_simulations,
+    init_theorem_judges,
     init_theorems,
     real_judges,
     real_simulations,
@@ -129,7 +131,7 @@ ITEMS = [
             "plateau_window": "orthogonality/thm1/plateau_window",
             "chain": "orthogonality/gaussian_chain",
         },
-        judge=gaussian_judges.thm1_claims,
+        judge=gaussian_bound_judges.thm1_claims,
         judge_args={
             "widths": "orthogonality/thm1/widths",
             "decay_window": "orthogonality/thm1/decay_window",
@@ -149,7 +151,7 @@ ITEMS = [
         seed="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
         params={"widths": "orthogonality/w2_depth/widths", "chain": "orthogonality/gaussian_chain"},
-        judge=gaussian_judges.w2_depth_claims,
+        judge=gaussian_bound_judges.w2_depth_claims,
         judge_args={
             "plateau_from": "orthogonality/w2_depth/plateau_from",
             "float_tolerance": "orthogonality/w2_depth/float_tolerance",
@@ -160,7 +162,7 @@ ITEMS = [
         seed="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
         params={"window": "orthogonality/w2_width/window", "chain": "orthogonality/gaussian_chain"},
-        judge=gaussian_judges.w2_width_claims,
+        judge=gaussian_bound_judges.w2_width_claims,
         judge_args={
             "max_exponent": "orthogonality/w2_width/max_exponent",
             "z": "orthogonality/w2_width/z",
@@ -174,7 +176,7 @@ ITEMS = [
             "batch_size": "orthogonality/table1/batch_size",
             "window": "orthogonality/w2_width/window",
         },
-        judge=gaussian_judges.table1_claims,
+        judge=gaussian_bound_judges.table1_claims,
         judge_args={
             "max_exponent": "orthogonality/w2_width/max_exponent",
             "z": "orthogonality/w2_width/z",
@@ -236,7 +238,7 @@ ITEMS = [
         "lemma4",
         seed="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
         measure=drift_theorems.measure_lemma4,
-        judge=drift_theorems.judge_lemma4,
+        judge=drift_theorem_judges.judge_lemma4,
         tolerances=("float_tolerance",),
         nonfinite=("max_abs_equality",),  # NaN outside the equality-case rows
     ),
@@ -244,7 +246,7 @@ ITEMS = [
         "theorem5",
         seed="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
         measure=drift_theorems.measure_theorem5,
-        judge=drift_theorems.judge_theorem5,
+        judge=drift_theorem_judges.judge_theorem5,
         tolerances=("z", "control_z", "float_tolerance"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -279,14 +281,14 @@ ITEMS = [
         "lemma6",
         seed="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
         measure=drift_theorems.measure_lemma6,
-        judge=drift_theorems.judge_lemma6,
+        judge=drift_theorem_judges.judge_lemma6,
         tolerances=("z", "float_tolerance"),
     ),
     Theorem(
         "lemma10",
         seed="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
         measure=drift_theorems.measure_lemma10,
-        judge=drift_theorems.judge_lemma10,
+        judge=drift_theorem_judges.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
         # NaN where n has no random-spectra search
         nonfinite=(
@@ -298,14 +300,14 @@ ITEMS = [
         "stability",
         seed="DJB21 App. B.1; Thesis App. A.2",
         measure=drift_theorems.measure_stability,
-        judge=drift_theorems.judge_stability,
+        judge=drift_theorem_judges.judge_stability,
         tolerances=("z", "control_z"),
     ),
     Theorem(
         "app_e",
         seed="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
         measure=init_theorems.measure_app_e,
-        judge=init_theorems.judge_app_e,
+        judge=init_theorem_judges.judge_app_e,
         tolerances=("control_min_fraction",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -335,14 +337,14 @@ ITEMS = [
         "lemma_a8",
         seed="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
         measure=init_theorems.measure_lemma_a8,
-        judge=init_theorems.judge_lemma_a8,
+        judge=init_theorem_judges.judge_lemma_a8,
         tolerances=("slope_z",),
     ),
     Theorem(
         "whitening",
         seed="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
         measure=init_theorems.measure_whitening,
-        judge=init_theorems.judge_whitening,
+        judge=init_theorem_judges.judge_whitening,
         tolerances=("bn_min_gap",),
         nonfinite=("max_floor_error",),  # NaN where the floor does not apply
     ),
