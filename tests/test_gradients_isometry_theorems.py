@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from sigprop import isometry, ops
+from sigprop.papers.gradients import isometry_theorem_judges as GJ
 from sigprop.papers.gradients import isometry_theorems as G
 from sigprop.papers.gradients.items import ITEMS
 from sigprop.workflow import read_table
@@ -85,6 +86,6 @@ def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
     assert v.pop("lemma_c8_printed") is False  # erratum: the scale is sqrt(2 d psi), not 16 d psi
     assert all(v.values()), v
     with pytest.raises(ValueError, match="control_threshold"):
-        G.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0)
+        GJ.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0)
     with pytest.raises(ValueError, match="both sides"):
         run_item("lemma_c8_c9", widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")

@@ -7,7 +7,9 @@ import torch
 from sigprop import isometry as iso
 from sigprop import ops
 from sigprop.papers.isometry import isometry_properties as P
+from sigprop.papers.isometry import isometry_property_judges as PJ
 from sigprop.papers.isometry import normalization_gain as T
+from sigprop.papers.isometry import normalization_gain_judges as TJ
 from sigprop.papers.isometry.parallelepipeds import fig4_1_claims
 from sigprop.workflow import read_table
 
@@ -27,7 +29,7 @@ def judged(measure, judge, settings, tmp_path, tolerances):
 
 def lemma(tmp_path):
     return judged(
-        P.lemma4_2, P.lemma4_2_claims, LEMMA, tmp_path, ("roundoff_units", "deficit_rtol")
+        P.lemma4_2, PJ.lemma4_2_claims, LEMMA, tmp_path, ("roundoff_units", "deficit_rtol")
     )
 
 
@@ -46,12 +48,12 @@ def test_lemma4_2_fails_for_a_wrong_isometry(monkeypatch, tmp_path):
 
 
 def test_theorem_and_corollaries_verdicts(tmp_path):
-    thm = judged(T.theorem4_3, T.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
+    thm = judged(T.theorem4_3, TJ.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
     assert thm["bound"].passed and thm["exact_identity"].passed
     assert not thm["printed_equality_4_7"].passed  # the erratum (4.6) -> (4.7)
     for measure, judge in (
-        (T.corollary4_4, T.corollary4_4_claims),
-        (T.corollary4_5, T.corollary4_5_claims),
+        (T.corollary4_4, TJ.corollary4_4_claims),
+        (T.corollary4_5, TJ.corollary4_5_claims),
     ):
         claims = judged(measure, judge, SETTINGS, tmp_path, ("roundoff_units",))
         assert claims["scaling_bound"].passed and claims["scaling_exact_identity"].passed
@@ -63,15 +65,15 @@ def test_theorem4_3_bound_fails_with_a_wrong_normalization(monkeypatch, tmp_path
     monkeypatch.setattr(
         ops, "ln_rms", lambda h: h * torch.linspace(0.2, 3, h.shape[-1], dtype=h.dtype)
     )
-    thm = judged(T.theorem4_3, T.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
+    thm = judged(T.theorem4_3, TJ.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
     assert not thm["bound"].passed and not thm["exact_identity"].passed
 
 
 def test_a_tighter_tolerance_changes_only_the_verdicts(tmp_path):
     """The judge reads the tolerance; the measured numbers do not depend on it."""
-    loose = judged(T.theorem4_3, T.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
+    loose = judged(T.theorem4_3, TJ.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
     tight = judged(
-        T.theorem4_3, T.theorem4_3_claims, dict(SETTINGS, roundoff_units=0.0), tmp_path,
+        T.theorem4_3, TJ.theorem4_3_claims, dict(SETTINGS, roundoff_units=0.0), tmp_path,
         ("roundoff_units",),
     )  # fmt: skip
     assert {k: c.measured for k, c in loose.items()} == {k: c.measured for k, c in tight.items()}

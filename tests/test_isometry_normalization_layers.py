@@ -10,6 +10,8 @@ import torch
 from sigprop import hermite as H
 from sigprop import ops
 from sigprop.papers.isometry import finite_width as F
+from sigprop.papers.isometry import finite_width_judges as FJ
+from sigprop.papers.isometry import normalization_layer_judges as NJ
 from sigprop.papers.isometry import normalization_layers as N
 from sigprop.workflow import read_table
 
@@ -91,7 +93,7 @@ def test_wide_network_follows_the_effective_kernel(norm):
 def test_theorem5_15_printed_fails_corrected_holds(tmp_path):
     rho0 = [-0.9, 0.5, 0.99]
     table = round_trip(N.theorem5_15(["tanh", "relu"], ["none", "post_ln"], rho0, 30), tmp_path)
-    claims = N.theorem5_15_claims(
+    claims = NJ.theorem5_15_claims(
         table, rho0=rho0, depth=30, case_tolerance=1e-6, float_tolerance=1e-10
     )
     verdict = {c.id.split(".")[-1]: c.passed for c in claims}
@@ -101,7 +103,7 @@ def test_theorem5_15_printed_fails_corrected_holds(tmp_path):
         "alpha_below_one": True,
         "control_uncentred": True,
     }
-    checked = N.conditions(table, 1e-6).set_index(["activation", "norm"])
+    checked = NJ.conditions(table, 1e-6).set_index(["activation", "norm"])
     row = checked.loc[("relu", "post_ln")]
     assert row["conditions_hold"] and row["max_excess_printed"] > 1e-10
     assert not checked.loc[("relu", "none"), "centred_ok"]
@@ -119,7 +121,7 @@ def test_prop5_1_small_runs_and_validates(tmp_path):
     )
     table = round_trip(F.prop5_1(**setup), tmp_path)
     assert len(table) == 4
-    claims = F.prop5_1_claims(
+    claims = FJ.prop5_1_claims(
         table, **setup, slope_z=3.0, slope_slack=0.15, agree_z=4.0, control_slope=-0.25
     )
     ids = {c.id for c in claims}

@@ -4,7 +4,7 @@ import numpy as np
 import seaborn as sns
 
 from sigprop import plotting, store
-from sigprop.papers.gradients import isometry_decay
+from sigprop.papers.gradients.isometry_chain_judges import authors_rate
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
@@ -18,7 +18,7 @@ fig, ax = plotting.figure(width=4.6)
 plotting.mean_ci(ax, table, "layer", "psi", hue="width", palette=palette)  # numeric order
 for d, rows in table.groupby("width"):
     psi0, layers = rows.loc[rows["layer"] == 0, "psi"].mean(), np.sort(rows["layer"].unique())
-    k = isometry_decay.authors_rate(d, psi0, params.authors_c)
+    k = authors_rate(d, psi0, params.authors_c)
     ax.plot(layers, psi0 * np.exp(-layers / k), "--", color=palette[d], lw=1)
 ax.plot([], [], "k--", lw=1, label=f"theory, C = {params.authors_c:g}")
 ax.set(yscale="log", xlabel=r"layer $\ell$", ylabel=r"isometry gap $\psi(X_\ell)$")

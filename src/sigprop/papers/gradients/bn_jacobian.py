@@ -19,7 +19,7 @@ Seed sections (Thesis app. C.3; Meterez, Joudaki et al. 2024 app. C):
 - ``hitting_time``: S = min{l : psi(X^l) <= 1/(16 d)} (Eq. (C.86)); ``c14_bound``: 512 d^4 psi_0^2
   (Lemma C.14, Eq. (C.119)) and the proof's explicit 16 d psi_0 max(2 d^2, 32 d^3 psi_0) (C.118);
   ``c15_bound``: 32 d^4.5 psi_0^0.5 (1 - e^{-L/(32 d^4)}) (Lemma C.15); ``c108_factor``: 1 -
-  1/(32 d^4) (Eq. (C.108)).
+  1/(32 d^4) (Eq. (C.108); defined torch-free in ``jacobian_theorem_judges``).
 - ``ce_logit_gradient``, ``mse_softmax_logit_gradient``: per-sample gradients w.r.t. the logits of
   Lemma C.11 (Eq. (C.140)-(C.149)), both <= 2 in norm (CE: <= sqrt(2)).
 """
@@ -30,6 +30,8 @@ import math
 
 import torch
 from torch import Tensor
+
+from .jacobian_theorem_judges import c108_factor
 
 __all__ = [
     "bn_jacobian",
@@ -156,11 +158,6 @@ def c14_proof_bound(psi0: Tensor, d: int) -> Tensor:
 def c15_bound(psi0: Tensor, d: int, depth: int) -> Tensor:
     """Lemma C.15: sum_{l > S} E sqrt(d psi(X^l)) <= 32 d^4.5 psi_0^0.5 (1 - exp(-L/(32 d^4)))."""
     return 32.0 * d**4.5 * psi0.sqrt() * (-math.expm1(-depth / (32.0 * d**4)))
-
-
-def c108_factor(d: int) -> float:
-    """E sqrt(psi') <= (1 - 1/(32 d^4)) sqrt(psi) for psi <= 1/(16 d), Thesis Eq. (C.108)."""
-    return 1.0 - 1.0 / (32.0 * d**4)
 
 
 def _probs(z: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:

@@ -12,12 +12,25 @@ import pandas as pd
 
 from ...claims import Claim, evaluate
 from ...stats import bootstrap_slope, mean_se, per_run_slopes
-from . import isometry_decay
 
-__all__ = ["fig6_1_claims", "ratio_to_curve"]
+__all__ = ["AUTHORS_C", "authors_rate", "fig6_1_claims", "proof_rate", "ratio_to_curve"]
 
 EPS = float(np.finfo(np.float64).eps)
 SOURCE = "Thesis Thm. 6.1, Eq. (6.6), Fig. 6.1 (Meterez, Joudaki et al. 2024 Thm. 1, Fig. 1)"
+
+AUTHORS_C = 0.015
+"""The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook)."""
+
+
+def proof_rate(d: int, psi0: float) -> float:
+    """k = max(2 d^2, 32 d^3 psi_0), the rate of the proof of Thm. 6.1, Eq. (C.72)-(C.75)
+    (floats; ``isometry_decay.proof_rate`` also takes tensors)."""
+    return max(2.0 * d * d, 32.0 * d**3 * psi0)
+
+
+def authors_rate(d: int, psi0: float, c: float = AUTHORS_C) -> float:
+    """k = C d^2 (1 + d psi_0) of Thm. 6.1, Eq. (6.6), with the authors' plotted C (Fig. 6.1)."""
+    return c * d * d * (1.0 + d * psi0)
 
 
 def ratio_to_curve(rows: pd.DataFrame, k: float, shift: int) -> tuple[float, float, int]:
@@ -131,7 +144,7 @@ def fig6_1_claims(
     control = {}
     for d, rows in by_width.items():
         psi0 = rows.loc[rows["layer"] == 0, "psi"].mean()
-        proof[d] = ratio_to_curve(rows, isometry_decay.proof_rate(d, psi0), shift=1)
+        proof[d] = ratio_to_curve(rows, proof_rate(d, psi0), shift=1)
         control[d] = ratio_to_curve(rows, control_rate_per_width * d, shift=1)
     dp = max(proof, key=lambda d: proof[d][0])
     claims.append(
@@ -175,7 +188,7 @@ def fig6_1_claims(
 
     for d, rows in by_width.items():
         psi0 = rows.loc[rows["layer"] == 0, "psi"].mean()
-        k = isometry_decay.authors_rate(d, psi0, authors_c)
+        k = authors_rate(d, psi0, authors_c)
         ratio, se, layer = ratio_to_curve(rows, k, shift=0)
         claims.append(
             evaluate(

@@ -9,7 +9,8 @@ so a BN output has unit rows and trace(X X^T) = d. psi = -log I is Thesis Eq. (6
   (C.13)) and Cor. 6.4 / C.6 (Eq. (6.9), (C.40)).
 - ``sigma_lambda``: (1/d) sum_k eps_k^2, lambda_k = 1 + eps_k, Eq. (C.51).
 - ``proof_rate``: k = max(2 d^2, 32 d^3 psi_0) of the proof of Thm. 6.1 (Eq. (C.72)-(C.75)).
-- ``authors_rate``: k = C d^2 (1 + d psi_0) of Eq. (6.6) with the authors' plotted C = 0.015.
+- ``authors_rate``: k = C d^2 (1 + d psi_0) of Eq. (6.6) with the authors' plotted C = 0.015
+  (defined torch-free in ``isometry_chain_judges``, as is the float case of ``proof_rate``).
 - ``weingarten_e1``, ``weingarten_e2``: E[W_ik^2 W_jq^2] (k != q) and E[W_ik^2 W_jk^2], i != j,
   for Haar W on O(d), Eq. (C.29)-(C.31).
 - ``near_identity_input``: the Fig. 6.1 input (1 - f) I + f u v^T, u, v ~ U[0, 1]^d.
@@ -27,6 +28,8 @@ from torch import Tensor
 
 from ... import isometry, ops, seeding, stats
 from . import bn_mlp
+from .isometry_chain_judges import AUTHORS_C, authors_rate
+from .isometry_chain_judges import proof_rate as _proof_rate
 
 __all__ = [
     "AUTHORS_C",
@@ -44,9 +47,6 @@ __all__ = [
     "weingarten_e1",
     "weingarten_e2",
 ]
-
-AUTHORS_C = 0.015
-"""The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook)."""
 
 
 def normalized_eigenvalues(x: Tensor) -> Tensor:
@@ -76,12 +76,7 @@ def proof_rate(d: int | Tensor, psi0: float | Tensor):
     """k = max(2 d^2, 32 d^3 psi_0), the rate of the proof of Thm. 6.1, Eq. (C.72)-(C.75)."""
     if isinstance(psi0, Tensor) or isinstance(d, Tensor):
         return torch.maximum(torch.as_tensor(2.0 * d * d), torch.as_tensor(32.0 * d**3 * psi0))
-    return max(2.0 * d * d, 32.0 * d**3 * psi0)
-
-
-def authors_rate(d: int, psi0: float, c: float = AUTHORS_C) -> float:
-    """k = C d^2 (1 + d psi_0) of Thm. 6.1, Eq. (6.6), with the authors' plotted C (Fig. 6.1)."""
-    return c * d * d * (1.0 + d * psi0)
+    return _proof_rate(d, psi0)
 
 
 def weingarten_e1(d: int) -> float:

@@ -11,7 +11,9 @@ from . import (
     isometry_chain_judges,
 )
 from . import batch_rank_table as table_c1
+from . import isometry_theorem_judges as iso_judges
 from . import isometry_theorems as iso
+from . import jacobian_theorem_judges as jac_judges
 from . import jacobian_theorems as jac
 from .config_checks import check_config
 from .depth_curves import variants
@@ -90,14 +92,14 @@ ITEMS = [
         "lemma6_2",
         seed="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
         measure=iso.measure_lemma6_2,
-        judge=iso.judge_lemma6_2,
+        judge=iso_judges.judge_lemma6_2,
         tolerances=("roundoff_units",),
     ),
     Theorem(
         "theorem6_3",
         seed="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
         measure=iso.measure_theorem6_3,
-        judge=iso.judge_theorem6_3,
+        judge=iso_judges.judge_theorem6_3,
         tolerances=("z", "control_factor", "roundoff_units"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -129,7 +131,7 @@ ITEMS = [
         "lemma_c8_c9",
         seed="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
         measure=iso.measure_lemma_c8_c9,
-        judge=iso.judge_lemma_c8_c9,
+        judge=iso_judges.judge_lemma_c8_c9,
         tolerances=("control_threshold", "z", "roundoff_units"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -204,7 +206,7 @@ ITEMS = [
         "jacobian",
         seed="Thesis Lemmas C.13, C.16-C.21",
         measure=jac.measure_jacobian,
-        judge=jac.judge_jacobian,
+        judge=jac_judges.judge_jacobian,
         tolerances=("roundoff_units",),
         nonfinite=("c17_small",),  # NaN where the small-case check of (C.17) does not apply
     ),
@@ -212,7 +214,7 @@ ITEMS = [
         "lemma_c11",
         seed="Thesis Remark 6.7, Lemma C.11",
         measure=jac.measure_lemma_c11,
-        judge=jac.judge_lemma_c11,
+        judge=jac_judges.judge_lemma_c11,
         tolerances=("sharpness",),
         nonfinite=("autograd_error",),  # NaN: no autograd reference for MSE on raw logits
     ),
@@ -220,7 +222,7 @@ ITEMS = [
         "chain_rule",
         seed="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
         measure=jac.measure_chain_rule,
-        judge=jac.judge_chain_rule,
+        judge=jac_judges.judge_chain_rule,
         # NaN outside a row's kind (layer / net); rhs_thesis at layer 0
         nonfinite=(
             "run",
@@ -240,7 +242,7 @@ ITEMS = [
         "lemma_c12",
         seed="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
         measure=jac.measure_lemma_c12,
-        judge=jac.judge_lemma_c12,
+        judge=jac_judges.judge_lemma_c12,
         tolerances=("max_orthogonal_slope", "min_gaussian_slope", "z"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -258,7 +260,7 @@ ITEMS = [
         "lemma_c14_c15",
         seed="Thesis Lemmas C.14, C.15, Eq. (C.108)",
         measure=jac.measure_lemma_c14_c15,
-        judge=jac.judge_lemma_c14_c15,
+        judge=jac_judges.judge_lemma_c14_c15,
         tolerances=("z",),
         # NaN outside the rows of its part (several kinds of row);
         # S_gaussian NaN: the Gaussian control never hits

@@ -7,11 +7,15 @@ forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute 
 from ...registry import Figure, Table, Theorem
 from . import (
     finite_width,
-    hermite_tables,
+    finite_width_judges,
+    hermite_table_judges,
     isometry_properties,
+    isometry_property_judges,
     kernel_bounds,
     kernel_convergence,
     normalization_gain,
+    normalization_gain_judges,
+    normalization_layer_judges,
     normalization_layers,
     parallelepipeds,
 )
@@ -53,7 +57,7 @@ ITEMS = [
         "lemma4_2",
         seed="Thesis Lemma 4.2",
         measure=isometry_properties.lemma4_2,
-        judge=isometry_properties.lemma4_2_claims,
+        judge=isometry_property_judges.lemma4_2_claims,
         tolerances=("roundoff_units", "deficit_rtol"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -68,28 +72,28 @@ ITEMS = [
         "theorem4_3",
         seed="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
         measure=normalization_gain.theorem4_3,
-        judge=normalization_gain.theorem4_3_claims,
+        judge=normalization_gain_judges.theorem4_3_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_4",
         seed="Thesis Cor. 4.4",
         measure=normalization_gain.corollary4_4,
-        judge=normalization_gain.corollary4_4_claims,
+        judge=normalization_gain_judges.corollary4_4_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_5",
         seed="Thesis Cor. 4.5",
         measure=normalization_gain.corollary4_5,
-        judge=normalization_gain.corollary4_5_claims,
+        judge=normalization_gain_judges.corollary4_5_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "prop5_1",
         seed="Thesis Props. 5.1, 5.2; Thm. 5.15",
         measure=finite_width.prop5_1,
-        judge=finite_width.prop5_1_claims,
+        judge=finite_width_judges.prop5_1_claims,
         tolerances=("slope_z", "slope_slack", "agree_z", "control_slope"),
         # NaN where no wrong-kernel fit is made
         nonfinite=(
@@ -101,7 +105,7 @@ ITEMS = [
         "table5_1",
         seed="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
         params={"max_order": "isometry/table5_1/max_order", "nodes": "isometry/table5_1/nodes"},
-        judge=hermite_tables.table5_1_claims,
+        judge=hermite_table_judges.table5_1_claims,
         judge_args={"float_tolerance": "isometry/table5_1/float_tolerance"},
     ),
     Table(
@@ -119,7 +123,7 @@ ITEMS = [
                 "mc_rhos",
             )
         },
-        judge=hermite_tables.table5_2_claims,
+        judge=hermite_table_judges.table5_2_claims,
         judge_args={
             "float_tolerance": "isometry/table5_2/float_tolerance",
             "mc_z": "isometry/table5_2/mc_z",
@@ -151,7 +155,7 @@ ITEMS = [
         "theorem5_15",
         seed="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
         measure=normalization_layers.theorem5_15,
-        judge=normalization_layers.theorem5_15_claims,
+        judge=normalization_layer_judges.theorem5_15_claims,
         tolerances=("case_tolerance", "float_tolerance"),
         # inf: rho_l reaches 1 in float64 without centring (Psi(1) = inf)
         nonfinite=(
