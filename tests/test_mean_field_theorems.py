@@ -9,9 +9,23 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop.papers.mean_field import fixed_point, mixing, tails
+from sigprop.papers.mean_field import (
+    fixed_point,
+    fixed_point_judges,
+    mixing,
+    mixing_judges,
+    tail_judges,
+    tails,
+)
 from sigprop.papers.mean_field import gram_dynamics as mf
 from sigprop.workflow import read_table
+
+JUDGE = {
+    fixed_point: fixed_point_judges.judge,
+    mixing: mixing_judges.judge,
+    tails: tail_judges.judge,
+}
+"""The torch-free judge of each theorem module's item."""
 
 
 def run_item(module, z=3.0, **settings):
@@ -28,7 +42,7 @@ def run_item(module, z=3.0, **settings):
         **{k: v for k, v in config_slice.items() if k in measure_keys}, device="cpu"
     )
     csv = io.StringIO(table.to_csv(index=False))
-    return table, module.judge(read_table(csv), **config_slice)
+    return table, JUDGE[module](read_table(csv), **config_slice)
 
 
 def test_fixed_point_check_passes_and_its_control_fails_when_unconverged():
@@ -64,23 +78,23 @@ def test_fixed_point_judge_tolerance_is_z_times_the_mc_error():
     settings = dict(map_samples=1, map_iterations=1, map_average=1, map_replicas=2)
     settings.update(chain_width=1, chain_depth=2, chain_burn_in=1, chain_runs=2)
     settings.update(input_correlation=0.9, batch_sizes=[4], activations=["relu"])
-    loose = fixed_point.judge(table, z=3.0, **settings)
-    tight = fixed_point.judge(table, z=1.0, **settings)
+    loose = fixed_point_judges.judge(table, z=3.0, **settings)
+    tight = fixed_point_judges.judge(table, z=1.0, **settings)
     assert loose[0].passed and loose[0].measured == pytest.approx(1.0 / 1.5)
     assert not tight[0].passed and tight[0].measured == pytest.approx(2.0)
 
 
 def test_gaussian_quantile_ratio_closed_form():
     # P(T > s) = exp(-s^2): q_p = sqrt(-ln(1 - p))
-    assert tails.gaussian_quantile_ratio(0.99, 0.5) == pytest.approx(
+    assert tail_judges.gaussian_quantile_ratio(0.99, 0.5) == pytest.approx(
         math.sqrt(math.log(100) / math.log(2))
     )
     t = torch.sqrt(-torch.log(torch.rand(200_000, generator=torch.Generator().manual_seed(1))))
     assert tails.quantile_ratio(t, 0.99, 0.5) == pytest.approx(
-        tails.gaussian_quantile_ratio(), rel=0.02
+        tail_judges.gaussian_quantile_ratio(), rel=0.02
     )
     with pytest.raises(ValueError, match="lower < upper"):
-        tails.gaussian_quantile_ratio(0.5, 0.9)
+        tail_judges.gaussian_quantile_ratio(0.5, 0.9)
 
 
 def test_wls_slope_exact_line_and_errors():

@@ -2,7 +2,16 @@
 family, in the seed's order (Joudaki 2024; JDB23a)."""
 
 from ...registry import Figure, Simulation, Theorem
-from . import fixed_point, judges, mixing, simulations, tails
+from . import (
+    fixed_point,
+    fixed_point_judges,
+    judges,
+    mixing,
+    mixing_judges,
+    simulations,
+    tail_judges,
+    tails,
+)
 from .config_checks import check_config
 
 SEED = "Joudaki 2024 (PhD thesis, ETH Zurich), ch. 3 and app. B (seed 004)"
@@ -21,7 +30,7 @@ ITEMS = [
         "fixed_point",
         seed="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
         measure=fixed_point.measure,
-        judge=fixed_point.judge,
+        judge=fixed_point_judges.judge,
         tolerances=("z",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -42,7 +51,7 @@ ITEMS = [
         "mixing",
         seed="Thesis Assumption 3.1, Eq. (3.4)",
         measure=mixing.measure,
-        judge=mixing.judge,
+        judge=mixing_judges.judge,
         # z also sets the layers of the rate fit, so the measurement reads it: no judge-only key.
         tolerances=(),
     ),
@@ -80,7 +89,7 @@ ITEMS = [
         "lemma_b1_b2",
         seed="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
         measure=tails.measure,
-        judge=tails.judge,
+        judge=tail_judges.judge,
         tolerances=("z",),
     ),
 ]

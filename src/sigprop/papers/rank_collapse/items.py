@@ -1,7 +1,14 @@
 """Dan+20 items: every simulation, figure and theorem check of the rank-collapse paper."""
 
 from ...registry import Figure, Simulation, Theorem
-from . import bn_chain_lemmas, judges, simulations, spectral_lemmas
+from . import (
+    bn_chain_lemma_judges,
+    bn_chain_lemmas,
+    judges,
+    simulations,
+    spectral_lemma_judges,
+    spectral_lemmas,
+)
 from .config_checks import check_config
 
 SEED = "Dan+20 (seeds 000-002)"
@@ -33,7 +40,7 @@ ITEMS = [
         "lemma3",
         seed="Dan+20 Lemma 3, Eq. (6)",
         measure=spectral_lemmas.measure_lemma3,
-        judge=spectral_lemmas.judge_lemma3,
+        judge=spectral_lemma_judges.judge_lemma3,
         tolerances=("rank_tolerance", "z"),
     ),
     Simulation(
@@ -54,7 +61,7 @@ ITEMS = [
         "lemma1",
         seed="Dan+20 Lemma 1, Eq. (3)-(4)",
         measure=bn_chain_lemmas.measure_lemma1,
-        judge=bn_chain_lemmas.judge_lemma1,
+        judge=bn_chain_lemma_judges.judge_lemma1,
         tolerances=("control_min_fraction",),
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -96,7 +103,7 @@ ITEMS = [
         "lemma4",
         seed="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
         measure=bn_chain_lemmas.measure_lemma4,
-        judge=bn_chain_lemmas.judge_lemma4,
+        judge=bn_chain_lemma_judges.judge_lemma4,
         tolerances=("z", "centering_tolerance"),
         # gamma = inf: no skip; separation layer NaN: never separated
         nonfinite=(
@@ -108,7 +115,7 @@ ITEMS = [
         "lemma5_6",
         seed="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
         measure=bn_chain_lemmas.measure_lemma5_6,
-        judge=bn_chain_lemmas.judge_lemma5_6,
+        judge=bn_chain_lemma_judges.judge_lemma5_6,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -128,21 +135,21 @@ ITEMS = [
         "lemma7",
         seed="Dan+20 Lemma 7, Eq. (43)",
         measure=bn_chain_lemmas.measure_lemma7,
-        judge=bn_chain_lemmas.judge_lemma7,
+        judge=bn_chain_lemma_judges.judge_lemma7,
         tolerances=("z", "min_order"),
     ),
     Theorem(
         "prop8",
         seed="Dan+20 Prop. 8, Eq. (44)-(45)",
         measure=spectral_lemmas.measure_prop8,
-        judge=spectral_lemmas.judge_prop8,
+        judge=spectral_lemma_judges.judge_prop8,
         tolerances=("rtol",),
     ),
     Theorem(
         "example9",
         seed="Dan+20 Example 9, Eq. (78)-(82)",
         measure=spectral_lemmas.measure_example9,
-        judge=spectral_lemmas.judge_example9,
+        judge=spectral_lemma_judges.judge_example9,
         tolerances=("z",),
     ),
     Figure(
@@ -161,7 +168,7 @@ ITEMS = [
         "examples11_12",
         seed="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
         measure=spectral_lemmas.measure_examples11_12,
-        judge=spectral_lemmas.judge_examples11_12,
+        judge=spectral_lemma_judges.judge_examples11_12,
         tolerances=("tol", "alpha_bound"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
