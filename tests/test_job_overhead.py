@@ -2,7 +2,7 @@
 
 Static: the module-level imports of each judge's module and each figure or table script, followed
 through sigprop (imports inside functions and under ``TYPE_CHECKING`` are lazy and not
-followed). The items below still need torch when they draw or judge; the list may only shrink.
+followed). The jobs listed below still import torch; the list may only shrink.
 """
 
 import ast
@@ -17,9 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 HEAVY = {"torch", "torchvision"}
 
 STILL_IMPORT_TORCH = {
-    # theorem judges beside their measurement, figure judges and scripts that reuse simulation
-    # helpers (a split into torch-free modules would shorten these jobs by torch's import)
-    "draw:gradients.fig6_1",
+    # figure and table scripts that reuse a simulation module's helpers (gaussianity,
+    # seeding, the isometry examples); every judge is torch-free
     "draw:isometry.fig4_1",
     "draw:isometry.table5_1",
     "draw:isometry.table5_2",
@@ -29,47 +28,6 @@ STILL_IMPORT_TORCH = {
     "draw:orthogonality.thm1",
     "draw:orthogonality.w2_depth",
     "draw:orthogonality.w2_width",
-    "judge:gradients.chain_rule",
-    "judge:gradients.fig6_1",
-    "judge:gradients.jacobian",
-    "judge:gradients.lemma6_2",
-    "judge:gradients.lemma_c11",
-    "judge:gradients.lemma_c12",
-    "judge:gradients.lemma_c14_c15",
-    "judge:gradients.lemma_c8_c9",
-    "judge:gradients.theorem6_3",
-    "judge:isometry.corollary4_4",
-    "judge:isometry.corollary4_5",
-    "judge:isometry.lemma4_2",
-    "judge:isometry.prop5_1",
-    "judge:isometry.table5_1",
-    "judge:isometry.table5_2",
-    "judge:isometry.theorem4_3",
-    "judge:isometry.theorem5_15",
-    "judge:mean_field.fixed_point",
-    "judge:mean_field.lemma_b1_b2",
-    "judge:mean_field.mixing",
-    "judge:orthogonality.app_e",
-    "judge:orthogonality.fig6",
-    "judge:orthogonality.lemma10",
-    "judge:orthogonality.lemma4",
-    "judge:orthogonality.lemma6",
-    "judge:orthogonality.lemma_a8",
-    "judge:orthogonality.stability",
-    "judge:orthogonality.table1",
-    "judge:orthogonality.theorem5",
-    "judge:orthogonality.thm1",
-    "judge:orthogonality.w2_depth",
-    "judge:orthogonality.w2_width",
-    "judge:orthogonality.whitening",
-    "judge:rank_collapse.example9",
-    "judge:rank_collapse.examples11_12",
-    "judge:rank_collapse.lemma1",
-    "judge:rank_collapse.lemma3",
-    "judge:rank_collapse.lemma4",
-    "judge:rank_collapse.lemma5_6",
-    "judge:rank_collapse.lemma7",
-    "judge:rank_collapse.prop8",
 }
 
 

@@ -71,6 +71,14 @@ def _depth_figure(name: str, seed: str, judge, judge_args: dict, script: str | N
     )
 
 
+_ISOMETRY_GAIN_NAN = (
+    *("spread", "psi0", "log_factor", "max_lambda", "mean_psi", "se_psi", "mean_iso", "se_iso"),
+    *("max_iso_error", "ratio_thm6_3", "se_thm6_3", "ratio_cor6_4", "se_cor6_4", "ratio_c48"),
+    "se_c48",
+)
+"""The Monte Carlo isometry-gain columns shared by the Thm. 6.3 and Lemma C.8/C.9 tables, NaN in
+the rows of their other parts."""
+
 ITEMS = [
     # Sec. 6.2: isometry gap of the BN chain (Thm. 6.1, Fig. 6.1) and its lemmas
     Simulation(
@@ -101,25 +109,11 @@ ITEMS = [
         measure=iso.measure_theorem6_3,
         judge=iso_judges.judge_theorem6_3,
         tolerances=("z", "control_factor", "roundoff_units"),
-        # NaN outside the rows of its part (the table holds several kinds of row)
+        # NaN outside the rows of its part (cases, orthogonal inputs, moments)
         nonfinite=(
-            "spread",
-            "psi0",
-            "log_factor",
+            *_ISOMETRY_GAIN_NAN,
             "sigma_lambda",
-            "max_lambda",
             "max_abs_eps",
-            "mean_psi",
-            "se_psi",
-            "mean_iso",
-            "se_iso",
-            "max_iso_error",
-            "ratio_thm6_3",
-            "se_thm6_3",
-            "ratio_cor6_4",
-            "se_cor6_4",
-            "ratio_c48",
-            "se_c48",
             "mc",
             "se",
             "exact",
@@ -133,25 +127,11 @@ ITEMS = [
         measure=iso.measure_lemma_c8_c9,
         judge=iso_judges.judge_lemma_c8_c9,
         tolerances=("control_threshold", "z", "roundoff_units"),
-        # NaN outside the rows of its part (the table holds several kinds of row)
+        # NaN outside the rows of its part (spectra, Monte Carlo runs)
         nonfinite=(
+            *_ISOMETRY_GAIN_NAN,
             "psi",
             "c_min",
-            "spread",
-            "psi0",
-            "log_factor",
-            "max_lambda",
-            "mean_psi",
-            "se_psi",
-            "mean_iso",
-            "se_iso",
-            "max_iso_error",
-            "ratio_thm6_3",
-            "se_thm6_3",
-            "ratio_cor6_4",
-            "se_cor6_4",
-            "ratio_c48",
-            "se_c48",
             "ratio_c49",
             "se_c49",
             "ratio_c50",

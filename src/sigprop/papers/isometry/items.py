@@ -35,6 +35,14 @@ def _fig5_params(item: str) -> dict[str, str]:
 ROUNDOFF = ("roundoff_units",)
 """Judge-only keys of Thm. 4.3 and Cors. 4.4, 4.5."""
 
+_FIG5_PANELS_NAN = (
+    *("layer", "rho", "rho_star", "distance", "bound", "printed_bound", "rho0", "case"),
+    *("case_truncated", "alpha", "C", "kappa0", "dkappa0", "dkappa1", "dkappa1_truncated"),
+    *("order", "x", "y"),
+)
+"""Columns of Figs. 5.1/5.2's plotted numbers that are NaN outside their panel's rows (the
+convergence, kernel and activation panels share one CSV; printed_bound only in case 1)."""
+
 ITEMS = [
     Figure(
         "fig4_1",
@@ -170,27 +178,7 @@ ITEMS = [
         judge=kernel_convergence.fig5_1_claims,
         judge_args="isometry/fig5_1_check",
         script="fig5_kernel.py",
-        # NaN outside the rows of its part (the table holds several kinds of row)
-        nonfinite=(
-            "layer",
-            "rho",
-            "rho_star",
-            "distance",
-            "bound",
-            "printed_bound",
-            "rho0",
-            "case",
-            "case_truncated",
-            "alpha",
-            "C",
-            "kappa0",
-            "dkappa0",
-            "dkappa1",
-            "dkappa1_truncated",
-            "order",
-            "x",
-            "y",
-        ),
+        nonfinite=_FIG5_PANELS_NAN,
     ),
     Figure(
         "fig5_2",
@@ -199,26 +187,6 @@ ITEMS = [
         judge=kernel_convergence.fig5_2_claims,
         judge_args="isometry/fig5_2_check",
         script="fig5_kernel.py",
-        # NaN outside the rows of its part (the table holds several kinds of row)
-        nonfinite=(
-            "layer",
-            "rho",
-            "rho_star",
-            "distance",
-            "bound",
-            "printed_bound",
-            "rho0",
-            "case",
-            "case_truncated",
-            "alpha",
-            "C",
-            "kappa0",
-            "dkappa0",
-            "dkappa1",
-            "dkappa1_truncated",
-            "order",
-            "x",
-            "y",
-        ),
+        nonfinite=_FIG5_PANELS_NAN,
     ),
 ]
