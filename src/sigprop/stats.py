@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats as st
 
 __all__ = ["Estimate", "bootstrap_slope", "mean_ci", "mean_se", "ols_slope", "per_run_slopes"]
 
@@ -39,6 +38,8 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
     mean = values.mean()
     if values.size < 2:
         return mean, np.nan, np.nan
+    from scipy import stats as st  # lazy: a second of start-up for jobs that never fit
+
     half = st.t.ppf(0.5 + level / 2, values.size - 1) * values.std(ddof=1) / np.sqrt(values.size)
     return mean, mean - half, mean + half
 
@@ -52,6 +53,8 @@ def mean_se(values) -> tuple[float, float]:
 
 def ols_slope(x: np.ndarray, y: np.ndarray) -> Estimate:
     """Least-squares slope of y on x with its classical standard error."""
+    from scipy import stats as st
+
     fit = st.linregress(np.asarray(x, float), np.asarray(y, float))
     return Estimate(fit.slope, fit.stderr)
 
