@@ -6,7 +6,8 @@
 VENV ?= .venv
 PYTHON ?= python3
 BIN := $(VENV)/bin
-CORES ?= 8
+# every core of this machine: more concurrent jobs than cores only add start-up contention
+CORES ?= all
 
 .PHONY: all test lint bench golden clean
 
