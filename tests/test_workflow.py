@@ -134,6 +134,8 @@ NAN_IS_DATA = {
     ("orthogonality.app_e", "min_relative_margin"): "V(H)^2 below the claim's range: left out",
     ("gradients.table_c1", "printed_cosine"): "the seed prints no cosine there: no claim",
     ("gradients.lemma_c14_c15", "S"): "the run never hit: hits_d<d> counts it, S averages hits",
+    ("isometry.prop5_1", "slope_wrong_kernel"): "no wrong-kernel control for that case",
+    ("isometry.prop5_1", "slope_wrong_kernel_se"): "no wrong-kernel control for that case",
 }
 """Declared columns whose NaN is itself a value that the judge reads on purpose."""
 

@@ -237,7 +237,7 @@ def judge_theorem5(
                 "all draws"
             ),
             source=SOURCE_LEMMA7 + ", proof (App. C.5)",
-            measured=mc["weyl_margin"].min(),
+            measured=mc["weyl_margin"].min(skipna=False),
             relation=">=",
             bound=0.0,
             tolerance=float_tolerance,

@@ -332,10 +332,9 @@ def judge_whitening(
     Tolerance: ``bn_min_gap`` (the BN control); the other arguments name the setting.
     """
     exact = table[table["n"] <= table["d"]]
-    white_exact = max(0.0, float(exact["whitening_max"].max())) if len(exact) else 0.0
-    bn_min = float(exact["bn_min"].min()) if len(exact) else math.inf
-    wide = table.loc[table["n"] > table["d"], "max_floor_error"]
-    floor_err = max(0.0, float(wide.max())) if len(wide) else 0.0
+    white_exact = _largest_or_zero(exact["whitening_max"])
+    bn_min = float(exact["bn_min"].min(skipna=False)) if len(exact) else math.inf
+    floor_err = _largest_or_zero(table.loc[table["n"] > table["d"], "max_floor_error"])
     claims = [
         evaluate(
             id="orthogonality.whitening.exact",
