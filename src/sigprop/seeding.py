@@ -10,8 +10,10 @@ runs agree in law (their generators differ).
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # derive_seed is torch-free; tables that only name streams use it
+    import torch
 
 __all__ = ["derive_seed", "generator", "generators"]
 
@@ -34,6 +36,8 @@ def generator(
     experiment_id: str, run: int, stream: str = "", device: str | torch.device = "cpu"
 ) -> torch.Generator:
     """A generator on ``device`` seeded with ``derive_seed(experiment_id, run, stream)``."""
+    import torch
+
     g = torch.Generator(device=device)
     g.manual_seed(derive_seed(experiment_id, run, stream))
     return g
