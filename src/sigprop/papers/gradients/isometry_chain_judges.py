@@ -22,10 +22,11 @@ AUTHORS_C = 0.015
 """The hand-set C of the dashed "theory" curves of Fig. 6.1 (authors' notebook)."""
 
 
-def proof_rate(d: int, psi0: float) -> float:
-    """k = max(2 d^2, 32 d^3 psi_0), the rate of the proof of Thm. 6.1, Eq. (C.72)-(C.75)
-    (floats; ``isometry_decay.proof_rate`` also takes tensors)."""
-    return max(2.0 * d * d, 32.0 * d**3 * psi0)
+def proof_rate(d, psi0):
+    """k = max(2 d^2, 32 d^3 psi_0), the rate of the proof of Thm. 6.1, Eq. (C.72)-(C.75);
+    floats, or tensors elementwise (without importing torch)."""
+    floor, rate = 2.0 * d * d, 32.0 * d**3 * psi0
+    return rate.clamp(min=floor) if hasattr(rate, "clamp") else max(floor, rate)
 
 
 def authors_rate(d: int, psi0: float, c: float = AUTHORS_C) -> float:

@@ -10,7 +10,7 @@ so a BN output has unit rows and trace(X X^T) = d. psi = -log I is Thesis Eq. (6
 - ``sigma_lambda``: (1/d) sum_k eps_k^2, lambda_k = 1 + eps_k, Eq. (C.51).
 - ``proof_rate``: k = max(2 d^2, 32 d^3 psi_0) of the proof of Thm. 6.1 (Eq. (C.72)-(C.75)).
 - ``authors_rate``: k = C d^2 (1 + d psi_0) of Eq. (6.6) with the authors' plotted C = 0.015
-  (defined torch-free in ``isometry_chain_judges``, as is the float case of ``proof_rate``).
+  (defined torch-free in ``isometry_chain_judges``, as is ``proof_rate``).
 - ``weingarten_e1``, ``weingarten_e2``: E[W_ik^2 W_jq^2] (k != q) and E[W_ik^2 W_jk^2], i != j,
   for Haar W on O(d), Eq. (C.29)-(C.31).
 - ``near_identity_input``: the Fig. 6.1 input (1 - f) I + f u v^T, u, v ~ U[0, 1]^d.
@@ -28,8 +28,7 @@ from torch import Tensor
 
 from ... import isometry, ops, seeding, stats
 from . import bn_mlp
-from .isometry_chain_judges import AUTHORS_C, authors_rate
-from .isometry_chain_judges import proof_rate as _proof_rate
+from .isometry_chain_judges import AUTHORS_C, authors_rate, proof_rate
 
 __all__ = [
     "AUTHORS_C",
@@ -70,13 +69,6 @@ def rotation_factor(lam: Tensor) -> Tensor:
 def sigma_lambda(lam: Tensor) -> Tensor:
     """sigma_lambda = (1/d) sum_k eps_k^2 with lambda_k = 1 + eps_k, Thesis Eq. (C.51)."""
     return (lam - 1.0).square().mean(-1)
-
-
-def proof_rate(d: int | Tensor, psi0: float | Tensor):
-    """k = max(2 d^2, 32 d^3 psi_0), the rate of the proof of Thm. 6.1, Eq. (C.72)-(C.75)."""
-    if isinstance(psi0, Tensor) or isinstance(d, Tensor):
-        return torch.maximum(torch.as_tensor(2.0 * d * d), torch.as_tensor(32.0 * d**3 * psi0))
-    return _proof_rate(d, psi0)
 
 
 def weingarten_e1(d: int) -> float:
