@@ -18,9 +18,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from .workflow import STARTUP_MARK
+
 __all__ = ["collect", "describe", "summarize", "write"]
 
-_STARTUP = re.compile(r"startup before first computation: ([0-9.]+) s")
+_STARTUP = re.compile(re.escape(STARTUP_MARK) + r" ([0-9.]+) s")
 
 
 def _startup_seconds(log: Path) -> float:
