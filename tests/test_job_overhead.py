@@ -84,12 +84,28 @@ def test_draw_and_judge_jobs_do_not_import_torch():
     )
 
 
-def test_the_job_glue_loads_without_torch():
-    """What every draw and judge job imports (the glue, the store, claims, plotting)."""
+def _loaded_after(imports: str) -> set[str]:
+    """The top-level packages a fresh interpreter holds after ``imports``."""
     code = (
-        "import sys\n"
-        "import sigprop.workflow, sigprop.store, sigprop.claims, sigprop.plotting, "
-        "sigprop.registry, sigprop.job_benchmarks\n"
-        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        f"import sys\n{imports}\nprint(' '.join(sorted({{m.split('.')[0] for m in sys.modules}})))"
     )
-    subprocess.run([sys.executable, "-c", code], check=True)
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return set(out.stdout.split())
+
+
+def test_the_job_glue_loads_without_torch_or_seaborn():
+    """What every draw and judge job imports (the glue, the store, claims, plotting): seaborn
+    costs half a second through scipy.stats; the figure style is its theme as an rc file."""
+    loaded = _loaded_after(
+        "import sigprop.workflow, sigprop.store, sigprop.claims, sigprop.plotting, "
+        "sigprop.registry, sigprop.job_benchmarks, sigprop.stats"
+    )
+    assert not loaded & {"torch", "torchvision", "seaborn"}, loaded
+
+
+def test_datasets_load_torchvision_only_when_read():
+    """torchvision (a second of start-up through its models) is imported by the jobs that read
+    a dataset, not by every job whose module imports sigprop.data."""
+    assert "torchvision" not in _loaded_after(
+        "import sigprop.data, sigprop.papers.gradients.bn_mlp"
+    )

@@ -35,8 +35,8 @@ Fashion-MNIST use the same file names.
 Adding a dataset is one ``DATASETS`` entry (and a ``LOCAL_SOURCES`` entry if it ships
 somewhere locally), e.g.::
 
-    "mnist": DatasetSpec("MNIST", datasets.MNIST, _idx_files("MNIST")),
-    "cifar10": DatasetSpec("CIFAR-10", datasets.CIFAR10, tuple(
+    "mnist": DatasetSpec("MNIST", "MNIST", _idx_files("MNIST")),
+    "cifar10": DatasetSpec("CIFAR-10", "CIFAR10", tuple(
         f"cifar-10-batches-py/{f}" for f in
         ("batches.meta", *(f"data_batch_{i}" for i in range(1, 6)), "test_batch"))),
 """
@@ -52,14 +52,15 @@ import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
 import torch
-from torchvision import datasets
-from torchvision.datasets.vision import VisionDataset
 
 from sigprop.store import atomic_path
+
+if TYPE_CHECKING:  # torchvision costs a second of start-up (its models): imported where used
+    from torchvision.datasets.vision import VisionDataset
 
 __all__ = [
     "DATASETS",
@@ -88,7 +89,8 @@ class DatasetSpec:
 
     Attributes:
         title: the dataset's usual name, for messages ("Fashion-MNIST").
-        cls: the torchvision dataset class; called as ``cls(root, train=, transform=, download=)``.
+        class_name: the torchvision dataset class's name in ``torchvision.datasets``; ``cls``,
+            imported when first used, is called as ``cls(root, train=, transform=, download=)``.
         files: paths relative to ``root`` that ``cls`` reads, both splits (torchvision checks all
             of them whichever split is asked for). A local source holds each under its base
             name, optionally with ``.gz`` appended.
@@ -100,12 +102,19 @@ class DatasetSpec:
     """
 
     title: str
-    cls: type[VisionDataset]
+    class_name: str
     files: tuple[str, ...]
     apt_package: str | None = None
     mean: tuple[float, ...] = ()
     std: tuple[float, ...] = ()
     n_classes: int = 10
+
+    @property
+    def cls(self) -> type[VisionDataset]:
+        """The torchvision dataset class (torchvision is imported here, not at start-up)."""
+        from torchvision import datasets
+
+        return getattr(datasets, self.class_name)
 
 
 def _idx_files(folder: str) -> tuple[str, ...]:
@@ -129,25 +138,23 @@ def _cifar100_files() -> tuple[str, ...]:
 DATASETS: dict[str, DatasetSpec] = {
     "fashion_mnist": DatasetSpec(
         "Fashion-MNIST",
-        datasets.FashionMNIST,
+        "FashionMNIST",
         _idx_files("FashionMNIST"),
         "dataset-fashion-mnist",
         mean=(0.2860,),
         std=(0.3530,),
     ),
-    "mnist": DatasetSpec(
-        "MNIST", datasets.MNIST, _idx_files("MNIST"), mean=(0.1307,), std=(0.3081,)
-    ),
+    "mnist": DatasetSpec("MNIST", "MNIST", _idx_files("MNIST"), mean=(0.1307,), std=(0.3081,)),
     "cifar10": DatasetSpec(
         "CIFAR-10",
-        datasets.CIFAR10,
+        "CIFAR10",
         _cifar10_files(),
         mean=(0.4914, 0.4822, 0.4465),
         std=(0.247, 0.243, 0.261),
     ),
     "cifar100": DatasetSpec(
         "CIFAR-100",
-        datasets.CIFAR100,
+        "CIFAR100",
         _cifar100_files(),
         mean=(0.5071, 0.4865, 0.4409),
         std=(0.2673, 0.2564, 0.2762),

@@ -1,4 +1,7 @@
-"""One figure style for every family: seaborn, mean with 95% CI bands, deterministic files.
+"""One figure style for every family: seaborn's theme, mean with 95% CI bands, deterministic files.
+
+The style is seaborn's ``set_theme(context="paper", style="whitegrid", font_scale=1.1)`` written
+out as a matplotlib style file (``figure_style.mplstyle``), so a draw job does not import seaborn.
 
 PDF and PNG are written without timestamps or producer strings, so rerunning a figure rule on the
 same inputs gives byte-identical files (our reproducibility requirement, tested in
@@ -7,20 +10,25 @@ tests/test_plotting.py).
 
 from __future__ import annotations
 
+import itertools
 import os
+from pathlib import Path
 
 import matplotlib
 
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
-import seaborn as sns  # noqa: E402
 
 from . import stats  # noqa: E402
 from .store import atomic_path  # noqa: E402
 
-__all__ = ["PALETTE", "figure", "mean_ci", "run_summary", "save", "width_axis"]
+__all__ = ["PALETTE", "STYLE", "colors", "figure", "mean_ci", "run_summary", "save", "width_axis"]
+
+STYLE = Path(__file__).with_name("figure_style.mplstyle")
+"""seaborn's paper/whitegrid theme at font scale 1.1 with the "deep" palette, as rcParams."""
 
 PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e"}
 """Dan+20 Fig. 2 colours: blue for BN, orange for vanilla; reused across families."""
@@ -28,11 +36,21 @@ PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e"}
 
 def figure(ncols: int = 1, nrows: int = 1, width: float = 4.0, height: float = 3.2, **kwargs):
     """A new figure in the sigprop style; returns (fig, axes) like ``plt.subplots``."""
-    sns.set_theme(context="paper", style="whitegrid", font_scale=1.1)
+    plt.style.use(STYLE)
     plt.rcParams.update({"svg.hashsalt": "sigprop", "figure.dpi": 100})
     return plt.subplots(
         nrows, ncols, figsize=(width * ncols, height * nrows), constrained_layout=True, **kwargs
     )
+
+
+def colors(n: int, colormap: str | None = None) -> list:
+    """``n`` colours: the style's cycle ("deep", repeating past its ten), or a matplotlib
+    colormap sampled at n interior points, as ``seaborn.color_palette(colormap, n)`` does."""
+    if colormap is not None:
+        return list(matplotlib.colormaps[colormap](np.linspace(0, 1, n + 2)[1:-1]))
+    plt.style.use(STYLE)
+    cycle = plt.rcParams["axes.prop_cycle"].by_key()["color"]
+    return list(itertools.islice(itertools.cycle(cycle), n))
 
 
 def _mean_sd(values) -> tuple[float, float, float]:
@@ -78,10 +96,10 @@ def mean_ci(
     """
     summary = run_summary(table, x, y, [hue] if hue else None, band)
     levels = list(dict.fromkeys(summary[hue])) if hue else [None]
-    colors = sns.color_palette(None if isinstance(palette, dict) else palette, len(levels))
+    cycle = palette if isinstance(palette, list | dict) else colors(len(levels), palette)
     for i, level in enumerate(levels):
         part = summary if level is None else summary[summary[hue] == level]
-        color = palette[level] if isinstance(palette, dict) else colors[i]
+        color = palette[level] if isinstance(palette, dict) else cycle[i]
         label = kwargs.pop("label", None) if level is None else str(level)
         ax.plot(part[x], part["mean"], color=color, label=label, **kwargs)
         ax.fill_between(part[x], part["low"], part["high"], color=color, alpha=0.25, lw=0)

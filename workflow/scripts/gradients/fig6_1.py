@@ -1,7 +1,6 @@
 """Thesis Fig. 6.1: isometry gap psi(X_l) vs layer (Haar W, identity, theory BN), dashed theory."""
 
 import numpy as np
-import seaborn as sns
 
 from sigprop import plotting, store
 from sigprop.papers.gradients.isometry_chain_judges import authors_rate
@@ -13,7 +12,7 @@ table = store.load_frame(snakemake.input.gaps)  # width, run, layer, psi
 table.to_csv(snakemake.output.csv, index=False)
 
 widths = sorted(table["width"].unique())
-palette = dict(zip(widths, sns.color_palette(None, len(widths)), strict=True))
+palette = dict(zip(widths, plotting.colors(len(widths)), strict=True))
 fig, ax = plotting.figure(width=4.6)
 plotting.mean_ci(ax, table, "layer", "psi", hue="width", palette=palette)  # numeric order
 for d, rows in table.groupby("width"):

@@ -1,7 +1,6 @@
 """DJB21 Fig. 6 (paper App. F): layer-averaged L(Q) = ||M - K||_F vs width d, per activation."""
 
 import numpy as np
-import seaborn as sns
 
 from sigprop import plotting, store
 from sigprop.workflow import item_params, log_to_file
@@ -15,7 +14,8 @@ table.to_csv(snakemake.output.csv, index=False)  # one layer average per (activa
 names = {"sigmoid": "sigmoid (logistic)", "tanh_plus_one": 'tanh + 1 (code\'s "sigmoid")'}
 table["activation"] = table["activation"].map(lambda a: names.get(a, a))
 shown = [names.get(a, a) for a in main]
-palette = dict(zip(dict.fromkeys(table["activation"]), sns.color_palette(), strict=False))
+levels = list(dict.fromkeys(table["activation"]))
+palette = dict(zip(levels, plotting.colors(len(levels)), strict=True))
 fig, ax = plotting.figure(width=6.6, height=3.6)
 for is_main, style in ((True, dict(marker="o")), (False, dict(marker="s", ls="--", ms=3))):
     part = table[table["activation"].isin(shown) == is_main]

@@ -13,6 +13,7 @@ import pandas as pd
 from scipy import optimize
 from scipy import stats as st
 
+from ... import stats
 from ...claims import Claim, evaluate
 from ...stats import bootstrap_slope
 
@@ -34,9 +35,7 @@ def band(table: pd.DataFrame, x: str, y: str, by: str, level: float) -> pd.DataF
     """Mean over runs of y per (by, x) with the Student-t ``level`` CI: by, x, mean, low, high."""
     rows = []
     for (b, xv), g in table.groupby([by, x], sort=False):
-        v = g[y].to_numpy(float)
-        half = st.t.ppf(0.5 + level / 2, v.size - 1) * v.std(ddof=1) / math.sqrt(v.size)
-        rows.append((b, xv, v.mean(), v.mean() - half, v.mean() + half))
+        rows.append((b, xv, *stats.mean_ci(g[y].to_numpy(float), level)))
     return pd.DataFrame(rows, columns=[by, x, "mean", "low", "high"])
 
 
