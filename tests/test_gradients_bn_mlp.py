@@ -208,3 +208,30 @@ def test_run_chunks_follow_the_memory_budget(monkeypatch):
     assert bn_mlp.run_chunks(range(5), arch, 784, 100, 10, f64, torch.device("meta")) == [
         list(range(5))
     ]
+
+
+@pytest.mark.parametrize("init", ["orthogonal", "gaussian"])
+def test_parameter_cache_gives_the_bits_of_a_fresh_draw(init, monkeypatch):
+    """A sweep over activations and gains at one depth reuses one draw: its profiles equal, bit
+    for bit, those of networks drawn afresh (cache off), chunked or not."""
+    g = torch.Generator().manual_seed(5)
+    x = torch.randn(6, 8, generator=g, dtype=torch.float64)
+    y = torch.randint(0, 3, (8,), generator=g)
+    archs = [
+        Architecture(5, 4, "batch_norm_torch", act, init, gain_exponent=e, bias=True)
+        for act in ("sin", "tanh", "linear")
+        for e in (0.0, 0.4)
+    ]
+    monkeypatch.setattr(bn_mlp, "CHUNK_BYTES", {"cpu": 1})
+    bn_mlp._PARAMETER_CACHE.clear()
+    cached = [bn_mlp.gradient_profile(a, x, y, "test.cache", range(6), 3) for a in archs]
+    assert len(bn_mlp._PARAMETER_CACHE) == 1
+    monkeypatch.setattr(bn_mlp, "CACHE_BYTES", 0)
+    bn_mlp._PARAMETER_CACHE.clear()
+    for arch, hit in zip(archs, cached, strict=True):
+        fresh = bn_mlp.gradient_profile(arch, x, y, "test.cache", range(6), 3)
+        assert torch.equal(_bits(fresh.log_grad), _bits(hit.log_grad))
+        assert torch.equal(_bits(fresh.loss), _bits(hit.loss))
+    assert not bn_mlp._PARAMETER_CACHE
+    other = bn_mlp.gradient_profile(archs[0], x, y, "test.cache.other", range(6), 3)
+    assert not torch.equal(other.log_grad, cached[0].log_grad)  # the key holds the address

@@ -22,7 +22,7 @@ layer after layer, so a run is reproducible alone; the QR factorizations are bat
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import torch
@@ -370,6 +370,57 @@ def run_chunks(
     return [runs[i : i + size] for i in range(0, len(runs), size)]
 
 
+_PARAMETER_CACHE: dict[tuple, tuple] = {}
+"""The parameters of ``gradient_profile``'s last network, keyed by what determines them: the
+seeding address, the chunks, the layer sizes, the init, bias, dtype and device (not the norm,
+activation or gains). Sweeps over activations and gain schedules at one depth (Figs. 6.5, C.1,
+C.2) reuse one draw, the same numbers as drawing again (QR and Gaussian draws were a third of
+their time). One entry, and only networks within ``CACHE_BYTES``: larger ones are drawn chunk by
+chunk as they are used, so that memory stays that of one chunk's graph."""
+
+CACHE_BYTES = 2**28
+"""The most bytes of parameters (all runs) that ``_PARAMETER_CACHE`` keeps."""
+
+
+def _profile_parameters(
+    arch: Architecture,
+    d_in: int,
+    d_out: int,
+    experiment_id: str,
+    chunks: list[list[int]],
+    dtype: torch.dtype,
+    device: torch.device,
+) -> tuple[tuple[list[Tensor], list[Tensor] | None], Iterable[tuple]]:
+    """fc_0's parameters for all runs, and fc_1..fc_L's per chunk of runs, in ``gradient_profile``'s
+    order of drawing (every run's W_0 and b_0 first, then chunk by chunk): cached when small
+    (``_PARAMETER_CACHE``), else the chunks' parameters are drawn as the iterator is read."""
+    key = (experiment_id, tuple(map(tuple, chunks)), arch.depth, arch.width, arch.init)
+    key += (arch.bias, d_in, d_out, dtype, device)
+    if key in _PARAMETER_CACHE:
+        return _PARAMETER_CACHE[key]
+    _PARAMETER_CACHE.clear()  # before drawing: never two networks in memory
+    runs = [r for chunk in chunks for r in chunk]
+    gens = seeding.generators(experiment_id, runs, "weights", device)
+    bgens = seeding.generators(experiment_id, runs, "biases", device) if arch.bias else None
+    first = _layer_parameters(arch, d_in, d_out, gens, bgens, 0, dtype, device, last=0)
+
+    def per_chunk():
+        start = 0
+        for chunk in chunks:
+            part = slice(start, start + len(chunk))
+            start += len(chunk)
+            yield _layer_parameters(
+                arch, d_in, d_out, gens[part], bgens and bgens[part], 1, dtype, device
+            )
+
+    sizes = [d_in] + [arch.width] * arch.depth + [d_out]
+    numel = sum(a * (b + 1) for a, b in zip(sizes[1:], sizes[:-1], strict=True))
+    if len(runs) * numel * _itemsize(dtype) > CACHE_BYTES:
+        return first, per_chunk()
+    _PARAMETER_CACHE[key] = (first, list(per_chunk()))
+    return _PARAMETER_CACHE[key]
+
+
 def gradient_profile(
     arch: Architecture,
     x: Tensor,
@@ -425,13 +476,14 @@ def gradient_profile(
     if d_in < 1 or n_classes < 1:
         raise ValueError(f"d_in and d_out must be >= 1, got {d_in}, {n_classes}")
     wanted = set(gap_layers)
-    gens = seeding.generators(experiment_id, list(runs), "weights", device)
-    bgens = seeding.generators(experiment_id, list(runs), "biases", device) if arch.bias else None
+    chunks = run_chunks(runs, arch, d_in, n, n_classes, dtype, device)
+    (w0, b0), chunk_parameters = _profile_parameters(
+        arch, d_in, n_classes, experiment_id, chunks, dtype, device
+    )
     # fc_0 on all runs at once: its products with the shared x (H_0 = W_0 X_0 and, in the
     # backward, G_0 X_0^T) have other bits on other run counts (measured at width 4), so H_0 and
     # dLoss/dW_0 come from one autograd graph over all runs, as in one pass: the chunks start
     # from their slices of H_0 and return G_0 = dLoss/dH_0, fed back through that graph.
-    w0, b0 = _layer_parameters(arch, d_in, n_classes, gens, bgens, 0, dtype, device, last=0)
     w0 = w0[0].requires_grad_(True)
     h0 = w0 @ x if b0 is None else w0 @ x + b0[0]
     if 0 in wanted:
@@ -442,12 +494,9 @@ def gradient_profile(
     norms: list[list[Tensor]] = [[] for _ in range(arch.depth + 1)]
     g0, logits = [], []
     start = 0
-    for chunk in run_chunks(runs, arch, d_in, n, n_classes, dtype, device):
+    for chunk, (weights, biases) in zip(chunks, chunk_parameters, strict=True):
         part = slice(start, start + len(chunk))
         start += len(chunk)
-        weights, biases = _layer_parameters(
-            arch, d_in, n_classes, gens[part], bgens and bgens[part], 1, dtype, device
-        )
         for w in weights:
             w.requires_grad_(True)
         h0_part = h0[part].detach().requires_grad_(True)
@@ -470,7 +519,7 @@ def gradient_profile(
         for layer, gram in gaps.items():
             grams.setdefault(layer, []).append(gram)
         logits.append(out.detach())
-        del weights, biases, out, loss, grads
+        del weights, biases, out, loss, grads  # a chunk drawn on the fly is freed here
     (grad_w0,) = torch.autograd.grad(h0, w0, grad_outputs=torch.cat(g0))
     norms[0].append(torch.linalg.matrix_norm(grad_w0))
     log_grad = torch.stack([torch.cat(norm).log() for norm in norms], dim=-1)
