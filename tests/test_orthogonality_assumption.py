@@ -18,13 +18,13 @@ from sigprop.papers.orthogonality.assumption_judges import (
     boundary,
     fig2_3_claims,
     fit_boundary,
+    pixel_table,
     printed_curve,
 )
 from sigprop.papers.orthogonality.assumption_simulations import (
     A1Monitor,
     a1_grid,
     a1_holds,
-    pixel_table,
     unit_frobenius_alpha,
 )
 from sigprop.papers.orthogonality.config_checks import check_config

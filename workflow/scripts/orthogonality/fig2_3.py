@@ -4,8 +4,12 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.assumption_judges import boundary, fit_boundary, printed_curve
-from sigprop.papers.orthogonality.assumption_simulations import pixel_table
+from sigprop.papers.orthogonality.assumption_judges import (
+    boundary,
+    fit_boundary,
+    pixel_table,
+    printed_curve,
+)
 from sigprop.workflow import item_params, log_to_file
 
 

@@ -1,8 +1,8 @@
 """Claims of Thesis Fig. 2.3: where assumption A_1(0.1 alpha_0, 1000) holds on the (n, d) grid.
 
 The caption says the pass region is d = Omega(n^2) and marks it with the curve d = (n - 28)^1.8.
-From the pixel table (``assumption_simulations.pixel_table``) we take the boundary
-d_min(n) = the smallest grid width from which every larger grid width passes, fit
+From the pixel table (``pixel_table``: one row per (n, d) of the ``a1_grid`` simulation) we take
+the boundary d_min(n) = the smallest grid width from which every larger grid width passes, fit
 log d_min = log c + k log n over the batch sizes whose boundary lies inside the grid, and test
 k against the caption's 2 and the printed 1.8, the printed curve as a separator, the caption's
 d >= C n^2 directly, and monotonicity in d.
@@ -25,6 +25,7 @@ __all__ = [
     "boundary",
     "fig2_3_claims",
     "fit_boundary",
+    "pixel_table",
     "printed_curve",
 ]
 
@@ -260,4 +261,42 @@ def fig2_3_claims(
                 )
             },
         ),
+    ]
+
+
+def pixel_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per pixel (n, d) from the long frame of ``a1_grid``: the plotted table.
+
+    Columns: n, d, valid, runs, runs_passed, passed (all runs pass; False for invalid pixels),
+    min_ratio (minimum over runs), first_fail (earliest failing layer over runs; <NA> if none),
+    alpha0_mean, layers (simulated).
+    """
+    grouped = frame.groupby(["n", "d"], sort=True)
+    table = grouped.agg(
+        valid=("valid", "max"),
+        runs=("run", "size"),
+        runs_passed=("passed", "sum"),
+        min_ratio=("min_ratio", "min"),
+        first_fail=("first_fail", "min"),
+        alpha0_mean=("alpha0", "mean"),
+        layers=("layers", "max"),
+    ).reset_index()
+    table["valid"] = table["valid"] > 0
+    table["runs_passed"] = table["runs_passed"].astype(int)
+    table["passed"] = table["valid"] & (table["runs_passed"] == table["runs"])
+    table["first_fail"] = table["first_fail"].astype("Int64")
+    table["layers"] = table["layers"].astype("Int64")
+    return table[
+        [
+            "n",
+            "d",
+            "valid",
+            "runs",
+            "runs_passed",
+            "passed",
+            "min_ratio",
+            "first_fail",
+            "alpha0_mean",
+            "layers",
+        ]
     ]

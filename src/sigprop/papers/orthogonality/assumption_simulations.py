@@ -14,7 +14,6 @@ import logging
 import math
 from collections.abc import Sequence
 
-import pandas as pd
 import torch
 from torch import Tensor
 
@@ -29,7 +28,6 @@ __all__ = [
     "A1Monitor",
     "a1_grid",
     "a1_holds",
-    "pixel_table",
     "unit_frobenius_alpha",
 ]
 
@@ -200,41 +198,3 @@ def a1_grid(
             "streams": ["input", "gram"],
         },
     )
-
-
-def pixel_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per pixel (n, d) from the long frame of ``a1_grid``: the plotted table.
-
-    Columns: n, d, valid, runs, runs_passed, passed (all runs pass; False for invalid pixels),
-    min_ratio (minimum over runs), first_fail (earliest failing layer over runs; <NA> if none),
-    alpha0_mean, layers (simulated).
-    """
-    grouped = frame.groupby(["n", "d"], sort=True)
-    table = grouped.agg(
-        valid=("valid", "max"),
-        runs=("run", "size"),
-        runs_passed=("passed", "sum"),
-        min_ratio=("min_ratio", "min"),
-        first_fail=("first_fail", "min"),
-        alpha0_mean=("alpha0", "mean"),
-        layers=("layers", "max"),
-    ).reset_index()
-    table["valid"] = table["valid"] > 0
-    table["runs_passed"] = table["runs_passed"].astype(int)
-    table["passed"] = table["valid"] & (table["runs_passed"] == table["runs"])
-    table["first_fail"] = table["first_fail"].astype("Int64")
-    table["layers"] = table["layers"].astype("Int64")
-    return table[
-        [
-            "n",
-            "d",
-            "valid",
-            "runs",
-            "runs_passed",
-            "passed",
-            "min_ratio",
-            "first_fail",
-            "alpha0_mean",
-            "layers",
-        ]
-    ]

@@ -11,10 +11,8 @@ import math
 
 import numpy as np
 import pandas as pd
-import torch
 
 from ...stats import mean_ci, ols_slope
-from . import gaussianity
 from .gaussian_bound_judges import _radius_exponent
 
 __all__ = [
@@ -39,6 +37,10 @@ def _se(x: np.ndarray, axis: int = 0) -> np.ndarray:
 
 
 def _alpha_hat(sigma_min: np.ndarray) -> np.ndarray:
+    import torch  # here: the Table 1 and W2-width jobs never need torch
+
+    from . import gaussianity
+
     return gaussianity.running_alpha_hat(torch.tensor(sigma_min)).numpy()
 
 
@@ -64,6 +66,8 @@ def thm1_table(
     Args:
         frame: the ``gaussian_chain`` result in long form (``store.load_frame``).
     """
+    from . import gaussianity  # torch: imported by the jobs that draw Thm. 1 and Cor. 3 only
+
     gaps, sigmas = _cells(frame, "gap"), _cells(frame, "sigma_min")
     rows = []
     for (n, d), gap in gaps.items():
@@ -113,6 +117,10 @@ def w2_depth_table(frame: pd.DataFrame) -> pd.DataFrame:
     ``cor3_transient_literal`` (its first term, a negative control) and ``vacuous_level``
     2 - 2 / sqrt(n), the largest conditional W2^2 of a unit-Frobenius H (rank one).
     """
+    import torch
+
+    from . import gaussianity
+
     gaps, sigmas = _cells(frame, "gap"), _cells(frame, "sigma_min")
     w2s, offdiag = _cells(frame, "w2_conditional"), _cells(frame, "gram_offdiagonal")
     rows = []
