@@ -17,6 +17,7 @@ os.environ.update(
 from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
+from sigprop.job_benchmarks import previous_seconds
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.run_info import run_record
 from sigprop.workflow import render_description
@@ -93,6 +94,16 @@ def get_resource(kind, name):
         return getattr(_item(wildcards, kind), name)
 
     return of_item
+
+
+def previous_run_seconds(kind):
+    """A compute rule's priority: the job's seconds in the last run here (0 if none), so that
+    the longest ready job starts first (``sigprop.job_benchmarks.previous_seconds``)."""
+
+    def of_job(wildcards):
+        return previous_seconds(f"benchmarks/{wildcards.family}/{kind}_{wildcards.item}.tsv")
+
+    return of_job
 
 
 def get_setup(wildcards):

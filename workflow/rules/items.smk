@@ -25,6 +25,7 @@ rule simulate:
         "benchmarks/{family}/simulate_{item}.tsv"
     wildcard_constraints:
         item="|".join(REGISTRY.names("simulation")) or "(?!)",
+    priority: previous_run_seconds("simulate")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
@@ -114,6 +115,7 @@ rule measure:
         "benchmarks/{family}/measure_{item}.tsv"
     wildcard_constraints:
         item="|".join(REGISTRY.names("theorem")) or "(?!)",
+    priority: previous_run_seconds("measure")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
