@@ -42,3 +42,22 @@ def test_mean_ci_contains_the_mean_and_uses_student_t():
     assert mean == 2.0
     assert high - mean == pytest.approx(4.302653 * 1.0 / np.sqrt(3), rel=1e-6)
     assert low < mean < high
+
+
+@pytest.mark.parametrize(("z", "n", "expected"), [(3.0, 8, 4.5299737), (3.0, 28, 3.3030492)])
+def test_t_multiplier_matches_the_student_t_quantile(z, n, expected):
+    """t_{n-1} quantile at the two-sided level of z normal SE (scipy.stats gives the same)."""
+    from scipy import stats as st
+
+    assert stats.t_multiplier(z, n) == pytest.approx(expected, rel=1e-7)
+    assert stats.t_multiplier(z, n) == st.t.ppf(st.norm.cdf(z), n - 1)
+    assert np.isnan(stats.t_multiplier(z, 1))
+
+
+def test_mean_ci_uses_the_t_quantile_of_scipy_stats():
+    from scipy import stats as st
+
+    values = np.array([1.0, 2.5, 2.0, 4.0])
+    mean, low, high = stats.mean_ci(values)
+    half = st.t.ppf(0.975, 3) * values.std(ddof=1) / 2
+    assert (mean, low, high) == (2.375, 2.375 - half, 2.375 + half)

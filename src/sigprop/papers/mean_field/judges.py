@@ -10,8 +10,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import optimize
-from scipy import stats as st
 
 from ... import stats
 from ...claims import Claim, evaluate
@@ -64,7 +62,9 @@ def fit_decay_plateau(layers, means, n: int, d: int) -> tuple[float, float, floa
 
     p0 = (max(means[0] - means[-1], 1e-3), 0.3, means[-1] / scale)
     bounds = ([0.0, 1e-6, 0.0], [np.inf, 1.0 - 1e-9, np.inf])
-    popt, _ = optimize.curve_fit(model, layers, means, p0=p0, bounds=bounds, maxfev=20000)
+    from scipy.optimize import curve_fit  # lazy: most jobs that import this module never fit
+
+    popt, _ = curve_fit(model, layers, means, p0=p0, bounds=bounds, maxfev=20000)
     return tuple(float(v) for v in popt)
 
 
@@ -138,7 +138,7 @@ def fig3_2_claims(
         rows.append((net, t_flat, paired_t(first, level)))
     flat = max(rows, key=lambda r: abs(r[1]))
     decay = min(rows, key=lambda r: r[2])
-    t_mult = float(st.t.ppf(st.norm.cdf(z), table["run"].nunique() - 1))
+    t_mult = stats.t_multiplier(z, table["run"].nunique())
     fitted = "; ".join(
         f"{k}: c1 {c1:.3g}, alpha {a:.3g}, c2 {c2:.3g}" for k, (c1, a, c2) in fits.items()
     )

@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence
 
 import pandas as pd
-from scipy import stats as st
 
 from ...claims import Claim, evaluate
+from ...stats import t_multiplier
 
 __all__ = [
     "FLOAT_TOLERANCE",
@@ -57,15 +57,6 @@ SOURCE_LEMMA7 = "Dan+20 Lemma 7, Eq. (43)"
 def _tag(gamma: float) -> str:
     """A claim-id-safe label of gamma: 0.1 -> g0p1, 1 -> g1, inf -> ginf."""
     return "ginf" if math.isinf(gamma) else "g" + f"{gamma:g}".replace(".", "p").replace("-", "m")
-
-
-def _t_multiplier(z: float, n: int) -> float:
-    """SE multiplier of a two-sided test at the level of z normal SE with n - 1 df (Student t).
-
-    With few runs the SE is itself noisy; t_{n-1} keeps the false-failure rate at the level of
-    a z-SE normal test (z = 3: 0.27%), e.g. 4.53 SE for 8 runs, 3.30 for 28 values.
-    """
-    return float(st.t.ppf(st.norm.cdf(z), n - 1)) if n > 1 else math.nan
 
 
 def _nan_max(values: Sequence[float]) -> float:
@@ -182,8 +173,8 @@ def judge_lemma4(
     times the uncentered value); then ``centering_identity`` over all gammas.
     """
     d, n = int(width), int(batch_size)
-    t_runs = _t_multiplier(z, n_runs)  # per-run values
-    t_pairs = _t_multiplier(z, n_runs * (n_runs - 1) // 2)  # cross-run products
+    t_runs = t_multiplier(z, n_runs)  # per-run values
+    t_pairs = t_multiplier(z, n_runs * (n_runs - 1) // 2)  # cross-run products
     claims, identity_gaps = [], []
     for row in table.itertuples(index=False):
         gamma = float(row.gamma)

@@ -312,7 +312,7 @@ def measure_lemma4(
 
     "z SE" means a two-sided test at the level of z normal standard errors with the Student-t
     correction for the number of independent values (runs, or run pairs): the tolerance is
-    ``_t_multiplier(z, n)`` SE, e.g. 4.53 SE for 8 runs at z = 3 (``judge_lemma4``).
+    ``stats.t_multiplier(z, n)`` SE, e.g. 4.53 SE for 8 runs at z = 3 (``judge_lemma4``).
 
     ``input_offset`` (0 in the paper) is added to every entry of X; a nonzero value breaks the
     column sign symmetry and makes ``row_mean`` fail (a negative control for tests).
