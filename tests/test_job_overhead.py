@@ -21,7 +21,6 @@ STILL_IMPORT_TORCH = {
     # every judge is torch-free. The Thm. 1 and W2-depth scripts import torch only inside the
     # table functions that compute alpha_hat with ``gaussianity`` (not at start-up).
     "draw:isometry.fig4_1",
-    "draw:orthogonality.drift",
 }
 
 

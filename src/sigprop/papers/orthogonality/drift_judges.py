@@ -9,7 +9,14 @@ import pandas as pd
 
 from ...claims import Claim, evaluate
 
-__all__ = ["drift_claims"]
+__all__ = ["drift_claims", "drift_contraction"]
+
+
+def drift_contraction(vhat, n: int):
+    """gamma = 1 - (2/3) sigma_n^2 = 1 - (2/3)(1/n - V_hat), the contraction factor of DJB21
+    Thm. 5 and Lemma 8 (Thesis Thm. A.2, Lemma A.5) for unit-Frobenius H. Works on floats,
+    numpy arrays and tensors alike."""
+    return 1.0 - 2.0 / 3.0 * (1.0 / n - vhat)
 
 
 def _worst(margin: np.ndarray, se: np.ndarray) -> int:

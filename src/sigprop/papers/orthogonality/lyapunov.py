@@ -32,6 +32,8 @@ import math
 import torch
 from torch import Tensor
 
+from .drift_judges import drift_contraction  # torch-free: the drift figure draws with it
+
 __all__ = [
     "QUADRATURE_STEP",
     "drift_contraction",
@@ -319,10 +321,3 @@ def one_step_statistics(
     for name, m in moments.items():
         out[name], out[f"{name}_se"] = m.mean_se()
     return out
-
-
-def drift_contraction(vhat, n: int):
-    """gamma = 1 - (2/3) sigma_n^2 = 1 - (2/3)(1/n - V_hat), the contraction factor of DJB21
-    Thm. 5 and Lemma 8 (Thesis Thm. A.2, Lemma A.5) for unit-Frobenius H. Works on floats,
-    numpy arrays and tensors alike."""
-    return 1.0 - 2.0 / 3.0 * (1.0 / n - vhat)
