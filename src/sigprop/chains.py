@@ -341,7 +341,7 @@ class Trace:
     values: dict[str, Tensor]
 
 
-def progress(total: int, desc: str, every_s: float = 30.0) -> Iterator[int]:
+def progress(total: int, desc: str, every_s: float = 30.0, unit: str = "layers") -> Iterator[int]:
     """range(total) with a progress bar on a terminal, else a log line every 10% or ``every_s``."""
     if sys.stderr.isatty():
         from tqdm import tqdm
@@ -357,8 +357,9 @@ def progress(total: int, desc: str, every_s: float = 30.0) -> Iterator[int]:
             last = now
             eta = (now - start) / (i + 1) * (total - i - 1)
             log.info(
-                "%s: %d/%d layers, %.1fs elapsed, eta %.1fs", desc, i + 1, total, now - start, eta
-            )
+                "%s: %d/%d %s, %.1fs elapsed, eta %.1fs",
+                desc, i + 1, total, unit, now - start, eta,
+            )  # fmt: skip
 
 
 @torch.no_grad()

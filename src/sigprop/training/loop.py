@@ -1,0 +1,223 @@
+"""SGD over many runs at once: the runs' networks stacked into one batched network.
+
+``torch.func.stack_module_state`` stacks the parameters and buffers (BN running statistics) of
+R networks of one architecture, and ``vmap(functional_call)`` runs them side by side, each on
+its own minibatch: the outputs equal those of the R networks run one by one (tested). The loss
+is the sum of the runs' losses, so each run's gradient is its own, and the SGD step is
+elementwise, so a per-run learning rate trains each run as ``torch.optim.SGD`` would alone: one
+grid point of a learning-rate search is one more run of the stack.
+
+Every run draws its minibatch order from its own stream (``seeding``, stream "batches").
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor, nn
+from torch.func import functional_call, stack_module_state, vmap
+
+from .. import seeding
+from ..chains import progress
+from .probes import last_hidden_probes
+
+__all__ = ["Curves", "RunStack", "TrainData", "sgd_step", "train"]
+
+log = logging.getLogger(__name__)
+
+
+class RunStack:
+    """R networks of one architecture (``MLP``) as one batched network, parameters on dim 0.
+
+    Args:
+        models: the initialized networks, one per run (copied, not shared).
+    """
+
+    def __init__(self, models: Sequence[nn.Module]):
+        if not models:
+            raise ValueError("need at least one model")
+        self.params, self.buffers = stack_module_state(list(models))
+        self.base = copy.deepcopy(models[0]).to("meta")
+        self.size = len(models)
+
+    def outputs(
+        self, x: Tensor, training: bool, output: str = "logits", buffers: dict | None = None
+    ) -> Tensor:
+        """Every run's network on its own x[r], (R, B, ...) -> (R, ...) (``MLP.forward``'s
+        ``output``). In training mode BN normalizes with each run's batch statistics and updates
+        the running statistics in ``buffers`` (default: the stack's own), in eval mode it uses
+        them."""
+        self.base.train(training)
+
+        def one(p, b, xr):
+            return functional_call(self.base, (p, b), (xr,), {"output": output})
+
+        buffers = self.buffers if buffers is None else buffers
+        return vmap(one, randomness="error")(self.params, buffers, x)
+
+    def logits(self, x: Tensor, training: bool) -> Tensor:
+        """(R, B, ...) inputs -> (R, B, C) logits."""
+        return self.outputs(x, training)
+
+    def hidden(self, x: Tensor, output: str = "last_hidden") -> Tensor:
+        """H_L per run, (R, B, width) (or every H_l with ``output="all_hidden"``), with batch
+        statistics as at training time, leaving the running statistics untouched."""
+        buffers = {k: v.clone() for k, v in self.buffers.items()}
+        return self.outputs(x, True, output, buffers)
+
+    def unstack(self, run: int, like: nn.Module) -> nn.Module:
+        """Run ``run``'s network as a plain module: a copy of ``like`` holding its state."""
+        model = copy.deepcopy(like)
+        tensors = {**self.params, **self.buffers}
+        model.load_state_dict({k: v[run].detach().clone() for k, v in tensors.items()})
+        return model
+
+
+@torch.no_grad()
+def sgd_step(params: dict[str, Tensor], lrs: Tensor, momentum: float, state: dict) -> None:
+    """p <- p - lr_r * v with v <- momentum v + grad (``torch.optim.SGD``'s rule, dampening 0,
+    no weight decay), lr_r the learning rate of run r; grads are consumed and cleared.
+    Parameters without a gradient (outside the objective) are left alone."""
+    for name, p in params.items():
+        grad = p.grad
+        if grad is None:  # not in the objective (the read-out in rank pre-training)
+            continue
+        if momentum:
+            buf = state.get(name)
+            grad = (
+                state.setdefault(name, grad.clone())
+                if buf is None
+                else buf.mul_(momentum).add_(grad)
+            )
+        p.sub_(lrs.view(-1, *([1] * (p.dim() - 1))) * grad)
+        p.grad = None
+
+
+@dataclass
+class TrainData:
+    """Training and test sets on the device: images (N, ...) float, labels (N,) int64."""
+
+    train_x: Tensor
+    train_y: Tensor
+    test_x: Tensor
+    test_y: Tensor
+    probe_x: Tensor
+    """The fixed probe batch (B, ...) shared by every run (Dan+20 Fig. 6: r(H_L) on a batch)."""
+    eval_size: int = 0
+    """Training-set samples evaluated at each log point (0: all)."""
+
+
+@dataclass
+class Curves:
+    """What ``train`` logs, one row per run and one column per log point.
+
+    ``step`` holds the iteration of each log point (0 = at initialization), ``epoch`` its epoch
+    (fractional between epoch ends); metrics: ``train_loss``, ``train_accuracy``, ``test_loss``,
+    ``test_accuracy`` and each probe of the last hidden layer on the probe batch.
+    """
+
+    step: list[int] = field(default_factory=list)
+    epoch: list[float] = field(default_factory=list)
+    values: dict[str, list[Tensor]] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def add(self, step: int, epoch: float, row: dict[str, Tensor]) -> None:
+        self.step.append(step)
+        self.epoch.append(epoch)
+        for k, v in row.items():
+            self.values.setdefault(k, []).append(v.detach().double().cpu())
+
+    def tensors(self) -> dict[str, Tensor]:
+        """metric -> (R, T) float64."""
+        return {k: torch.stack(v, dim=-1) for k, v in self.values.items()}
+
+
+def _evaluate(stack: RunStack, x: Tensor, y: Tensor, chunk: int = 1024) -> tuple[Tensor, Tensor]:
+    """Mean cross-entropy and accuracy per run on (x, y) shared by all runs, eval mode."""
+    loss = torch.zeros(stack.size, dtype=torch.float64, device=x.device)
+    correct = torch.zeros(stack.size, dtype=torch.float64, device=x.device)
+    with torch.no_grad():
+        for i in range(0, len(x), chunk):
+            xb, yb = x[i : i + chunk], y[i : i + chunk]
+            out = stack.logits(xb.expand(stack.size, *xb.shape), training=False)
+            target = yb.expand(stack.size, -1)
+            loss += (
+                F.cross_entropy(out.flatten(0, 1), target.flatten(), reduction="none")
+                .view(stack.size, -1)
+                .double()
+                .sum(-1)
+            )
+            correct += (out.argmax(-1) == target).double().sum(-1)
+    return loss / len(x), correct / len(x)
+
+
+def _log_point(stack: RunStack, data: TrainData, probes: Sequence[str]) -> dict[str, Tensor]:
+    n = data.eval_size or len(data.train_x)
+    train_loss, train_acc = _evaluate(stack, data.train_x[:n], data.train_y[:n])
+    test_loss, test_acc = _evaluate(stack, data.test_x, data.test_y)
+    with torch.no_grad():
+        h = stack.hidden(data.probe_x.expand(stack.size, *data.probe_x.shape))
+    row = {"train_loss": train_loss, "train_accuracy": train_acc}
+    row |= {"test_loss": test_loss, "test_accuracy": test_acc}
+    return row | last_hidden_probes(h.double(), probes)
+
+
+def train(
+    stack: RunStack,
+    data: TrainData,
+    lrs: Tensor,
+    epochs: int,
+    batch_size: int,
+    experiment_id: str,
+    runs: Sequence[int],
+    log_every: int = 0,
+    momentum: float = 0.0,
+    probes: Sequence[str] = ("rank", "r_lower_bound"),
+    desc: str = "train",
+) -> Curves:
+    """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
+
+    Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
+    from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
+    dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
+    epoch.
+    """
+    if len(runs) != stack.size or lrs.shape != (stack.size,):
+        raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
+    n = len(data.train_x)
+    steps_per_epoch = n // batch_size
+    if steps_per_epoch < 1:
+        raise ValueError(f"batch_size {batch_size} exceeds the {n} training samples")
+    device = data.train_x.device
+    lrs = lrs.to(device, data.train_x.dtype)
+    gens = seeding.generators(experiment_id, list(runs), "batches")
+    params = stack.params
+    for p in params.values():
+        p.requires_grad_(True)
+    curves, state, start = Curves(), {}, time.monotonic()
+    curves.add(0, 0.0, _log_point(stack, data, probes))
+    step = 0
+    for epoch in progress(epochs, desc, unit="epochs"):
+        order = torch.stack([torch.randperm(n, generator=g) for g in gens]).to(device)
+        for k in range(steps_per_epoch):
+            idx = order[:, k * batch_size : (k + 1) * batch_size]
+            out = stack.logits(data.train_x[idx], training=True)
+            loss = F.cross_entropy(out.flatten(0, 1), data.train_y[idx].flatten(), reduction="none")
+            loss.view(stack.size, -1).mean(-1).sum().backward()
+            sgd_step(params, lrs, momentum, state)
+            step += 1
+            if log_every and step % log_every == 0 and k + 1 < steps_per_epoch:
+                curves.add(step, epoch + (k + 1) / steps_per_epoch, _log_point(stack, data, probes))
+        curves.add(step, epoch + 1.0, _log_point(stack, data, probes))
+        last = curves.values["train_loss"][-1]
+        log.info(
+            "%s: epoch %d, train loss %.4g (mean over runs)", desc, epoch + 1, float(last.mean())
+        )
+    curves.seconds = time.monotonic() - start
+    return curves

@@ -1,0 +1,189 @@
+"""The training layer: initializations, normalization slots, the batched-over-runs loop, probes
+and rank pre-training (Dan+20 Algorithm 1)."""
+
+import math
+
+import pytest
+import torch
+from torch import nn
+
+from sigprop import chains, metrics, ops
+from sigprop.training.loop import RunStack, TrainData, sgd_step, train
+from sigprop.training.models import MLP, UncenteredBatchNorm1d, init_weights
+from sigprop.training.pretrain import pretrain_rank
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def big_layer(scheme, fan_in=400, fan_out=300):
+    layer = nn.Linear(fan_in, fan_out)
+    init_weights(layer, scheme, gen())
+    return layer.weight.detach().double()
+
+
+def test_default_and_asymmetric_inits_have_the_same_variance():
+    """Dan+20 Fig. 5: U[-b, b] and U[0, 2b], b = 1/sqrt(fan_in), both of variance b^2 / 3."""
+    b = 1 / math.sqrt(400)
+    default, asym = big_layer("torch_default"), big_layer("asymmetric")
+    assert default.min() >= -b and default.max() <= b and abs(default.mean()) < 0.01 * b
+    assert asym.min() >= 0 and asym.max() <= 2 * b
+    assert asym.mean() == pytest.approx(b, rel=0.01)
+    for w in (default, asym):
+        assert w.var() == pytest.approx(b**2 / 3, rel=0.02)
+
+
+def test_xavier_and_orthogonal_inits():
+    w = big_layer("xavier")
+    assert w.var() == pytest.approx(2 / 700, rel=0.02) and abs(w.mean()) < 0.002
+    q = big_layer("orthogonal", 300, 200)  # 200 x 300: orthonormal rows
+    assert torch.allclose(q @ q.T, torch.eye(200, dtype=q.dtype), atol=1e-5)
+
+
+def test_init_is_seeded_and_bad_names_raise():
+    a, b = MLP(5, 4, 2), MLP(5, 4, 2)
+    init_weights(a, "torch_default", gen(3)), init_weights(b, "torch_default", gen(3))
+    assert all(torch.equal(p, q) for p, q in zip(a.parameters(), b.parameters(), strict=True))
+    with pytest.raises(ValueError, match="init must be one of"):
+        init_weights(a, "kaiming", gen())
+    with pytest.raises(ValueError, match="norm must be one of"):
+        MLP(5, 4, 2, norm="layer_norm")
+
+
+def test_uncentered_batch_norm_is_the_hand_computation():
+    x = torch.randn(16, 5, generator=gen(1), dtype=torch.float64) + 2.0
+    bn = UncenteredBatchNorm1d(5).double()
+    with torch.no_grad():
+        bn.weight.copy_(torch.arange(1.0, 6.0)), bn.bias.fill_(0.5)
+    second = x.square().mean(0)
+    expected = x / torch.sqrt(second + bn.eps) * torch.arange(1.0, 6.0) + 0.5
+    assert torch.allclose(bn(x), expected)
+    assert torch.allclose(bn.running_var, 0.9 + 0.1 * second)  # momentum 0.1 from 1
+    bn.eval()
+    assert torch.allclose(bn(x), x / torch.sqrt(bn.running_var + bn.eps) * bn.weight + 0.5)
+
+
+def test_normalization_slots_at_initialization():
+    """BatchNorm1d with eps = 0 is the centered theory BN; the bn_rms slot is Dan+20 Eq. (2)."""
+    x = torch.randn(32, 6, generator=gen(2), dtype=torch.float64)
+    torch_bn = nn.BatchNorm1d(6, eps=1e-300).double()  # torch refuses eps = 0 in training
+    assert torch.allclose(torch_bn(x), ops.bn_centered(x.T).T)
+    rms = MLP(6, 6, 1, norm="bn_rms").hidden[1]
+    assert torch.allclose(rms(x), ops.bn_rms(x.T).T)
+
+
+@pytest.mark.parametrize("norm", ["bn_rms", "none"])
+def test_mlp_equals_the_at_init_chain(norm):
+    """At initialization the trainable MLP (zero biases) is the chain of the at-init figures:
+    H_{l+1} = relu(norm(W_l H_l)) (``chains.Step``), up to the vanilla chain's positive
+    rescaling, which the scale-invariant probes ignore."""
+    torch.set_default_dtype(torch.float64)
+    try:
+        model = MLP(8, 8, 5, norm=norm)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    init_weights(model, "torch_default", gen(4))
+    linears = [m for m in model.hidden if isinstance(m, nn.Linear)]
+    for layer in linears:
+        nn.init.zeros_(layer.bias)
+    x = torch.randn(20, 8, generator=gen(5), dtype=torch.float64)
+    step, h = chains.Step(norm, "relu"), x.T[None]
+    for weight in [layer.weight.detach() for layer in linears]:
+        h = step(h, weight.__matmul__)
+    ours = model(x, output="last_hidden").detach().T[None]
+    if norm == "none":
+        ours, h = ours / ours.norm(), h / h.norm()
+    assert torch.allclose(ours, h, atol=1e-12)
+    assert metrics.rank_lower_bound(ours) == pytest.approx(float(metrics.rank_lower_bound(h)))
+
+
+def models(norm="batch_norm", runs=3, depth=3):
+    out = []
+    for r in range(runs):
+        m = MLP(12, 16, depth, n_classes=3, norm=norm)
+        out.append(init_weights(m, "torch_default", gen(10 + r)))
+    return out
+
+
+def test_stack_equals_each_network_alone():
+    nets = models()
+    stack = RunStack(nets)
+    x = torch.randn(3, 24, 12, generator=gen(6))
+    out = stack.logits(x, training=True)
+    for r, net in enumerate(nets):
+        assert torch.allclose(out[r], net.train()(x[r]), atol=1e-6)
+        running = stack.buffers["hidden.1.running_mean"][r]
+        assert torch.allclose(running, net.hidden[1].running_mean, atol=1e-7)
+
+
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_stacked_sgd_is_torch_sgd_per_run(momentum):
+    """Per-run learning rates on the stack = torch.optim.SGD on each network alone."""
+    nets, lrs = models(), torch.tensor([0.05, 0.1, 0.2])
+    stack = RunStack(nets)
+    for p in stack.params.values():
+        p.requires_grad_(True)
+    x = torch.randn(4, 3, 24, 12, generator=gen(7))
+    y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
+    state = {}
+    for t in range(4):
+        out = stack.logits(x[t], training=True)
+        loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
+        loss.view(3, -1).mean(-1).sum().backward()
+        sgd_step(stack.params, lrs, momentum, state)
+    for r, net in enumerate(nets):
+        opt = torch.optim.SGD(net.parameters(), lr=float(lrs[r]), momentum=momentum)
+        for t in range(4):
+            opt.zero_grad()
+            nn.functional.cross_entropy(net.train()(x[t, r]), y[t, r]).backward()
+            opt.step()
+        alone = dict(net.named_parameters())
+        for name, p in stack.params.items():
+            assert torch.allclose(p[r], alone[name], atol=1e-6), name
+
+
+def synthetic_data(n=240, d=12, classes=3):
+    """Three linearly separable Gaussian blobs: a task a small MLP learns in a few epochs."""
+    g = gen(9)
+    centers = 3 * torch.randn(classes, d, generator=g)
+    y = torch.randint(0, classes, (n,), generator=g)
+    x = centers[y] + torch.randn(n, d, generator=g)
+    return TrainData(x[:200], y[:200], x[200:], y[200:], probe_x=x[:32])
+
+
+@pytest.mark.parametrize("norm", ["none", "batch_norm"])
+def test_a_tiny_training_run_lowers_the_loss(norm):
+    data = synthetic_data()
+    stack = RunStack(models(norm, runs=2))
+    curves = train(stack, data, torch.tensor([0.1, 0.1]), 3, 20, "test.train", [0, 1], 5)
+    values = curves.tensors()
+    assert curves.step[0] == 0 and curves.epoch[-1] == 3.0 and curves.step[-1] == 30
+    assert curves.step == [0, 5, 10, 15, 20, 25, 30]
+    assert values["train_loss"].shape == (2, len(curves.step))
+    assert (values["train_loss"][:, -1] < 0.5 * values["train_loss"][:, 0]).all()
+    assert (values["test_accuracy"][:, -1] > 0.8).all()
+    assert ((values["rank"] >= 1) & (values["rank"] <= 16)).all()
+
+
+def test_training_is_reproducible_per_run():
+    """A run's curve depends on its seeding address, not on the other runs of the stack."""
+    data, lrs = synthetic_data(), torch.tensor([0.05, 0.05])
+    both = train(RunStack(models(runs=2)), data, lrs, 1, 20, "test.seed", [0, 1]).tensors()
+    alone = train(RunStack(models(runs=1)), data, lrs[:1], 1, 20, "test.seed", [0]).tensors()
+    assert torch.allclose(both["train_loss"][0], alone["train_loss"][0], rtol=1e-5)
+
+
+@pytest.mark.parametrize("variant", ["last_layer", "layer_wise"])
+def test_rank_pretraining_raises_the_rank_lower_bound(variant):
+    """Algorithm 1 on vanilla ReLU nets whose r(H_L) starts low (1.1 of 16 for the last layer).
+
+    Deeper ones (12 blocks here) start at r = 1.000, where the gradient of r nearly vanishes and
+    plain ascent steps barely move it: the step size matters (the seed gives none)."""
+    data = synthetic_data()
+    stack = RunStack(models("none", runs=2, depth=4))
+    history = pretrain_rank(stack, data.train_x, "test.pre", [0, 1], 3, 5, 32, 0.05, variant)
+    assert history.shape == (2, 16)
+    assert (history[:, -1] > 1.2 * history[:, 0]).all(), history[:, [0, -1]]
+    with pytest.raises(ValueError, match="variant"):
+        pretrain_rank(stack, data.train_x, "test.pre", [0, 1], 1, 1, 8, 0.1, "greedy")
