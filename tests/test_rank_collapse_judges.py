@@ -151,3 +151,45 @@ def test_sec3_1_claims_hold_on_full_rank_and_fail_when_a_direction_is_lost():
     assert lost["rank_collapse.sec3_1.full_rank_d64_ginf"].passed  # 8 > 3 only at d = 16
     full = {c.id: c for c in judges.sec3_1_claims(small_batch_table(square_rank=64), 0)}
     assert not full["rank_collapse.sec3_1.square_deficient_d64_g1"].passed
+
+
+def fig1_table(bn_deep_accuracy=0.85, vanilla_deep_rank=1.0):
+    """A Fig. 1 table: point 0 (init) and point 1 (after training), two runs, two rates."""
+    rows = []
+    for network in ("BN", "vanilla"):
+        for depth in (1, 4, 16, 32):
+            for lr in (0.01, 0.1):
+                for run in (0, 1):
+                    if network == "BN":
+                        rank, acc = 128.0, 0.9 if depth < 32 else bn_deep_accuracy
+                    else:
+                        rank = 128.0 if depth < 16 else vanilla_deep_rank
+                        acc = 0.85 if depth < 16 else 0.1
+                    acc -= 0.2 if lr == 0.01 else 0.0  # the grid search must pick 0.1
+                    for point, epoch in ((0, 0.0), (1, 6.0)):
+                        rows.append(
+                            dict(network=network, depth=depth, lr=lr, run=run, point=point,
+                                 epoch=epoch, rank=rank, train_accuracy=acc if point else 0.1)
+                        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+FIG1_ARGS = dict(
+    width=128, collapse_fraction=0.1, keep_fraction=0.9, learn_depth=10, chance_margin=0.05,
+    mild_drop=0.1, min_gap=0.3,
+)  # fmt: skip
+
+
+def test_fig1_claims_pass_and_fail():
+    from sigprop.papers.rank_collapse.training_judges import chosen_learning_rates, fig1_claims
+
+    verdicts = {c.id.split(".")[-1]: c for c in fig1_claims(fig1_table(), **FIG1_ARGS)}
+    assert all(c.passed for c in verdicts.values()), verdicts
+    assert verdicts["bn_drops_mildly"].measured == pytest.approx(0.05)
+    final = fig1_table().query("point == 1")
+    assert set(chosen_learning_rates(final)["lr"]) == {0.1}
+    failing = {
+        c.id.split(".")[-1]: c.passed for c in fig1_claims(fig1_table(0.5, 40.0), **FIG1_ARGS)
+    }
+    assert failing["bn_drops_mildly"] is False and failing["vanilla_rank_collapses"] is False
+    assert failing["bn_beats_vanilla_deep"] is True  # 0.5 - 0.1 >= 0.3

@@ -187,3 +187,32 @@ def test_rank_pretraining_raises_the_rank_lower_bound(variant):
     assert (history[:, -1] > 1.2 * history[:, 0]).all(), history[:, [0, -1]]
     with pytest.raises(ValueError, match="variant"):
         pretrain_rank(stack, data.train_x, "test.pre", [0, 1], 1, 1, 8, 0.1, "greedy")
+
+
+def test_classification_data_subsets_are_seeded_and_normalized(monkeypatch, tmp_path):
+    """Generated IDX files in Fashion-MNIST's format: a seeded subset, normalized with the
+    dataset's constants, flattened; the probe batch is the first training samples."""
+    from test_data import _write_source
+
+    from sigprop import data
+    from sigprop.training.datasets import classification_data
+
+    source = tmp_path / "fashion-mnist"
+    arrays = _write_source(source, 50, 20, seed=1)
+    monkeypatch.setenv(data.ENV_SOURCES, str(source))
+    a = classification_data("fashion_mnist", tmp_path / "root", 30, 0, 8, experiment_id="t")
+    b = classification_data("fashion_mnist", tmp_path / "root", 30, 0, 8, experiment_id="t")
+    assert a.train_x.shape == (30, 784) and a.test_x.shape == (20, 784)
+    assert torch.equal(a.train_x, b.train_x) and torch.equal(a.probe_x, a.train_x[:8])
+    pixels = torch.as_tensor(arrays["t10k-images-idx3-ubyte"]).flatten(1).float() / 255
+    assert torch.allclose(a.test_x, (pixels - 0.2860) / 0.3530)
+
+
+def test_missing_dataset_stops_before_training(monkeypatch, tmp_path):
+    from sigprop import data
+    from sigprop.training.datasets import classification_data
+
+    monkeypatch.delenv(data.ENV_SOURCES, raising=False)
+    monkeypatch.setitem(data.LOCAL_SOURCES, "fashion_mnist", [str(tmp_path / "nowhere")])
+    with pytest.raises(data.DatasetNotFoundError, match="Fashion-MNIST"):
+        classification_data("fashion_mnist", tmp_path / "root", 10, 10, 4)

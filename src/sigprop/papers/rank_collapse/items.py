@@ -8,6 +8,8 @@ from . import (
     simulations,
     spectral_lemma_judges,
     spectral_lemmas,
+    training_judges,
+    training_simulations,
 )
 from .config_checks import check_config
 
@@ -16,6 +18,17 @@ SEED = "Dan+20 (seeds 000-002)"
 CHECK_CONFIG = check_config
 """The cross-key checks of the ``rank_collapse`` config section (whole config in)."""
 
+_FIG1 = {
+    key: f"rank_collapse/fig1/{key}"
+    for key in (
+        "collapse_fraction",
+        "keep_fraction",
+        "learn_depth",
+        "chance_margin",
+        "mild_drop",
+        "min_gap",
+    )
+}
 _BN_CHAIN = {"chain": "bn_chain"}
 _BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
 
@@ -35,6 +48,23 @@ ITEMS = [
             "width": "rank_collapse/depth_rank/width",
             "vanilla_rank_tolerance": "rank_collapse/fig2/vanilla_rank_tolerance",
         },
+    ),
+    Simulation(
+        "depth_training",
+        seed="Dan+20 Fig. 1",
+        run=training_simulations.depth_training,
+        extra={"data_root": "data/root"},
+        datasets=("rank_collapse/depth_training/dataset",),
+        mem_mb=4000,
+        runtime=600,
+    ),
+    Figure(
+        "fig1",
+        seed="Dan+20 Fig. 1",
+        reads={"curves": "depth_training"},
+        params={"setup": "rank_collapse/depth_training"},
+        judge=training_judges.fig1_claims,
+        judge_args={"width": "rank_collapse/depth_training/width", **_FIG1},
     ),
     Theorem(
         "lemma3",
