@@ -37,6 +37,7 @@ golden: all
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/paper_cost.py
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/training.py
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html
