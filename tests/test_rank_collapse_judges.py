@@ -193,3 +193,25 @@ def test_fig1_claims_pass_and_fail():
     }
     assert failing["bn_drops_mildly"] is False and failing["vanilla_rank_collapses"] is False
     assert failing["bn_beats_vanilla_deep"] is True  # 0.5 - 0.1 >= 0.3
+
+
+def test_cor15_table_and_claims():
+    """Min rank_tau against Thm. 14's constant, and the share of rising steps, per chain."""
+    from sigprop.papers.rank_collapse.corollary15 import cor15_claims, cor15_table
+
+    ranks = [5.0, 4.0, 6.0, 3.0, 3.0]  # one rise in four steps, minimum 3
+    frame = pd.DataFrame(
+        {
+            "gamma": math.inf, "width": 16, "run": 0, "layer": [10, 15, 20, 25, 30],
+            "soft_rank_0.5": ranks, "trace_diag_m2_squared": 3.0, "trace_m_cubed": 4.0,
+        }
+    )  # fmt: skip
+    row = cor15_table(frame, [0.5]).iloc[0]
+    bound = 0.25 * math.sqrt(0.25 * 16)  # alpha_hat = 3 / 4
+    assert (row["min_rank"], row["increase_fraction"]) == (3.0, 0.25)
+    assert row["bound"] == pytest.approx(bound) and row["ratio"] == pytest.approx(3.0 / bound)
+    verdicts = {c.id: c.passed for c in cor15_claims(cor15_table(frame, [0.5]), 0.3)}
+    assert verdicts == {
+        "rank_collapse.cor15.min_rank_tau0.5": True,
+        "rank_collapse.cor15.not_monotone_tau0.5": False,  # 0.25 < 0.3
+    }

@@ -1,9 +1,10 @@
 """Dan+20 items: every simulation, figure and theorem check of the rank-collapse paper."""
 
-from ...registry import Figure, Simulation, Theorem
+from ...registry import Figure, Simulation, Table, Theorem
 from . import (
     bn_chain_lemma_judges,
     bn_chain_lemmas,
+    corollary15,
     judges,
     simulations,
     spectral_lemma_judges,
@@ -101,6 +102,15 @@ ITEMS = [
         run=simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
+    ),
+    Table(
+        "cor15",
+        seed="Dan+20 Cor. 15 (with Thm. 14)",
+        reads=_BN_CHAIN,
+        params={"taus": "rank_collapse/bn_chain/taus"},
+        judge=corollary15.cor15_claims,
+        judge_args="rank_collapse/cor15",
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Figure(
         "fig3a",

@@ -1,0 +1,88 @@
+"""Dan+20 Cor. 15 on the BN chain of Eq. (1): rank_tau at every recorded layer, not only on
+average, and the corollary's own assumption that rank_tau is non-increasing along the chain.
+
+Cor. 15: under Thm. 14, rank_tau(H_l) = Omega((1 - tau)^2 sqrt(d)) for all finite l, *assuming*
+{rank_tau(H_l)} is non-increasing. The constant is Thm. 14's, (1 - tau)^2 sqrt((1 - alpha) d)
+(Eq. (62)), with alpha estimated from the same chain (``judges.ergodic_averages``, Eq. (49)).
+Torch-free: the table and the judge read the cached ``bn_chain`` simulation.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from ...claims import Claim, evaluate
+from .judges import ergodic_averages
+
+__all__ = ["cor15_claims", "cor15_table"]
+
+SOURCE = "Dan+20 Cor. 15 (with Thm. 14, Eq. (62))"
+
+
+def cor15_table(frame: pd.DataFrame, taus: list[float]) -> pd.DataFrame:
+    """Per (gamma, width, run, tau): ``min_rank`` (the smallest rank_tau over the recorded layers
+    after burn-in), ``bound`` = (1 - tau)^2 sqrt((1 - alpha_hat) d), their ``ratio``, and
+    ``increase_fraction``, the fraction of consecutive recorded layers where rank_tau rose.
+
+    Args:
+        frame: the ``bn_chain`` simulation in long form (gamma, width, run, layer, statistics).
+        taus: the tau of each ``soft_rank_<tau>`` column.
+    """
+    keys = ["gamma", "width", "run"]
+    alpha = ergodic_averages(frame).set_index(keys)["alpha_hat"]
+    rows = []
+    for (gamma, width, run), chain in frame.sort_values("layer").groupby(keys, sort=True):
+        a = float(alpha.loc[(gamma, width, run)])
+        for tau in taus:
+            ranks = chain[f"soft_rank_{tau:g}"].to_numpy(float)
+            bound = (1 - tau) ** 2 * math.sqrt(max(1 - a, 0.0) * width)
+            rows.append(
+                {
+                    "gamma": gamma, "width": width, "run": run, "tau": tau,
+                    "min_rank": ranks.min(), "bound": bound, "ratio": ranks.min() / bound,
+                    "increase_fraction": float(np.mean(np.diff(ranks) > 0)),
+                    "alpha_hat": a, "layers": len(ranks),
+                }
+            )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def cor15_claims(table: pd.DataFrame, min_increase_fraction: float) -> list[Claim]:
+    """Per tau: the bound holds at every recorded layer of every chain (the smallest ratio over
+    gamma, width and run is >= 1); and the monotonicity the corollary assumes is violated (the
+    smallest fraction of rising steps over chains is >= ``min_increase_fraction``)."""
+    claims = []
+    for tau, part in table.groupby("tau", sort=True):
+        worst = part.loc[part["ratio"].idxmin()]
+        where = f"d={int(worst['width'])}, gamma={worst['gamma']:g}, run {int(worst['run'])}"
+        claims.append(
+            evaluate(
+                id=f"rank_collapse.cor15.min_rank_tau{tau:g}",
+                statement=(
+                    f"rank_{tau:g}(H_l) >= (1 - tau)^2 sqrt((1 - alpha_hat) d) at every recorded "
+                    f"layer of every chain (not only on average, Thm. 14): measured is the "
+                    f"smallest min_l rank_tau / bound over chains ({where})"
+                ),
+                source=SOURCE,
+                measured=worst["ratio"], relation=">=", bound=1.0,
+            )
+        )  # fmt: skip
+        rarest = part.loc[part["increase_fraction"].idxmin()]
+        claims.append(
+            evaluate(
+                id=f"rank_collapse.cor15.not_monotone_tau{tau:g}",
+                statement=(
+                    f"the assumption of Cor. 15, rank_{tau:g}(H_l) non-increasing in l, fails: in "
+                    f"every chain at least {min_increase_fraction:g} of the steps between "
+                    f"recorded layers raise rank_tau; measured is the smallest fraction over "
+                    f"chains (d={int(rarest['width'])}, gamma={rarest['gamma']:g})"
+                ),
+                source=SOURCE + "; catalog note: the assumption fails in simulation",
+                measured=rarest["increase_fraction"], relation=">=",
+                bound=min_increase_fraction,
+            )
+        )  # fmt: skip
+    return claims
