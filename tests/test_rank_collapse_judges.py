@@ -215,3 +215,24 @@ def test_cor15_table_and_claims():
         "rank_collapse.cor15.min_rank_tau0.5": True,
         "rank_collapse.cor15.not_monotone_tau0.5": False,  # 0.25 < 0.3
     }
+
+
+def test_eq52_table_and_claims():
+    """delta_F / (2 d^2) = 0 exactly on M = I (an orthogonal state); a rank-one state drifts."""
+    from sigprop.papers.rank_collapse.invariance import eq52_claims, eq52_table
+
+    d = 4
+    identity = dict(frobenius_m_squared=d, trace_m_cubed=d, trace_diag_m2_squared=d)
+    rank_one = dict(frobenius_m_squared=d**2, trace_m_cubed=d**3, trace_diag_m2_squared=d**3)
+    rows = [
+        dict(gamma=g, width=d, run=r, layer=k, **(identity if g < 1 or k % 2 else rank_one))
+        for g in (0.1, 1.0, math.inf) for r in (0, 1) for k in range(4)
+    ]  # fmt: skip
+    table = eq52_table(pd.DataFrame(rows)).set_index("gamma")
+    # M = I: (2 d^2 - 2 d - 8 d + 8 d) / (2 d^2) = 1 - 1/d; M = d e e^T: (2d^2 - 2d^2) / 2d^2 = 0
+    assert table.loc[0.1, "mean_drift"] == pytest.approx(1 - 1 / d)
+    assert table.loc[1.0, "mean_drift"] == pytest.approx((1 - 1 / d) / 2)
+    verdicts = {c.id.split(".")[-1]: c for c in eq52_claims(table.reset_index(), 0.1)}
+    assert verdicts["small_gamma_near_zero"].passed is False  # 0.75 > 0.1
+    assert verdicts["shrinks_with_gamma"].measured == pytest.approx(2.0)
+    assert verdicts["shrinks_with_gamma"].passed is False

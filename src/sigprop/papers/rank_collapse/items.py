@@ -5,6 +5,7 @@ from . import (
     bn_chain_lemma_judges,
     bn_chain_lemmas,
     corollary15,
+    invariance,
     judges,
     simulations,
     spectral_lemma_judges,
@@ -110,6 +111,14 @@ ITEMS = [
         params={"taus": "rank_collapse/bn_chain/taus"},
         judge=corollary15.cor15_claims,
         judge_args="rank_collapse/cor15",
+        nonfinite=("gamma",),  # gamma = inf: no skip connection
+    ),
+    Table(
+        "eq52",
+        seed="Dan+20 Eq. (52) (Lemma 13)",
+        reads=_BN_CHAIN,
+        judge=invariance.eq52_claims,
+        judge_args="rank_collapse/eq52",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Figure(
