@@ -21,6 +21,7 @@ __all__ = [
     "RANK_RTOL_PER_DIM",
     "abs_cosine",
     "frobenius_drift",
+    "frobenius_drift_from_traces",
     "frobenius_m_squared",
     "gram_eigenvalues",
     "numerical_rank",
@@ -160,10 +161,15 @@ def frobenius_drift(h: Tensor) -> Tensor:
     The leading term of (E_W ||M_+||_F^2 - ||M||_F^2) / gamma^2 for one BN layer (Lemma 7);
     its average under the invariant law is O(gamma) (Eq. (52)).
     """
-    d = h.shape[-2]
-    return (
-        2 * d**2 - 2 * frobenius_m_squared(h) - 8 * trace_m_cubed(h) + 8 * trace_diag_m2_squared(h)
+    return frobenius_drift_from_traces(
+        h.shape[-2], frobenius_m_squared(h), trace_m_cubed(h), trace_diag_m2_squared(h)
     )
+
+
+def frobenius_drift_from_traces(d: int, frobenius_m_sq, trace_m_cubed, trace_diag_m2_sq):
+    """delta_F of Dan+20 Eq. (43) from recorded ||M||_F^2, Tr(M^3) and Tr(diag(M^2)^2) (the
+    statistics ``spectral_statistics`` keeps per layer); floats, arrays or tensors."""
+    return 2 * d**2 - 2 * frobenius_m_sq - 8 * trace_m_cubed + 8 * trace_diag_m2_sq
 
 
 def spectral_statistics(h: Tensor, taus: list[float], top: int = 0) -> dict[str, Tensor]:

@@ -3,19 +3,18 @@ average, and the corollary's own assumption that rank_tau is non-increasing alon
 
 Cor. 15: under Thm. 14, rank_tau(H_l) = Omega((1 - tau)^2 sqrt(d)) for all finite l, *assuming*
 {rank_tau(H_l)} is non-increasing. The constant is Thm. 14's, (1 - tau)^2 sqrt((1 - alpha) d)
-(Eq. (62)), with alpha estimated from the same chain (``judges.ergodic_averages``, Eq. (49)).
-Torch-free: the table and the judge read the cached ``bn_chain`` simulation.
+(Eq. (62), ``judges.theorem14_floor``), with alpha estimated from the same chain
+(``judges.ergodic_averages``, Eq. (49)). The table and the judge read the cached ``bn_chain``
+simulation.
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pandas as pd
 
 from ...claims import Claim, evaluate
-from .judges import ergodic_averages
+from .judges import ergodic_averages, theorem14_floor
 
 __all__ = ["cor15_claims", "cor15_table"]
 
@@ -38,7 +37,7 @@ def cor15_table(frame: pd.DataFrame, taus: list[float]) -> pd.DataFrame:
         a = float(alpha.loc[(gamma, width, run)])
         for tau in taus:
             ranks = chain[f"soft_rank_{tau:g}"].to_numpy(float)
-            bound = (1 - tau) ** 2 * math.sqrt(max(1 - a, 0.0) * width)
+            bound = (1 - tau) ** 2 * float(theorem14_floor(a, width))
             rows.append(
                 {
                     "gamma": gamma, "width": width, "run": run, "tau": tau,

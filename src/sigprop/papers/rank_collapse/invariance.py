@@ -2,8 +2,8 @@
 
 With g = ||M||_F^2 the invariance of nu_gamma gives Eq. (52):
 E[2 d^2 - 2 ||M||_F^2 - 8 Tr(M^3) + 8 Tr(diag(M^2)^2)] + O(gamma) = 0, i.e. the ergodic average of
-delta_F / (2 d^2) (Lemma 7's one-step drift, normalized) tends to 0 as gamma -> 0. Torch-free:
-the table reads the cached ``bn_chain`` simulation's recorded traces.
+delta_F / (2 d^2) (Lemma 7's one-step drift, ``metrics.frobenius_drift``, normalized) tends to 0
+as gamma -> 0. The table reads the cached ``bn_chain`` simulation's recorded traces.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, evaluate
+from ...metrics import frobenius_drift_from_traces
 from ...stats import mean_se
 
 __all__ = ["eq52_claims", "eq52_table"]
@@ -28,9 +29,10 @@ def eq52_table(frame: pd.DataFrame) -> pd.DataFrame:
     Args:
         frame: the ``bn_chain`` simulation in long form (gamma, width, run, layer, statistics).
     """
-    d2 = frame["width"].to_numpy(float) ** 2
-    drift = 2 * d2 - 2 * frame["frobenius_m_squared"] - 8 * frame["trace_m_cubed"]
-    drift = (drift + 8 * frame["trace_diag_m2_squared"]) / (2 * d2)
+    d = frame["width"].to_numpy(float)
+    drift = frobenius_drift_from_traces(
+        d, frame["frobenius_m_squared"], frame["trace_m_cubed"], frame["trace_diag_m2_squared"]
+    ) / (2 * d**2)
     per_run = frame.assign(normalized_drift=drift).groupby(["gamma", "width", "run"])
     runs = per_run["normalized_drift"].mean().reset_index()
     rows = [

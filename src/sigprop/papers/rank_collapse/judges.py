@@ -12,6 +12,7 @@ from ...stats import bootstrap_slope
 
 __all__ = [
     "ergodic_averages",
+    "theorem14_floor",
     "fig2_claims",
     "fig3a_claims",
     "fig3b_claims",
@@ -36,6 +37,12 @@ def ergodic_averages(frame: pd.DataFrame) -> pd.DataFrame:
     out = frame.groupby(keys, as_index=False)[stats].mean()
     out["alpha_hat"] = out["trace_diag_m2_squared"] / out["trace_m_cubed"]
     return out
+
+
+def theorem14_floor(alpha_hat, d):
+    """sqrt((1 - alpha) d), Dan+20 Thm. 14 / Eq. (62)'s floor on r (times (1 - tau)^2 on
+    rank_tau), with alpha_hat of Eq. (49); 0 where alpha_hat >= 1."""
+    return np.sqrt(np.clip(1 - np.asarray(alpha_hat, float), 0, None) * d)
 
 
 def _gamma_label(gamma: float) -> str:
@@ -152,7 +159,7 @@ def fig3a_claims(table: pd.DataFrame, taus: list[float], min_width: int) -> list
             )
         )
         d = means.index.to_numpy(float)
-        floor = np.sqrt(np.clip(1 - means["alpha_hat"].to_numpy(), 0, None) * d)
+        floor = theorem14_floor(means["alpha_hat"].to_numpy(), d)
         first = min(
             (means[f"soft_rank_{t:g}"] / ((1 - t) ** 2 * means["rank_lower_bound"])).min()
             for t in taus
