@@ -35,3 +35,18 @@ def test_bn_chain_errors_name_the_keys(override, message):
     validate(config, SCHEMA)
     with pytest.raises(ConfigError, match=message):
         check_config(config)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"depths": [1, 4, 8]}, r"depth_training\.depths \[1, 4, 8\] must include a depth above"),
+        ({"probe_size": 5000}, r"depth_training\.probe_size = 5000 exceeds"),
+    ],
+)
+def test_fig1_training_errors_name_the_keys(override, message):
+    config = copy.deepcopy(quick_config())
+    config["rank_collapse"]["depth_training"].update(override)
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)

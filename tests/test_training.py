@@ -216,3 +216,13 @@ def test_missing_dataset_stops_before_training(monkeypatch, tmp_path):
     monkeypatch.setitem(data.LOCAL_SOURCES, "fashion_mnist", [str(tmp_path / "nowhere")])
     with pytest.raises(data.DatasetNotFoundError, match="Fashion-MNIST"):
         classification_data("fashion_mnist", tmp_path / "root", 10, 10, 4)
+
+
+def test_uncentered_batch_norm_cumulative_average():
+    """momentum=None: the running second moment is the plain average over batches."""
+    bn = UncenteredBatchNorm1d(3, momentum=None).double()
+    batches = [torch.randn(8, 3, generator=gen(k), dtype=torch.float64) for k in range(3)]
+    for x in batches:
+        bn(x)
+    expected = torch.stack([x.square().mean(0) for x in batches]).mean(0)
+    assert torch.allclose(bn.running_var, expected)

@@ -31,8 +31,11 @@ class UncenteredBatchNorm1d(nn.BatchNorm1d):
             second = x.square().mean(dim=0)
             if self.track_running_stats:
                 with torch.no_grad():
-                    self.running_var.lerp_(second, self.momentum)
                     self.num_batches_tracked.add_(1)
+                    rate = self.momentum
+                    if rate is None:  # a cumulative average, as BatchNorm1d's momentum=None
+                        rate = 1.0 / float(self.num_batches_tracked)
+                    self.running_var.lerp_(second, rate)
         else:
             second = self.running_var
         out = x * torch.rsqrt(second + self.eps)

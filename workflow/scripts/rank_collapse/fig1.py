@@ -2,16 +2,14 @@
 depth, BN vs vanilla ReLU MLPs, each network at its grid-searched learning rate."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import chosen_learning_rates
+from sigprop.papers.rank_collapse.training_judges import fig1_panels
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
 table.to_csv(snakemake.output.csv, index=False)
 
-init = table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
-final = table[table["point"] == table["point"].max()]
-final = final.merge(chosen_learning_rates(final), on=["network", "depth", "lr"])
+init, final = fig1_panels(table)
 fig, (left, right) = plotting.figure(ncols=2, width=4.2)
 plotting.mean_ci(left, init, x="depth", y="rank", hue="network", palette=plotting.PALETTE)
 left.set(xlabel="depth (hidden layers)", ylabel="rank of the last hidden layer at init")

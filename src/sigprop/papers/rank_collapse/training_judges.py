@@ -7,9 +7,8 @@ import pandas as pd
 
 from ...claims import Claim, evaluate
 from ...stats import mean_se
-from ...store import require_finite
 
-__all__ = ["chosen_learning_rates", "fig1_claims"]
+__all__ = ["chosen_learning_rates", "fig1_claims", "fig1_panels"]
 
 SOURCE_FIG1 = "Dan+20 Fig. 1 and Sec. 1.1"
 
@@ -20,6 +19,14 @@ def chosen_learning_rates(final: pd.DataFrame, metric: str = "train_accuracy") -
     means = final.groupby(["network", "depth", "lr"], as_index=False)[metric].mean()
     best = means.loc[means.groupby(["network", "depth"])[metric].idxmax()]
     return best[["network", "depth", "lr"]].reset_index(drop=True)
+
+
+def fig1_panels(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows Fig. 1 plots: at initialization (point 0; one learning rate, since the grid
+    points of a run share their initial network) and after training at the chosen rate."""
+    init = table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
+    final = table[table["point"] == table["point"].max()]
+    return init, final.merge(chosen_learning_rates(final), on=["network", "depth", "lr"])
 
 
 def _per_depth(rows: pd.DataFrame, value: str) -> pd.DataFrame:
@@ -56,12 +63,9 @@ def fig1_claims(
         mild_drop: BN's deepest accuracy may lie this far below its best over depths.
         min_gap: at the deepest depth BN's accuracy must exceed vanilla's by at least this.
     """
-    require_finite(table, ["rank", "train_accuracy"], "Fig. 1 table")
-    first_lr = table["lr"].min()
-    init = _per_depth(table[(table["point"] == 0) & (table["lr"] == first_lr)], "rank")
-    final = table[table["point"] == table["point"].max()]
-    chosen = chosen_learning_rates(final)
-    accuracy = _per_depth(final.merge(chosen, on=["network", "depth", "lr"]), "train_accuracy")
+    init_rows, final_rows = fig1_panels(table)
+    init = _per_depth(init_rows, "rank")
+    accuracy = _per_depth(final_rows, "train_accuracy")
     bn_rank, vanilla_rank = (init[init["network"] == k] for k in ("BN", "vanilla"))
     bn_acc, vanilla_acc = (accuracy[accuracy["network"] == k] for k in ("BN", "vanilla"))
     deepest = int(table["depth"].max())
@@ -95,23 +99,24 @@ def fig1_claims(
         )
     )  # fmt: skip
     deep = vanilla_acc[vanilla_acc["depth"] > learn_depth]
-    if len(deep):
-        best = deep.loc[deep["mean"].idxmax()]
-        claims.append(
-            evaluate(
-                id="rank_collapse.fig1.vanilla_cannot_learn_deep",
-                statement=(
-                    f"vanilla MLPs deeper than {learn_depth} layers are 'essentially unable to "
-                    f"learn': the training accuracy after {epochs:g} epochs at the grid-searched "
-                    f"learning rate stays within {chance_margin:g} of chance "
-                    f"({1 / n_classes:g}); measured is the best over depths > {learn_depth} "
-                    f"(depth {int(best['depth'])})"
-                ),
-                source=SOURCE_FIG1 + " (right)",
-                measured=best["mean"], measured_se=best["se"], relation="<=",
-                bound=1 / n_classes + chance_margin,
-            )
-        )  # fmt: skip
+    if deep.empty:  # the config check refuses such a grid before any training
+        raise ValueError(f"no depth above learn_depth = {learn_depth}: nothing to judge")
+    best = deep.loc[deep["mean"].idxmax()]
+    claims.append(
+        evaluate(
+            id="rank_collapse.fig1.vanilla_cannot_learn_deep",
+            statement=(
+                f"vanilla MLPs deeper than {learn_depth} layers are 'essentially unable to "
+                f"learn': the training accuracy after {epochs:g} epochs at the grid-searched "
+                f"learning rate stays within {chance_margin:g} of chance "
+                f"({1 / n_classes:g}); measured is the best over depths > {learn_depth} "
+                f"(depth {int(best['depth'])})"
+            ),
+            source=SOURCE_FIG1 + " (right)",
+            measured=best["mean"], measured_se=best["se"], relation="<=",
+            bound=1 / n_classes + chance_margin,
+        )
+    )  # fmt: skip
     top = bn_acc.loc[bn_acc["mean"].idxmax()]
     last = bn_acc.loc[bn_acc["depth"].idxmax()]
     claims.append(

@@ -12,6 +12,7 @@ import logging
 import torch
 
 from ...compute import resolve_device, resolve_dtype
+from ...data import dataset_spec
 from ...seeding import generator
 from ...store import Labelled
 from ...training.datasets import classification_data
@@ -67,7 +68,7 @@ def depth_training(
         dataset, data_root, train_size, test_size, probe_size, eval_size, download,
         f"{experiment_id}.data", device, torch_dtype,
     )  # fmt: skip
-    d_in, n_classes = batches.train_x.shape[1], int(batches.train_y.max()) + 1
+    d_in, n_classes = batches.train_x.shape[1], dataset_spec(dataset)[1].n_classes
     runs = list(range(n_runs))
     members = [(i, r) for i in range(len(lrs)) for r in runs]  # lr-major
     rates = torch.tensor([lrs[i] for i, _ in members])
