@@ -16,6 +16,7 @@ import torch
 from torch import Tensor
 
 from .ops import second_moment
+from .trace_identities import frobenius_drift_from_traces
 
 __all__ = [
     "RANK_RTOL_PER_DIM",
@@ -164,12 +165,6 @@ def frobenius_drift(h: Tensor) -> Tensor:
     return frobenius_drift_from_traces(
         h.shape[-2], frobenius_m_squared(h), trace_m_cubed(h), trace_diag_m2_squared(h)
     )
-
-
-def frobenius_drift_from_traces(d: int, frobenius_m_sq, trace_m_cubed, trace_diag_m2_sq):
-    """delta_F of Dan+20 Eq. (43) from recorded ||M||_F^2, Tr(M^3) and Tr(diag(M^2)^2) (the
-    statistics ``spectral_statistics`` keeps per layer); floats, arrays or tensors."""
-    return 2 * d**2 - 2 * frobenius_m_sq - 8 * trace_m_cubed + 8 * trace_diag_m2_sq
 
 
 def spectral_statistics(h: Tensor, taus: list[float], top: int = 0) -> dict[str, Tensor]:

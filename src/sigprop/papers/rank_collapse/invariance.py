@@ -3,7 +3,7 @@
 With g = ||M||_F^2 the invariance of nu_gamma gives Eq. (52):
 E[2 d^2 - 2 ||M||_F^2 - 8 Tr(M^3) + 8 Tr(diag(M^2)^2)] + O(gamma) = 0, i.e. the ergodic average of
 delta_F / (2 d^2) (Lemma 7's one-step drift, ``metrics.frobenius_drift``, normalized) tends to 0
-as gamma -> 0. The table reads the cached ``bn_chain`` simulation's recorded traces.
+as gamma -> 0. Torch-free: the table reads the cached ``bn_chain`` simulation's recorded traces.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, evaluate
-from ...metrics import frobenius_drift_from_traces
 from ...stats import mean_se
+from ...trace_identities import frobenius_drift_from_traces
 
 __all__ = ["eq52_claims", "eq52_table"]
 
