@@ -50,3 +50,39 @@ def test_fig1_training_errors_name_the_keys(override, message):
     validate(config, SCHEMA)
     with pytest.raises(ConfigError, match=message):
         check_config(config)
+
+
+@pytest.mark.parametrize(
+    "name, edit, message",
+    [
+        (
+            "pretrain_levels",
+            lambda nets: nets.pop("pre-trained 75"),
+            r"rank_collapse\.pretrain_levels\.networks lacks \['pre-trained 75'\]",
+        ),
+        (
+            "pretrain_vs_bn",
+            lambda nets: nets["pre-trained"].update(same_init_as="plain"),
+            r"pretrain_vs_bn\.networks\.pre-trained\.same_init_as: no network 'plain'",
+        ),
+        (
+            "pretrain_vs_bn_fmnist",
+            lambda nets: nets["pre-trained"].update(same_init_as="BN"),
+            r"same_init_as = 'BN': its norm 'batch_norm' differs from 'none'",
+        ),
+    ],
+)
+def test_pretraining_networks_errors_name_the_keys(name, edit, message):
+    config = copy.deepcopy(quick_config())
+    edit(config["rank_collapse"][name]["networks"])
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_fig4_needs_two_depths():
+    config = copy.deepcopy(quick_config())
+    config["rank_collapse"]["pretrain_vs_bn"]["depths"] = [32]
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=r"pretrain_vs_bn\.depths \[32\] needs two depths"):
+        check_config(config)

@@ -236,3 +236,110 @@ def test_eq52_table_and_claims():
     assert verdicts["small_gamma_near_zero"].passed is False  # 0.75 > 0.1
     assert verdicts["shrinks_with_gamma"].measured == pytest.approx(2.0)
     assert verdicts["shrinks_with_gamma"].passed is False
+
+
+def curves_table(final, init_r, lrs=(0.01, 0.1), runs=2, epochs=4.0, diverged_lr=None):
+    """A training table: point 0 and point 1 per (network, depth, lr, run). ``final``:
+    (network, depth) -> {metric: value at the last point at lr 0.1}; lr 0.01 is worse by 0.2 in
+    every metric (the search must pick 0.1); ``init_r`` (network, depth) -> r(H_L) at point 0.
+    ``diverged_lr``: a grid point whose run 1 is NaN from point 1 on."""
+    rows = []
+    for (network, depth), metrics in final.items():
+        for lr in lrs:
+            for run in range(runs):
+                for point in (0, 1):
+                    row = dict(network=network, depth=depth, lr=lr, run=run, point=point,
+                               epoch=epoch if (epoch := epochs * point) else 0.0,
+                               r_lower_bound=init_r[network, depth] + 0.01 * run)  # fmt: skip
+                    for name, value in metrics.items():
+                        worse = -0.2 if "accuracy" in name else 0.2
+                        row[name] = value + (worse if lr == 0.01 else 0.0) + 0.001 * run
+                    if point and lr == diverged_lr and run == 1:
+                        row.update({k: float("nan") for k in (*metrics, "r_lower_bound")})
+                    rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def fig4_table(pre_deep_loss=0.6, diverged_lr=None):
+    losses = {
+        ("vanilla", 8): 0.5, ("vanilla", 32): 2.3,
+        ("pre-trained", 8): 0.5, ("pre-trained", 32): pre_deep_loss,
+        ("BN", 8): 0.45, ("BN", 32): 0.7,
+    }  # fmt: skip
+    final = {
+        key: {"train_loss": loss, "train_accuracy": 1 - loss / 3, "test_loss": loss + 0.1}
+        for key, loss in losses.items()
+    }
+    init_r = {k: 1.0 if k[0] == "vanilla" else 10.0 for k in losses}
+    return curves_table(final, init_r, diverged_lr=diverged_lr)
+
+
+def test_fig4_and_fig11_claims_pass_and_fail():
+    from sigprop.papers.rank_collapse.training_judges import fig4_claims, fig11_claims
+
+    claims = {c.id.split(".")[-1]: c for c in fig4_claims(fig4_table(), 2.0, 0.5)}
+    assert all(c.passed for c in claims.values()), claims
+    # (0.6 - 0.5) / (2.3 - 0.5): the pre-trained net's slowdown relative to vanilla's
+    slowdown = claims["pretraining_reduces_train_loss_slowdown"].measured
+    assert slowdown == pytest.approx(0.1 / 1.8, rel=1e-6)
+    assert claims["pretraining_faster_than_bn_deep"].measured == pytest.approx(-0.1)
+    slow = {c.id.split(".")[-1]: c.passed for c in fig4_claims(fig4_table(1.8), 2.0, 0.5)}
+    assert slow == {
+        "pretraining_raises_rank": True,
+        "pretraining_reduces_train_loss_slowdown": False,  # 1.3 / 1.8 > 0.5
+        "pretraining_faster_than_bn_deep": False,
+    }
+    fig11 = {c.id.split(".")[-1]: c.passed for c in fig11_claims(fig4_table(1.8), 0.5)}
+    assert fig11 == {
+        "pretraining_reduces_train_accuracy_slowdown": False,
+        "pretraining_reduces_test_loss_slowdown": False,
+    }
+    assert all(c.passed for c in fig11_claims(fig4_table(), 0.5))
+
+
+def test_the_grid_search_never_picks_a_diverged_rate():
+    """A NaN run at lr 0.1 makes that grid point's mean NaN: the search takes 0.01, and every
+    claim is still finite; if every rate diverged, the search refuses."""
+    from sigprop.papers.rank_collapse.training_judges import chosen_learning_rates, fig4_claims
+
+    table = fig4_table(diverged_lr=0.1)
+    final = table[table["point"] == 1]
+    assert set(chosen_learning_rates(final, "train_loss")["lr"]) == {0.01}
+    assert all(c.passed is not None for c in fig4_claims(table, 2.0, 0.5))
+    final = final.assign(train_loss=float("nan"))
+    with pytest.raises(ValueError, match="every learning rate diverged"):
+        chosen_learning_rates(final, "train_loss")
+
+
+def fig6_table(acc75=0.7, asym_r=1.0, end_r=None):
+    init_r = {("vanilla", 32): 1.0, ("pre-trained 25", 32): 10.0, ("pre-trained 75", 32): 20.0,
+              ("BN", 32): 8.0, ("BN asymmetric", 32): asym_r}  # fmt: skip
+    acc = {"vanilla": 0.1, "pre-trained 25": 0.6, "pre-trained 75": acc75, "BN": 0.8,
+           "BN asymmetric": 0.12}  # fmt: skip
+    table = curves_table({k: {"train_accuracy": acc[k[0]]} for k in init_r}, init_r)
+    if end_r is not None:  # r(H_L) after training, per network
+        last = table["point"] == 1
+        table.loc[last, "r_lower_bound"] = table.loc[last, "network"].map(end_r)
+    return table
+
+
+def test_fig6_claims_pass_and_fail():
+    from sigprop.papers.rank_collapse.training_judges import fig6_claims
+
+    claims = {c.id.split(".")[-1]: c for c in fig6_claims(fig6_table(), 0.6, 0.05, 0.5)}
+    assert all(c.passed for c in claims.values()), claims
+    assert claims["sgd_keeps_rank_order"].measured == pytest.approx(1.0)
+    assert claims["pretraining_level_orders_accuracy"].measured == pytest.approx(0.1)
+    # the quick run's picture: pre-trained ranks fall below BN's, 75 iterations train worse
+    swapped = {"vanilla": 1.0, "pre-trained 25": 2.7, "pre-trained 75": 2.4, "BN": 6.8,
+               "BN asymmetric": 1.0}  # fmt: skip
+    failing = {
+        c.id.split(".")[-1]: c.passed
+        for c in fig6_claims(fig6_table(0.4, 6.0, swapped), 0.6, 0.05, 0.5)
+    }
+    assert failing == {
+        "sgd_keeps_rank_order": False,
+        "pretraining_level_orders_accuracy": False,
+        "asymmetric_init_lowers_bn_rank": False,  # 6 / 8 > 0.5
+        "asymmetric_init_slows_bn": True,
+    }

@@ -30,7 +30,7 @@ __all__ = ["PALETTE", "STYLE", "colors", "figure", "mean_ci", "run_summary", "sa
 STYLE = Path(__file__).with_name("figure_style.mplstyle")
 """seaborn's paper/whitegrid theme at font scale 1.1 with the "deep" palette, as rcParams."""
 
-PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e"}
+PALETTE = {"BN": "#1f77b4", "vanilla": "#ff7f0e", "pre-trained": "#2ca02c"}
 """Dan+20 Fig. 2 colours: blue for BN, orange for vanilla; reused across families."""
 
 
@@ -106,6 +106,33 @@ def mean_ci(
     if hue:
         ax.legend(title=hue)
     return ax
+
+
+def facet_mean_ci(axes, table: pd.DataFrame, facet: str, title: str, **kwargs) -> None:
+    """``mean_ci`` once per level of ``facet`` (ascending), on ``axes`` in order; each panel
+    titled ``title.format(level)``; ``kwargs`` go to ``mean_ci``."""
+    levels = sorted(table[facet].unique())
+    if len(levels) != len(axes):
+        raise ValueError(f"{len(levels)} levels of {facet!r} for {len(axes)} axes")
+    for ax, level in zip(axes, levels, strict=True):
+        mean_ci(ax, table[table[facet] == level], **kwargs)
+        ax.set_title(title.format(level))
+
+
+def metric_grid(
+    table: pd.DataFrame, rows: dict[str, str], facet: str, facet_title: str, x: str, **kwargs
+):
+    """A grid of ``mean_ci`` panels: one row per metric of ``rows`` (column -> y label), one
+    column per level of ``facet``; accuracies on [0, 1]. Returns (fig, axes)."""
+    n_cols = table[facet].nunique()
+    fig, axes = figure(ncols=n_cols, nrows=len(rows), width=3.4, squeeze=False)
+    for ax_row, (metric, label) in zip(axes, rows.items(), strict=True):
+        facet_mean_ci(ax_row, table, facet, facet_title, x=x, y=metric, **kwargs)
+        for ax in ax_row:
+            ax.set(xlabel=x, ylabel=label)
+            if "accuracy" in metric:
+                ax.set_ylim(0, 1)
+    return fig, axes
 
 
 def width_axis(ax, widths, label: str = r"width $d$") -> None:

@@ -71,6 +71,24 @@ class RunStack:
         buffers = {k: v.clone() for k, v in self.buffers.items()}
         return self.outputs(x, True, output, buffers)
 
+    def blocks(self, x: Tensor, start: int, stop: int) -> Tensor:
+        """H_stop from H_start for every run, (R, B, ...) -> (R, B, width): hidden blocks
+        start+1..stop (``MLP.blocks``) with batch statistics as at training time, leaving the
+        running statistics untouched. Gradients reach only those blocks' parameters."""
+        part = self.base.blocks(start, stop).train(True)
+        params = {n: self.params["hidden." + n] for n, _ in part.named_parameters()}
+        buffers = {n: self.buffers["hidden." + n].clone() for n, _ in part.named_buffers()}
+
+        def one(p, b, xr):
+            return functional_call(part, (p, b), (xr,))
+
+        return vmap(one, randomness="error")(params, buffers, x)
+
+    def block_parameters(self, block: int) -> list[Tensor]:
+        """The stacked parameters of hidden block ``block`` (1-based, as H_block)."""
+        part = self.base.blocks(block - 1, block)
+        return [self.params["hidden." + n] for n, _ in part.named_parameters()]
+
     def unstack(self, run: int, like: nn.Module) -> nn.Module:
         """Run ``run``'s network as a plain module: a copy of ``like`` holding its state."""
         model = copy.deepcopy(like)

@@ -102,9 +102,19 @@ class MLP(nn.Module):
         self.hidden = nn.Sequential(*layers)
         self.readout = nn.Linear(width, n_classes)
 
+    MODULES_PER_BLOCK = 3
+    """Linear, normalization, activation."""
+
     @property
     def depth(self) -> int:
-        return len(self.hidden) // 3
+        return len(self.hidden) // self.MODULES_PER_BLOCK
+
+    def blocks(self, start: int, stop: int) -> nn.Sequential:
+        """Hidden blocks start+1..stop as one module (H_start -> H_stop; H_0 is the input). Its
+        parameter names are those of ``self.hidden`` (e.g. "3.weight" is "hidden.3.weight")."""
+        if not 0 <= start <= stop <= self.depth:
+            raise ValueError(f"need 0 <= start <= stop <= {self.depth}, got {start}, {stop}")
+        return self.hidden[self.MODULES_PER_BLOCK * start : self.MODULES_PER_BLOCK * stop]
 
     def forward(self, x: Tensor, output: str = "logits") -> Tensor:
         """``output``: "logits" (N, C); "last_hidden": H_L as (N, width), the output of the last
@@ -112,8 +122,8 @@ class MLP(nn.Module):
         h = x.flatten(1)
         if output == "all_hidden":
             outs = []
-            for k in range(0, len(self.hidden), 3):
-                h = self.hidden[k + 2](self.hidden[k + 1](self.hidden[k](h)))
+            for k in range(self.depth):
+                h = self.blocks(k, k + 1)(h)
                 outs.append(h)
             return torch.stack(outs)
         h = self.hidden(h)

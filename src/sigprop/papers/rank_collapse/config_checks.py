@@ -9,6 +9,34 @@ from ...config import ConfigError
 __all__ = ["check_config"]
 
 
+FIGURE_NETWORKS = {
+    "pretrain_vs_bn": ("vanilla", "pre-trained", "BN"),
+    "pretrain_vs_bn_fmnist": ("vanilla", "pre-trained", "BN"),
+    "pretrain_levels": ("vanilla", "pre-trained 25", "pre-trained 75", "BN", "BN asymmetric"),
+}
+"""The curves each training simulation's figure and claims compare, by name."""
+
+
+def _check_networks(setup: Mapping, key: str, curves) -> None:
+    """The figure's curves are all there and ``same_init_as`` names a network of the same
+    architecture."""
+    networks = setup["networks"]
+    missing = [c for c in curves if c not in networks]
+    if missing:
+        raise ConfigError(f"{key}.networks lacks {missing}: its figure compares {list(curves)}")
+    for name, spec in networks.items():
+        other = spec.get("same_init_as")
+        if other is None:
+            continue
+        if other not in networks:
+            raise ConfigError(f"{key}.networks.{name}.same_init_as: no network {other!r}")
+        if networks[other]["norm"] != spec["norm"]:
+            raise ConfigError(
+                f"{key}.networks.{name}.same_init_as = {other!r}: its norm "
+                f"{networks[other]['norm']!r} differs from {spec['norm']!r}"
+            )
+
+
 def check_config(config: Mapping) -> None:
     """Raise ``ConfigError`` naming the keys if related ``rank_collapse`` values disagree.
 
@@ -33,6 +61,15 @@ def check_config(config: Mapping) -> None:
             f"rank_collapse.depth_training.depths {training['depths']} must include a depth above "
             f"rank_collapse.fig1.learn_depth = {fig1['learn_depth']}"
         )
+    for name, curves in FIGURE_NETWORKS.items():
+        _check_networks(config["rank_collapse"][name], f"rank_collapse.{name}", curves)
+    for name in ("pretrain_vs_bn", "pretrain_vs_bn_fmnist"):
+        depths = config["rank_collapse"][name]["depths"]
+        if len(set(depths)) < 2:
+            raise ConfigError(
+                f"rank_collapse.{name}.depths {depths} needs two depths at least: its figure "
+                "measures the slowdown from the shallowest to the deepest"
+            )
     if training["probe_size"] > (training["train_size"] or training["probe_size"]):
         raise ConfigError(
             f"rank_collapse.depth_training.probe_size = {training['probe_size']} exceeds "

@@ -1,0 +1,17 @@
+"""Dan+20 Fig. 11: the runs of Fig. 4, training accuracy (top) and test loss (bottom) over
+epochs, one panel per depth; the step sizes Fig. 4 chose."""
+
+from sigprop import plotting, store
+from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
+table.to_csv(snakemake.output.csv, index=False)
+
+curves = curves_at_chosen_rates(table, "train_loss")
+rows = {"train_accuracy": "training accuracy", "test_loss": "test loss"}
+fig, _ = plotting.metric_grid(
+    curves, rows, "depth", "depth {}", x="epoch", hue="network", palette=plotting.PALETTE
+)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
