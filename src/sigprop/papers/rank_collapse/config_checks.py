@@ -5,16 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...config import ConfigError
+from .training_judges import FIGURE_NETWORKS
 
 __all__ = ["check_config"]
-
-
-FIGURE_NETWORKS = {
-    "pretrain_vs_bn": ("vanilla", "pre-trained", "BN"),
-    "pretrain_vs_bn_fmnist": ("vanilla", "pre-trained", "BN"),
-    "pretrain_levels": ("vanilla", "pre-trained 25", "pre-trained 75", "BN", "BN asymmetric"),
-}
-"""The curves each training simulation's figure and claims compare, by name."""
 
 
 def _check_networks(setup: Mapping, key: str, curves) -> None:

@@ -37,6 +37,19 @@ grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
 
 
+def _training_figure(name: str, simulation: str, judge) -> Figure:
+    """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation``."""
+    return Figure(
+        name,
+        seed=f"Dan+20 Fig. {name[3:]}",
+        reads={"curves": simulation},
+        params={"setup": f"rank_collapse/{simulation}"},
+        judge=judge,
+        judge_args=f"rank_collapse/{name}",
+        nonfinite=_TRAINING_CURVES,
+    )
+
+
 def _training_simulation(name: str, seed: str) -> Simulation:
     """MLPs trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
     return Simulation(
@@ -90,42 +103,10 @@ ITEMS = [
     _training_simulation("pretrain_vs_bn", "Dan+20 Figs. 4, 11"),
     _training_simulation("pretrain_vs_bn_fmnist", "Dan+20 Fig. 12"),
     _training_simulation("pretrain_levels", "Dan+20 Fig. 6"),
-    Figure(
-        "fig4",
-        seed="Dan+20 Fig. 4",
-        reads={"curves": "pretrain_vs_bn"},
-        params={"setup": "rank_collapse/pretrain_vs_bn"},
-        judge=training_judges.fig4_claims,
-        judge_args="rank_collapse/fig4",
-        nonfinite=_TRAINING_CURVES,
-    ),
-    Figure(
-        "fig11",
-        seed="Dan+20 Fig. 11",
-        reads={"curves": "pretrain_vs_bn"},
-        params={"setup": "rank_collapse/pretrain_vs_bn"},
-        judge=training_judges.fig11_claims,
-        judge_args="rank_collapse/fig11",
-        nonfinite=_TRAINING_CURVES,
-    ),
-    Figure(
-        "fig12",
-        seed="Dan+20 Fig. 12",
-        reads={"curves": "pretrain_vs_bn_fmnist"},
-        params={"setup": "rank_collapse/pretrain_vs_bn_fmnist"},
-        judge=training_judges.fig12_claims,
-        judge_args="rank_collapse/fig12",
-        nonfinite=_TRAINING_CURVES,
-    ),
-    Figure(
-        "fig6",
-        seed="Dan+20 Fig. 6",
-        reads={"curves": "pretrain_levels"},
-        params={"setup": "rank_collapse/pretrain_levels"},
-        judge=training_judges.fig6_claims,
-        judge_args="rank_collapse/fig6",
-        nonfinite=_TRAINING_CURVES,
-    ),
+    _training_figure("fig4", "pretrain_vs_bn", training_judges.fig4_claims),
+    _training_figure("fig11", "pretrain_vs_bn", training_judges.fig11_claims),
+    _training_figure("fig12", "pretrain_vs_bn_fmnist", training_judges.fig12_claims),
+    _training_figure("fig6", "pretrain_levels", training_judges.fig6_claims),
     Theorem(
         "lemma3",
         seed="Dan+20 Lemma 3, Eq. (6)",

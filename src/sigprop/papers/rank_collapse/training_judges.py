@@ -13,6 +13,7 @@ from ...claims import Claim, evaluate
 from ...stats import mean_se
 
 __all__ = [
+    "FIGURE_NETWORKS",
     "chosen_learning_rates",
     "curves_at_chosen_rates",
     "fig11_claims",
@@ -21,6 +22,7 @@ __all__ = [
     "fig1_panels",
     "fig4_claims",
     "fig6_claims",
+    "initial_rows",
 ]
 
 SOURCE_FIG1 = "Dan+20 Fig. 1 and Sec. 1.1"
@@ -51,10 +53,24 @@ def curves_at_chosen_rates(table: pd.DataFrame, metric: str) -> pd.DataFrame:
     return table.merge(chosen_learning_rates(final, metric), on=["network", "depth", "lr"])
 
 
+FIGURE_NETWORKS = {
+    "pretrain_vs_bn": ("vanilla", "pre-trained", "BN"),
+    "pretrain_vs_bn_fmnist": ("vanilla", "pre-trained", "BN"),
+    "pretrain_levels": ("vanilla", "pre-trained 25", "pre-trained 75", "BN", "BN asymmetric"),
+}
+"""The curves each training simulation's figure and claims compare, by name (``networks``)."""
+
+
+def initial_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """Point 0 (after initialization and any pre-training) at one learning rate: the grid
+    points of a run share their initial network."""
+    return table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
+
+
 def fig1_panels(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The rows Fig. 1 plots: at initialization (point 0; one learning rate, since the grid
     points of a run share their initial network) and after training at the chosen rate."""
-    init = table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
+    init = initial_rows(table)
     final = table[table["point"] == table["point"].max()]
     return init, final.merge(chosen_learning_rates(final), on=["network", "depth", "lr"])
 
@@ -250,7 +266,7 @@ def fig4_claims(
     curves = curves_at_chosen_rates(table, "train_loss")
     final = curves[curves["point"] == curves["point"].max()]
     deepest, epochs = int(table["depth"].max()), float(table["epoch"].max())
-    init = table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
+    init = initial_rows(table)
     pre, pre_se = _mean_se_at(final, "train_loss", network="pre-trained", depth=deepest)
     bn, bn_se = _mean_se_at(final, "train_loss", network="BN", depth=deepest)
     return [
