@@ -7,7 +7,7 @@ Gram matrices (n x n when n < d): the nonzero eigenvalues of H H^T and H^T H coi
 Seed sections: Dan+20 footnote 2 (``numerical_rank``), Eq. (3) (``soft_rank``), Eq. (4)
 (``rank_lower_bound``), Eq. (43) (``frobenius_drift``), Eq. (46)/(77) (``trace_m_cubed``,
 ``trace_diag_m2_squared``); DJB21 Eq. (2) = Thesis Eq. (2.2) (``orthogonality_gap``), DJB21
-Fig. 1 (``abs_cosine``).
+Fig. 1 (``abs_cosine``); Dan+20 Prop. 19, Fig. 10 (``mean_abs_cosine``).
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ __all__ = [
     "RANK_RTOL_PER_DIM",
     "abs_cosine",
     "frobenius_drift",
+    "mean_abs_cosine",
     "frobenius_drift_from_traces",
     "frobenius_m_squared",
     "gram_eigenvalues",
@@ -135,6 +136,25 @@ def abs_cosine(h: Tensor, i: int = 0, j: int = 1) -> Tensor:
     """
     a, b = h[..., :, i], h[..., :, j]
     return (a * b).sum(-1).abs() / (a.norm(dim=-1) * b.norm(dim=-1))
+
+
+def mean_abs_cosine(h: Tensor) -> Tensor:
+    """Mean |cos(h_i, h_j)| over the distinct pairs i != j of the n columns; pairs with a zero
+    column (no direction) are left out, NaN if no pair is left. 1 iff the nonzero columns are
+    collinear (Dan+20 Prop. 19: per-sample gradients of a rank-one H_L).
+
+    Args:
+        h: shape (..., d, n), n >= 2.
+    Returns:
+        shape (...), in [0, 1].
+    """
+    norms = h.norm(dim=-2)
+    unit = h / torch.where(norms > 0, norms, 1.0)[..., None, :]
+    cos = (unit.mT @ unit).abs()
+    n = h.shape[-1]
+    off = ~torch.eye(n, dtype=torch.bool, device=h.device)
+    valid = off & (norms[..., :, None] > 0) & (norms[..., None, :] > 0)
+    return (cos * valid).sum((-2, -1)) / valid.sum((-2, -1))
 
 
 def frobenius_m_squared(h: Tensor) -> Tensor:

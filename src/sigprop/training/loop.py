@@ -25,7 +25,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .. import seeding
 from ..chains import progress
-from .probes import last_hidden_probes
+from .probes import GRADIENT_PROBES, PROBES, gradient_alignment, last_hidden_probes
 
 __all__ = ["Curves", "RunStack", "TrainData", "sgd_step", "train"]
 
@@ -129,6 +129,8 @@ class TrainData:
     """The fixed probe batch (B, ...) shared by every run (Dan+20 Fig. 6: r(H_L) on a batch)."""
     eval_size: int = 0
     """Training-set samples evaluated at each log point (0: all)."""
+    probe_y: Tensor | None = None
+    """Labels of the probe batch (the gradient probes need them)."""
 
 
 @dataclass
@@ -180,10 +182,24 @@ def _log_point(stack: RunStack, data: TrainData, probes: Sequence[str]) -> dict[
     train_loss, train_acc = _evaluate(stack, data.train_x[:n], data.train_y[:n])
     test_loss, test_acc = _evaluate(stack, data.test_x, data.test_y)
     with torch.no_grad():
-        h = stack.hidden(data.probe_x.expand(stack.size, *data.probe_x.shape))
+        h = stack.hidden(data.probe_x.expand(stack.size, *data.probe_x.shape)).double()
     row = {"train_loss": train_loss, "train_accuracy": train_acc}
     row |= {"test_loss": test_loss, "test_accuracy": test_acc}
-    return row | last_hidden_probes(h.double(), probes)
+    row |= last_hidden_probes(h, [p for p in probes if p in PROBES])
+    if "gradient_alignment" in probes:
+        row["gradient_alignment"] = _readout_alignment(stack, h, data.probe_y)
+    return row
+
+
+def _readout_alignment(stack: RunStack, h: Tensor, y: Tensor) -> Tensor:
+    """``probes.gradient_alignment`` per run on the probe batch, in float64 (H_L as in
+    training, batch statistics); NaN for a run whose H_L or read-out is not finite."""
+    weight, bias = (stack.params[f"readout.{k}"].detach().double() for k in ("weight", "bias"))
+    out = torch.full((stack.size,), float("nan"), dtype=torch.float64, device=h.device)
+    for r in range(stack.size):
+        if all(torch.isfinite(t).all() for t in (h[r], weight[r], bias[r])):
+            out[r] = gradient_alignment(weight[r], bias[r], h[r], y)
+    return out
 
 
 def train(
@@ -201,11 +217,21 @@ def train(
 ) -> Curves:
     """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
 
+    ``probes``: names in ``probes.PROBES`` (of H_L) and ``probes.GRADIENT_PROBES`` (of the
+    read-out's per-sample gradients), on the probe batch at every log point.
+
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
     dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
     epoch.
     """
+    unknown = set(probes) - set(PROBES) - set(GRADIENT_PROBES)
+    if unknown:
+        raise ValueError(
+            f"unknown probes {sorted(unknown)}: choose from {[*PROBES, *GRADIENT_PROBES]}"
+        )
+    if "gradient_alignment" in probes and data.probe_y is None:
+        raise ValueError("the gradient_alignment probe needs the probe batch's labels (probe_y)")
     if len(runs) != stack.size or lrs.shape != (stack.size,):
         raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
     n = len(data.train_x)

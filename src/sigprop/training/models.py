@@ -16,30 +16,75 @@ from torch import Tensor, nn
 
 from .. import ops
 
-__all__ = ["INITS", "MLP", "NORMS", "TheoryNorm", "UncenteredBatchNorm1d", "init_weights"]
+__all__ = [
+    "INITS",
+    "MLP",
+    "NORMS",
+    "TheoryNorm",
+    "UncenteredBatchNorm1d",
+    "UncenteredBatchNorm2d",
+    "init_weights",
+    "uncenter_batch_norm",
+]
 
 
-class UncenteredBatchNorm1d(nn.BatchNorm1d):
-    """BatchNorm1d without mean subtraction: x / sqrt(mean_batch(x^2) + eps) * weight + bias.
+class _Uncentered:
+    """BN without mean subtraction: x / sqrt(E_batch(x^2) + eps) * weight + bias, the moment
+    taken per channel over every dim but 1 (samples, and pixels of a feature map).
 
-    Dan+20 Fig. 5 and App. C ("BN without mean deduction"). Running statistics track the
-    uncentered second moment, used in eval mode as BatchNorm1d uses its running variance.
+    Dan+20 Fig. 5, 7, 13 and App. C ("BN without mean deduction"). Running statistics track the
+    uncentered second moment, used in eval mode as torch's BN uses its running variance.
     """
 
     def forward(self, x: Tensor) -> Tensor:
+        self._check_input_dim(x)
+        shape = (1, -1) + (1,) * (x.dim() - 2)
         if self.training:
-            second = x.square().mean(dim=0)
+            second = x.square().mean(dim=[d for d in range(x.dim()) if d != 1])
             if self.track_running_stats:
                 with torch.no_grad():
                     self.num_batches_tracked.add_(1)
                     rate = self.momentum
-                    if rate is None:  # a cumulative average, as BatchNorm1d's momentum=None
+                    if rate is None:  # a cumulative average, as torch's BN with momentum=None
                         rate = 1.0 / float(self.num_batches_tracked)
-                    self.running_var.lerp_(second, rate)
+                    # (1 - rate) old + rate new, as lerp_ (which vmap cannot batch)
+                    self.running_var.mul_(1 - rate).add_(second, alpha=rate)
         else:
             second = self.running_var
-        out = x * torch.rsqrt(second + self.eps)
-        return out * self.weight + self.bias if self.affine else out
+        out = x * torch.rsqrt(second + self.eps).view(shape)
+        return out * self.weight.view(shape) + self.bias.view(shape) if self.affine else out
+
+
+class UncenteredBatchNorm1d(_Uncentered, nn.BatchNorm1d):
+    """``nn.BatchNorm1d`` without mean subtraction (``_Uncentered``): (N, C) or (N, C, L)."""
+
+
+class UncenteredBatchNorm2d(_Uncentered, nn.BatchNorm2d):
+    """``nn.BatchNorm2d`` without mean subtraction (``_Uncentered``): (N, C, H, W)."""
+
+
+_UNCENTERED = {nn.BatchNorm1d: UncenteredBatchNorm1d, nn.BatchNorm2d: UncenteredBatchNorm2d}
+
+
+def uncenter_batch_norm(model: nn.Module) -> nn.Module:
+    """Replace every torch ``BatchNorm1d``/``BatchNorm2d`` of ``model`` (in place) by its
+    uncentered twin with the same features, eps, momentum, affine flag and state; returns
+    ``model``. The module swap of Dan+20 Figs. 5, 7, 13 ("BN without mean deduction")."""
+    for parent in list(model.modules()):
+        for name, child in parent.named_children():
+            twin = _UNCENTERED.get(type(child))
+            if twin is None:
+                continue
+            floats = [t for t in child.state_dict().values() if t.is_floating_point()]
+            where = {"device": floats[0].device, "dtype": floats[0].dtype} if floats else {}
+            swapped = twin(
+                child.num_features, child.eps, child.momentum, child.affine,
+                child.track_running_stats, **where,
+            )  # fmt: skip
+            swapped.load_state_dict(child.state_dict())
+            swapped.train(child.training)
+            setattr(parent, name, swapped)
+    return model
 
 
 class TheoryNorm(nn.Module):
@@ -146,36 +191,49 @@ class _Activation(nn.Module):
         return self.name
 
 
-def _uniform(tensor: Tensor, low: float, high: float, generator) -> None:
-    nn.init.uniform_(tensor, low, high, generator=generator)
+def _uniform(tensor: Tensor | None, low: float, high: float, generator) -> None:
+    if tensor is not None:  # convolutions without bias (ResNet) have none
+        nn.init.uniform_(tensor, low, high, generator=generator)
 
 
-def _torch_default(layer: nn.Linear, generator) -> None:
-    """U[-1/sqrt(fan_in), 1/sqrt(fan_in)] for weight and bias: ``nn.Linear``'s own init
-    (kaiming_uniform with a = sqrt(5)), "standard PyTorch init" of Dan+20 Fig. 5."""
-    bound = 1 / math.sqrt(layer.in_features)
+def _zero(tensor: Tensor | None) -> None:
+    if tensor is not None:
+        nn.init.zeros_(tensor)
+
+
+def _fan_in(layer: nn.Module) -> int:
+    """Inputs per output unit: in_features of a Linear, in_channels x kernel size of a conv."""
+    return layer.weight[0].numel()
+
+
+def _torch_default(layer: nn.Module, generator) -> None:
+    """U[-1/sqrt(fan_in), 1/sqrt(fan_in)] for weight and bias: ``nn.Linear``'s and
+    ``nn.Conv2d``'s own init (kaiming_uniform with a = sqrt(5)), "standard PyTorch init" of
+    Dan+20 Figs. 1, 5, 13."""
+    bound = 1 / math.sqrt(_fan_in(layer))
     _uniform(layer.weight, -bound, bound, generator)
     _uniform(layer.bias, -bound, bound, generator)
 
 
-def _asymmetric(layer: nn.Linear, generator) -> None:
+def _asymmetric(layer: nn.Module, generator) -> None:
     """Weights U[0, 2/sqrt(fan_in)], the variance of the default (1 / (3 fan_in)) in R+ (Dan+20
     Fig. 5, 13: "uniform initialization of same variance"); bias as the default (our choice)."""
-    bound = 1 / math.sqrt(layer.in_features)
+    bound = 1 / math.sqrt(_fan_in(layer))
     _uniform(layer.weight, 0.0, 2 * bound, generator)
     _uniform(layer.bias, -bound, bound, generator)
 
 
-def _xavier(layer: nn.Linear, generator) -> None:
+def _xavier(layer: nn.Module, generator) -> None:
     """Xavier (Glorot) normal weights, variance 2 / (fan_in + fan_out); zero bias."""
     nn.init.xavier_normal_(layer.weight, generator=generator)
-    nn.init.zeros_(layer.bias)
+    _zero(layer.bias)
 
 
-def _orthogonal(layer: nn.Linear, generator) -> None:
-    """Haar (semi-)orthogonal weights (``nn.init.orthogonal_``); zero bias."""
+def _orthogonal(layer: nn.Module, generator) -> None:
+    """Haar (semi-)orthogonal weights (``nn.init.orthogonal_``, a conv's flattened per output
+    channel); zero bias."""
     nn.init.orthogonal_(layer.weight, generator=generator)
-    nn.init.zeros_(layer.bias)
+    _zero(layer.bias)
 
 
 INITS = {
@@ -184,16 +242,27 @@ INITS = {
     "xavier": _xavier,
     "orthogonal": _orthogonal,
 }
-"""Initialization schemes of the hidden and read-out ``Linear`` layers."""
+"""Initialization schemes of the ``Linear`` and ``Conv2d`` layers."""
+
+WEIGHTED = (nn.Linear, nn.Conv2d)
+"""The layers ``init_weights`` initializes."""
 
 
 @torch.no_grad()
 def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> nn.Module:
-    """Initialize every ``nn.Linear`` of ``model`` in module order with ``INITS[scheme]``, drawing
-    from ``generator``; normalization layers keep weight 1 and bias 0. Returns ``model``."""
+    """Initialize every ``nn.Linear`` and ``nn.Conv2d`` of ``model`` in module order with
+    ``INITS[scheme]``, drawing from ``generator``; normalization layers get weight 1 and bias 0.
+    Returns ``model``.
+
+    This overrides whatever the constructor drew: torchvision's VGG and ResNet constructors
+    re-initialize with Kaiming normal (Dan+20's "standard PyTorch init" is ``torch_default``).
+    """
     if scheme not in INITS:
         raise ValueError(f"init must be one of {sorted(INITS)}, got {scheme!r}")
     for module in model.modules():
-        if isinstance(module, nn.Linear):
+        if isinstance(module, WEIGHTED):
             INITS[scheme](module, generator)
+        elif isinstance(module, nn.modules.batchnorm._NormBase) and module.affine:
+            nn.init.ones_(module.weight)
+            nn.init.zeros_(module.bias)
     return model

@@ -2,16 +2,26 @@
 
 Dan+20 Figs. 1, 5, 6: the numerical rank (footnote 2) and the lower bound on rank r(H)
 (Eq. (4)) of H_L; the seeds' H is (d, N), the transpose of torch's (N, d) activations.
+Dan+20 Fig. 10, Prop. 19: the alignment of the per-sample gradients of the classification
+layer W_{L+1} (Eq. (95)-(97)), which needs the read-out and the labels as well.
 """
 
 from __future__ import annotations
 
 import torch
+import torch.nn.functional as F
 from torch import Tensor
+from torch.func import grad, vmap
 
 from .. import metrics
 
-__all__ = ["PROBES", "last_hidden_probes"]
+__all__ = [
+    "GRADIENT_PROBES",
+    "PROBES",
+    "gradient_alignment",
+    "last_hidden_probes",
+    "readout_gradients",
+]
 
 PROBES = {
     "rank": metrics.numerical_rank,
@@ -30,3 +40,27 @@ def last_hidden_probes(activations: Tensor, names=tuple(PROBES)) -> dict[str, Te
     safe = torch.where(finite.view(-1, 1, 1), h, torch.zeros((), dtype=h.dtype, device=h.device))
     nan = torch.tensor(float("nan"), dtype=h.dtype, device=h.device)
     return {name: torch.where(finite, PROBES[name](safe), nan) for name in names}
+
+
+GRADIENT_PROBES = ("gradient_alignment",)
+"""Probes of the read-out's per-sample gradients (``gradient_alignment``)."""
+
+
+def readout_gradients(weight: Tensor, bias: Tensor, h: Tensor, y: Tensor) -> Tensor:
+    """Per-sample gradients of the cross-entropy L_i w.r.t. the classification layer W_{L+1}
+    (``weight`` (C, d), ``bias`` (C,)) at features h (N, d) and labels y (N,), by
+    ``torch.func``: (N, C, d); row k of sample i is (grad l_i)_k h_i (Dan+20 Eq. (97))."""
+
+    def loss(w: Tensor, hi: Tensor, yi: Tensor) -> Tensor:
+        return F.cross_entropy((hi @ w.mT + bias).unsqueeze(0), yi.unsqueeze(0))
+
+    return vmap(grad(loss), in_dims=(None, 0, 0))(weight, h, y)
+
+
+def gradient_alignment(weight: Tensor, bias: Tensor, h: Tensor, y: Tensor) -> Tensor:
+    """Dan+20 Fig. 10's "gradient alignment" (the seed gives no formula; ours): for each neuron
+    k of the classification layer, the mean |cos| between the per-sample gradients of row k
+    over distinct pairs of samples (``metrics.mean_abs_cosine``), averaged over k. Prop. 19:
+    exactly 1 when H_L has rank one. NaN if h is not finite (a diverged run)."""
+    grads = readout_gradients(weight, bias, h, y)  # (N, C, d)
+    return metrics.mean_abs_cosine(grads.permute(1, 2, 0)).mean()

@@ -30,12 +30,40 @@ def _check_networks(setup: Mapping, key: str, curves) -> None:
             )
 
 
+CONVNET_PROBES = {
+    "breaking_bn_vgg": ("rank", "r_lower_bound"),  # Fig. 5 rank, Fig. 7 r(H_L)
+    "breaking_bn_resnet": ("rank",),
+    "gradient_alignment_vgg": ("gradient_alignment",),
+}
+"""The probes each conv-net simulation's figures read."""
+
+SMALLEST_IMAGE = {"vgg19": 32}
+"""Input size below which the network's pooling leaves nothing (VGG19: five 2x2 max-pools)."""
+
+NATIVE_SIZE = {"fashion_mnist": 28, "mnist": 28, "cifar10": 32, "cifar100": 32}
+
+
+def _check_convnet(setup: Mapping, key: str, probes) -> None:
+    """The figures' probes are logged and the images are large enough for the network."""
+    missing = [p for p in probes if p not in setup["probes"]]
+    if missing:
+        raise ConfigError(f"{key}.probes lacks {missing}: its figures read them")
+    smallest = SMALLEST_IMAGE.get(setup["architecture"], 1)
+    size = max(setup["image_size"], NATIVE_SIZE[setup["dataset"]])
+    if size < smallest:
+        raise ConfigError(
+            f"{key}.image_size = {setup['image_size']}: {setup['architecture']} needs images of "
+            f"at least {smallest} x {smallest} ({setup['dataset']} is {size} x {size})"
+        )
+
+
 def check_config(config: Mapping) -> None:
     """Raise ``ConfigError`` naming the keys if related ``rank_collapse`` values disagree.
 
     ``bn_chain.taus`` must hold 0.5 (Fig. 3a plots rank_1/2), ``bn_chain.burn_in`` must not
     exceed ``bn_chain.depth``, and ``depth_training.depths`` must reach beyond ``fig1.learn_depth``
-    (else Fig. 1's claim on deep vanilla nets has nothing to measure) and fit in an epoch's batches.
+    (else Fig. 1's claim on deep vanilla nets has nothing to measure) and fit in an epoch's batches;
+    the conv-net simulations log the probes their figures read, on images their network can pool.
     """
     bn_chain = config["rank_collapse"]["bn_chain"]
     if 0.5 not in bn_chain["taus"]:
@@ -56,6 +84,8 @@ def check_config(config: Mapping) -> None:
         )
     for name, curves in FIGURE_NETWORKS.items():
         _check_networks(config["rank_collapse"][name], f"rank_collapse.{name}", curves)
+    for name, probes in CONVNET_PROBES.items():
+        _check_convnet(config["rank_collapse"][name], f"rank_collapse.{name}", probes)
     for name in ("pretrain_vs_bn", "pretrain_vs_bn_fmnist"):
         depths = config["rank_collapse"][name]["depths"]
         if len(set(depths)) < 2:

@@ -4,7 +4,10 @@ from ...registry import Figure, Simulation, Table, Theorem
 from . import (
     bn_chain_lemma_judges,
     bn_chain_lemmas,
+    breaking_bn_judges,
     corollary15,
+    gradient_vanishing,
+    gradient_vanishing_judges,
     invariance,
     judges,
     simulations,
@@ -37,7 +40,7 @@ grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
 
 
-def _training_figure(name: str, simulation: str, judge) -> Figure:
+def _training_figure(name: str, simulation: str, judge, script: str | None = None) -> Figure:
     """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation``."""
     return Figure(
         name,
@@ -46,6 +49,7 @@ def _training_figure(name: str, simulation: str, judge) -> Figure:
         params={"setup": f"rank_collapse/{simulation}"},
         judge=judge,
         judge_args=f"rank_collapse/{name}",
+        script=script,
         nonfinite=_TRAINING_CURVES,
     )
 
@@ -107,6 +111,22 @@ ITEMS = [
     _training_figure("fig11", "pretrain_vs_bn", training_judges.fig11_claims),
     _training_figure("fig12", "pretrain_vs_bn_fmnist", training_judges.fig12_claims),
     _training_figure("fig6", "pretrain_levels", training_judges.fig6_claims),
+    _training_simulation("breaking_bn_vgg", "Dan+20 Figs. 5, 7"),
+    _training_simulation("breaking_bn_resnet", "Dan+20 Fig. 13"),
+    _training_simulation("gradient_alignment_vgg", "Dan+20 Fig. 10"),
+    _training_figure("fig5", "breaking_bn_vgg", breaking_bn_judges.fig5_claims, "breaking_bn.py"),
+    _training_figure(
+        "fig13", "breaking_bn_resnet", breaking_bn_judges.fig13_claims, "breaking_bn.py"
+    ),
+    _training_figure("fig7", "breaking_bn_vgg", breaking_bn_judges.fig7_claims),
+    _training_figure("fig10", "gradient_alignment_vgg", gradient_vanishing_judges.fig10_claims),
+    Theorem(
+        "prop19",
+        seed="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
+        measure=gradient_vanishing.measure_prop19,
+        judge=gradient_vanishing_judges.judge_prop19,
+        tolerances=("exact_tolerance", "control_max", "min_alignment", "max_bn_alignment"),
+    ),
     Theorem(
         "lemma3",
         seed="Dan+20 Lemma 3, Eq. (6)",

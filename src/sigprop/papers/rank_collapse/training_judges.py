@@ -23,6 +23,7 @@ __all__ = [
     "fig4_claims",
     "fig6_claims",
     "initial_rows",
+    "per_point_means",
 ]
 
 SOURCE_FIG1 = "Dan+20 Fig. 1 and Sec. 1.1"
@@ -57,8 +58,20 @@ FIGURE_NETWORKS = {
     "pretrain_vs_bn": ("vanilla", "pre-trained", "BN"),
     "pretrain_vs_bn_fmnist": ("vanilla", "pre-trained", "BN"),
     "pretrain_levels": ("vanilla", "pre-trained 25", "pre-trained 75", "BN", "BN asymmetric"),
+    "breaking_bn_vgg": ("BN", "BN asymmetric", "BN w/o centering"),
+    "breaking_bn_resnet": ("BN", "BN asymmetric", "BN w/o centering"),
+    "gradient_alignment_vgg": ("BN", "SGD", "SGD 100x lr", "SGD random data"),
 }
 """The curves each training simulation's figure and claims compare, by name (``networks``)."""
+
+
+def per_point_means(curves: pd.DataFrame, network: str, metric: str) -> pd.Series:
+    """Mean over runs of ``metric`` at each log point (indexed by point), for one network; NaN
+    where a run is NaN (a diverged or dead run is never averaged away)."""
+    rows = curves[curves["network"] == network]
+    if rows.empty:
+        raise ValueError(f"no curve named {network!r}")
+    return rows.groupby("point")[metric].mean(skipna=False)
 
 
 def initial_rows(table: pd.DataFrame) -> pd.DataFrame:

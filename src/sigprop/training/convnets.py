@@ -1,0 +1,138 @@
+"""The conv nets of Dan+20 Figs. 5, 7, 10, 13: torchvision's VGG19 and ResNet-50, adapted to
+small images, with a width multiplier and a normalization switch.
+
+Adaptations (the seeds name the networks, not their CIFAR variants; depth and layer order are
+torchvision's, never changed):
+
+- the first convolution takes ``in_channels`` (1 for Fashion-MNIST, 3 for CIFAR);
+- VGG19: the adaptive average pool goes to 1x1 instead of 7x7 (a 32x32 image is 1x1 after the
+  five max-pools), so the classifier's first Linear takes 512 channels, not 512 x 49 copies;
+  dropout 0 (the seeds do not mention it, and it would randomize the rank probe);
+- ResNet-50: the 7x7 stride-2 stem and its max-pool become a 3x3 stride-1 convolution and the
+  identity, the usual CIFAR stem (a 32x32 image would be 1x1 before the last stage otherwise);
+- ``width_multiplier`` scales every channel count and the classifier's hidden width (quick
+  scale: 1/8 or 1/16 on the CPU); 1 is the full network.
+
+``norm``: ``batch_norm`` (torch's BN), ``batch_norm_uncentered`` (every BN swapped by
+``models.uncenter_batch_norm``), ``none`` (VGG19 without BN, Fig. 10).
+
+Each network is a ``Classifier``: ``body`` (the torchvision network whose last Linear is the
+identity) and ``readout`` (that Linear, W_{L+1} of Dan+20 Eq. (95)), so ``forward(x,
+output="last_hidden")`` gives H_L, the input of the classification layer, as the MLPs do.
+Initialize with ``models.init_weights`` after construction: the constructors draw Kaiming
+weights that the seeds' inits replace.
+"""
+
+from __future__ import annotations
+
+from torch import Tensor, nn
+from torchvision.models import resnet, vgg
+
+from .models import uncenter_batch_norm
+
+__all__ = ["ARCHITECTURES", "CONV_NORMS", "DEPTHS", "Classifier", "build", "resnet50", "vgg19"]
+
+CONV_NORMS = ("batch_norm", "batch_norm_uncentered", "none")
+
+
+def _scaled(channels: int, multiplier: float) -> int:
+    return max(1, round(channels * multiplier))
+
+
+class Classifier(nn.Module):
+    """``readout(body(x))``; ``forward(x, output="last_hidden")`` returns body(x) = H_L (N, d)."""
+
+    def __init__(self, body: nn.Module, readout: nn.Linear, depth: int):
+        super().__init__()
+        self.body, self.readout, self.depth = body, readout, depth
+
+    def forward(self, x: Tensor, output: str = "logits") -> Tensor:
+        h = self.body(x)
+        if output == "last_hidden":
+            return h
+        if output != "logits":
+            raise ValueError(f"a conv net's output is logits or last_hidden, got {output!r}")
+        return self.readout(h)
+
+
+def _split(net: nn.Module, attribute: str, depth: int) -> Classifier:
+    """Detach the last Linear (``net.<attribute>``, or the last of a Sequential) as readout."""
+    holder = getattr(net, attribute)
+    if isinstance(holder, nn.Sequential):
+        readout, holder[-1] = holder[-1], nn.Identity()
+    else:
+        readout = holder
+        setattr(net, attribute, nn.Identity())
+    return Classifier(net, readout, depth)
+
+
+def _normalized(net: nn.Module, norm: str) -> nn.Module:
+    if norm not in CONV_NORMS:
+        raise ValueError(f"a conv net's norm must be one of {CONV_NORMS}, got {norm!r}")
+    return uncenter_batch_norm(net) if norm == "batch_norm_uncentered" else net
+
+
+def vgg19(
+    norm: str = "batch_norm", in_channels: int = 3, n_classes: int = 10,
+    width_multiplier: float = 1.0,
+) -> Classifier:  # fmt: skip
+    """torchvision's VGG19 (configuration "E": 16 convolutions, 3 Linear; with BN after every
+    convolution unless ``norm`` is ``none``), adapted as the module docstring says."""
+    cfg = [v if v == "M" else _scaled(v, width_multiplier) for v in vgg.cfgs["E"]]
+    features = vgg.make_layers(cfg, batch_norm=norm != "none")
+    first = features[0]
+    features[0] = nn.Conv2d(in_channels, first.out_channels, 3, padding=1)
+    net = vgg.VGG(features, num_classes=n_classes, init_weights=False, dropout=0.0)
+    net.avgpool = nn.AdaptiveAvgPool2d(1)
+    hidden, channels = _scaled(4096, width_multiplier), cfg[-2]
+    old = net.classifier
+    net.classifier = nn.Sequential(
+        nn.Linear(channels, hidden), old[1], old[2], nn.Linear(hidden, hidden), old[4], old[5],
+        nn.Linear(hidden, n_classes),
+    )  # fmt: skip
+    return _split(_normalized(net, norm), "classifier", depth=DEPTHS["vgg19"])
+
+
+class _ScaledResNet(resnet.ResNet):
+    """torchvision's ResNet with every stage's width times ``multiplier`` and the CIFAR stem."""
+
+    def __init__(self, layers, multiplier: float, in_channels: int, n_classes: int, norm_layer):
+        self._multiplier, self._first_stage = multiplier, True
+        super().__init__(resnet.Bottleneck, layers, num_classes=n_classes, norm_layer=norm_layer)
+        stem = _scaled(64, multiplier)
+        self.conv1 = nn.Conv2d(in_channels, stem, 3, stride=1, padding=1, bias=False)
+        self.bn1 = norm_layer(stem)
+        self.maxpool = nn.Identity()
+        self.fc = nn.Linear(_scaled(512, multiplier) * resnet.Bottleneck.expansion, n_classes)
+
+    def _make_layer(self, block, planes, blocks, stride=1, dilate=False):
+        if self._first_stage:  # the stem's width, which the parent fixes at 64
+            self.inplanes, self._first_stage = _scaled(64, self._multiplier), False
+        return super()._make_layer(block, _scaled(planes, self._multiplier), blocks, stride, dilate)
+
+
+def resnet50(
+    norm: str = "batch_norm", in_channels: int = 3, n_classes: int = 10,
+    width_multiplier: float = 1.0,
+) -> Classifier:  # fmt: skip
+    """torchvision's ResNet-50 (Bottleneck blocks [3, 4, 6, 3]), adapted as the module
+    docstring says; ``norm`` none puts the identity where BN was."""
+    norm_layer = (lambda channels: nn.Identity()) if norm == "none" else nn.BatchNorm2d
+    net = _ScaledResNet([3, 4, 6, 3], width_multiplier, in_channels, n_classes, norm_layer)
+    return _split(_normalized(net, norm), "fc", depth=DEPTHS["resnet50"])
+
+
+ARCHITECTURES = {"vgg19": vgg19, "resnet50": resnet50}
+"""Conv architecture name -> constructor."""
+
+DEPTHS = {"vgg19": 19, "resnet50": 50}
+"""The depth in each network's name (weighted layers along the longest path)."""
+
+
+def build(architecture: str, **kwargs) -> Classifier:
+    """``ARCHITECTURES[architecture](**kwargs)``, naming the choices on a bad name."""
+    if architecture not in ARCHITECTURES:
+        raise ValueError(
+            f"architecture must be one of {sorted(ARCHITECTURES)}, got {architecture!r}"
+        )
+    return ARCHITECTURES[architecture](**kwargs)

@@ -1,0 +1,24 @@
+"""Dan+20 Fig. 5 (VGG19) and Fig. 13 (ResNet-50), "breaking BN": training accuracy (left) and
+numerical rank of the last hidden layer on the probe batch (right) over iterations, BN with the
+default init, with the asymmetric init U[0, 2/sqrt(fan_in)], and without mean subtraction."""
+
+from sigprop import plotting, store
+from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
+table.to_csv(snakemake.output.csv, index=False)
+
+curves = curves_at_chosen_rates(table, "train_accuracy")
+names = list(dict.fromkeys(table["network"]))
+palette = dict(zip(names, plotting.colors(len(names)), strict=True))
+fig, (left, right) = plotting.figure(ncols=2, width=4.2)
+for ax, metric, label in (
+    (left, "train_accuracy", "training accuracy"),
+    (right, "rank", "rank of the last hidden layer"),
+):
+    plotting.mean_ci(ax, curves, x="iteration", y=metric, hue="network", palette=palette)
+    ax.set(xlabel="iteration", ylabel=label)
+left.set_ylim(0, 1)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -1,0 +1,25 @@
+"""Dan+20 Fig. 7 (App. C), centering for BN: VGG19 with BN (blue) and BN without mean
+subtraction (orange); training accuracy (left) and r(H_L) on the probe batch (right) over
+iterations. The runs of Fig. 5."""
+
+from sigprop import plotting, store
+from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.workflow import log_to_file
+
+log_to_file(snakemake.log[0])
+table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
+table = table[table["network"].isin(["BN", "BN w/o centering"])]
+table.to_csv(snakemake.output.csv, index=False)
+
+curves = curves_at_chosen_rates(table, "train_accuracy")
+names = list(dict.fromkeys(table["network"]))
+palette = dict(zip(names, plotting.colors(len(names)), strict=True))
+fig, (left, right) = plotting.figure(ncols=2, width=4.2)
+for ax, metric, label in (
+    (left, "train_accuracy", "VGG19: training accuracy"),
+    (right, "r_lower_bound", r"VGG19: lower bound on rank $r(H_L)$"),
+):
+    plotting.mean_ci(ax, curves, x="iteration", y=metric, hue="network", palette=palette)
+    ax.set(xlabel="iteration", ylabel=label)
+left.set_ylim(0, 1)
+plotting.save(fig, snakemake.output.pdf, snakemake.output.png)
