@@ -86,3 +86,41 @@ def test_fig4_needs_two_depths():
     validate(config, SCHEMA)
     with pytest.raises(ConfigError, match=r"pretrain_vs_bn\.depths \[32\] needs two depths"):
         check_config(config)
+
+
+@pytest.mark.parametrize(
+    "name, key, value, message",
+    [
+        (
+            "gradient_alignment_vgg",
+            "probes",
+            ["rank"],
+            r"gradient_alignment_vgg\.probes lacks \['gradient_alignment'\]",
+        ),
+        (
+            "breaking_bn_vgg",
+            "probes",
+            ["rank"],
+            r"breaking_bn_vgg\.probes lacks \['r_lower_bound'\]",
+        ),
+        (
+            "breaking_bn_vgg",
+            "image_size",
+            0,
+            r"breaking_bn_vgg\.image_size = 0: vgg19 needs images of at least 32 x 32",
+        ),
+    ],
+)
+def test_convnet_errors_name_the_keys(name, key, value, message):
+    config = copy.deepcopy(quick_config())
+    config["rank_collapse"][name][key] = value
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_convnet_figures_need_their_curves():
+    config = copy.deepcopy(quick_config())
+    config["rank_collapse"]["breaking_bn_resnet"]["networks"].pop("BN w/o centering")
+    with pytest.raises(ConfigError, match=r"breaking_bn_resnet\.networks lacks"):
+        check_config(config)

@@ -25,7 +25,18 @@ import pandas as pd  # noqa: E402
 from . import stats  # noqa: E402
 from .store import atomic_path  # noqa: E402
 
-__all__ = ["PALETTE", "STYLE", "colors", "figure", "mean_ci", "run_summary", "save", "width_axis"]
+__all__ = [
+    "PALETTE",
+    "STYLE",
+    "colors",
+    "figure",
+    "mean_ci",
+    "metric_grid",
+    "metric_panels",
+    "run_summary",
+    "save",
+    "width_axis",
+]
 
 STYLE = Path(__file__).with_name("figure_style.mplstyle")
 """seaborn's paper/whitegrid theme at font scale 1.1 with the "deep" palette, as rcParams."""
@@ -133,6 +144,18 @@ def metric_grid(
             if "accuracy" in metric:
                 ax.set_ylim(0, 1)
     return fig, axes
+
+
+def metric_panels(table: pd.DataFrame, panels: dict[str, str], x: str, hue: str):
+    """One ``mean_ci`` panel per metric of ``panels`` (column -> y label), side by side, one
+    line per ``hue`` level in order of appearance; accuracies on [0, 1]. Returns (fig, axes)."""
+    fig, axes = figure(ncols=len(panels), width=4.2, squeeze=False)
+    for ax, (metric, label) in zip(axes[0], panels.items(), strict=True):
+        mean_ci(ax, table, x=x, y=metric, hue=hue)
+        ax.set(xlabel=x, ylabel=label)
+        if "accuracy" in metric:
+            ax.set_ylim(0, 1)
+    return fig, axes[0]
 
 
 def width_axis(ax, widths, label: str = r"width $d$") -> None:

@@ -10,15 +10,7 @@ log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
 table.to_csv(snakemake.output.csv, index=False)
 
+panels = {"train_accuracy": "training accuracy", "rank": "rank of the last hidden layer"}
 curves = curves_at_chosen_rates(table, "train_accuracy")
-names = list(dict.fromkeys(table["network"]))
-palette = dict(zip(names, plotting.colors(len(names)), strict=True))
-fig, (left, right) = plotting.figure(ncols=2, width=4.2)
-for ax, metric, label in (
-    (left, "train_accuracy", "training accuracy"),
-    (right, "rank", "rank of the last hidden layer"),
-):
-    plotting.mean_ci(ax, curves, x="iteration", y=metric, hue="network", palette=palette)
-    ax.set(xlabel="iteration", ylabel=label)
-left.set_ylim(0, 1)
+fig, _ = plotting.metric_panels(curves, panels, x="iteration", hue="network")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -1,0 +1,134 @@
+"""Claims of Dan+20's conv-net figures (Figs. 5, 7, 10, 13) and of Prop. 19: they pass on the
+paper's picture and fail on a picture that contradicts it."""
+
+import math
+
+import pandas as pd
+import pytest
+
+from sigprop.papers.rank_collapse.breaking_bn_judges import fig5_claims, fig7_claims, fig13_claims
+from sigprop.papers.rank_collapse.gradient_vanishing import measure_prop19
+from sigprop.papers.rank_collapse.gradient_vanishing_judges import fig10_claims, judge_prop19
+
+
+def curves(per_network: dict, points=3, runs=2, depth=19) -> pd.DataFrame:
+    """network -> {metric: [value at each point]}; run r adds 0.001 r."""
+    rows = []
+    for network, metrics in per_network.items():
+        for run in range(runs):
+            for point in range(points):
+                row = dict(network=network, depth=depth, lr=0.01, run=run, point=point,
+                           epoch=float(point), iteration=10.0 * point)  # fmt: skip
+                row |= {k: v[point] + 0.001 * run for k, v in metrics.items()}
+                rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def breaking(uncentered_acc=(0.1, 0.5, 0.78), asym_rank=(3, 1, 1), asym_acc=(0.1, 0.12, 0.12)):
+    return curves({
+        "BN": {"train_accuracy": [0.1, 0.5, 0.8], "rank": [128, 128, 128],
+               "r_lower_bound": [1.5, 2.0, 3.0]},
+        "BN asymmetric": {"train_accuracy": list(asym_acc), "rank": list(asym_rank),
+                          "r_lower_bound": [1.0, 1.0, 1.0]},
+        "BN w/o centering": {"train_accuracy": list(uncentered_acc), "rank": [128, 127, 128],
+                             "r_lower_bound": [1.4, 2.1, 2.8]},
+    })  # fmt: skip
+
+
+def short(claims):
+    return {c.id.split(".")[-1]: c for c in claims}
+
+
+def test_breaking_bn_claims_pass_and_fail():
+    for judge, prefix in ((fig5_claims, "fig5"), (fig13_claims, "fig13")):
+        claims = short(judge(breaking(), 0.5, 0.1, 0.05))
+        assert all(c.passed for c in claims.values()), claims
+        assert claims["asymmetric_init_lowers_rank"].measured == pytest.approx(5 / 3 / 128, 1e-3)
+        assert claims["centering_changes_little"].measured == pytest.approx(-0.02)
+        assert all(c.id.startswith(f"rank_collapse.{prefix}.") for c in claims.values())
+    # asymmetric keeps the rank and trains as well; no centering trains much worse
+    failing = short(fig5_claims(breaking((0.1, 0.3, 0.5), (128, 120, 125), (0.1, 0.5, 0.79)),
+                                0.5, 0.1, 0.05))  # fmt: skip
+    assert {k: c.passed for k, c in failing.items()} == {
+        "asymmetric_init_lowers_rank": False,
+        "asymmetric_init_slows_training": False,
+        "centering_changes_little": False,
+    }
+
+
+def test_fig7_claims_pass_and_fail():
+    claims = short(fig7_claims(breaking(), 0.1, 0.25))
+    assert all(c.passed for c in claims.values()), claims
+    assert claims["centering_accuracy_path"].measured == pytest.approx(0.02)
+    bad = breaking((0.1, 0.2, 0.78))  # a gap of 0.3 mid-way, the same end
+    bad.loc[bad["network"] == "BN w/o centering", "r_lower_bound"] *= 2
+    assert {k: c.passed for k, c in short(fig7_claims(bad, 0.1, 0.25)).items()} == {
+        "centering_accuracy_path": False,
+        "centering_keeps_rank": False,
+    }
+
+
+def alignment_table(sgd_align=1.0, bn_align=0.6, random_acc=0.1, fast_acc=0.1, bn_acc=0.8):
+    return curves({
+        "BN": {"train_accuracy": [0.1, 0.5, bn_acc], "gradient_alignment": [bn_align] * 3},
+        "SGD": {"train_accuracy": [0.1, 0.1, 0.1], "gradient_alignment": [1.0, 1.0, sgd_align]},
+        "SGD 100x lr": {"train_accuracy": [0.1, 0.1, fast_acc],
+                        "gradient_alignment": [1.0, math.nan, math.nan]},
+        "SGD random data": {"train_accuracy": [0.1, 0.1, random_acc],
+                            "gradient_alignment": [1.0, 1.0, 1.0]},
+    })  # fmt: skip
+
+
+def test_fig10_claims_pass_and_fail():
+    args = dict(min_alignment=0.99, max_bn_alignment=0.9, chance_margin=0.05,
+                path_tolerance=0.05, min_gap=0.1)  # fmt: skip
+    claims = short(fig10_claims(alignment_table(), **args))
+    assert all(c.passed for c in claims.values()), claims
+    # the 100x run dies (NaN alignment): its accuracy is still judged, not its alignment
+    assert claims["large_lr_does_not_help"].measured == pytest.approx(0.1005)
+    failing = short(fig10_claims(alignment_table(0.7, 0.95, 0.4, 0.6, 0.12), **args))
+    assert {k: c.passed for k, c in failing.items()} == {
+        "vanilla_gradients_aligned": False,
+        "bn_gradients_not_aligned": False,
+        "vanilla_untrainable": True,
+        "random_data_same_path": False,
+        "large_lr_does_not_help": False,
+        "bn_trains": False,
+    }
+    # a NaN in an alignment the claims read makes them invalid, never averaged around
+    damaged = alignment_table()
+    damaged.loc[(damaged["network"] == "SGD") & (damaged["point"] == 1), "gradient_alignment"] = (
+        math.nan
+    )
+    assert short(fig10_claims(damaged, **args))["vanilla_gradients_aligned"].verdict == "invalid"
+
+
+PROP19 = dict(exact_tolerance=1e-10, control_max=0.5, min_alignment=0.99, max_bn_alignment=0.9)
+
+
+def test_prop19_measured_and_judged():
+    """Rank-one features give |cos| = 1 to round-off; the controls separate."""
+    table = measure_prop19(width=16, n_samples=24, depth=24, n_runs=2, device="cpu")
+    by_case = table.groupby("case")
+    assert (by_case["feature_rank"].max()[["rank_one", "rank_one_relu"]] == 1).all()
+    assert by_case["feature_rank"].min()["full_rank"] == 16
+    claims = short(judge_prop19(table, depth=24, width=16, **PROP19))
+    assert all(c.passed for c in claims.values()), claims
+    assert claims["rank_one_gradients_collinear"].measured <= 1e-12
+
+
+def test_prop19_claims_fail_when_the_features_are_not_rank_one():
+    table = measure_prop19(width=16, n_samples=24, depth=24, n_runs=2, device="cpu")
+    swapped = table.copy()
+    swapped["case"] = swapped["case"].map({"rank_one": "full_rank", "full_rank": "rank_one",
+                                           "deep_vanilla": "deep_bn", "deep_bn": "deep_vanilla",
+                                           "rank_one_relu": "rank_one_relu"})  # fmt: skip
+    verdicts = {k: c.passed for k, c in short(judge_prop19(swapped, depth=24, width=16,
+                                                             **PROP19)).items()}  # fmt: skip
+    assert verdicts == {
+        "rank_one_gradients_collinear": False,
+        "rank_one_relu_gradients_collinear": True,
+        "full_rank_control_not_aligned": False,
+        "deep_vanilla_aligned": False,
+        "deep_bn_not_aligned": False,
+    }
