@@ -170,8 +170,10 @@ def silent_nan_drops(workdir: Path, config: dict) -> tuple[list[str], int]:
         table = read_table(workdir / "results" / family / f"{item.name}.csv")
         columns = [  # NaN = not applicable
             c
-            for c in item.nonfinite
-            if table[c].isna().any() and (f"{family}.{item.name}", c) not in NAN_IS_DATA
+            for c in item.nonfinite  # a declared column may be absent (a probe not logged)
+            if c in table
+            and table[c].isna().any()
+            and (f"{family}.{item.name}", c) not in NAN_IS_DATA
         ]
         if not columns:
             continue
