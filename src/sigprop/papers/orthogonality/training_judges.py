@@ -66,10 +66,13 @@ def _smallest_step(values: pd.Series) -> float:
 
 
 def _pearson_ci(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
-    """Pearson's r with the Fisher-z 95% interval (NaN where a value is NaN)."""
-    if np.isnan(x).any() or np.isnan(y).any() or len(x) < 4:
+    """Pearson's r with its Fisher-z 95% interval (NaN where a value is NaN or fewer than 3
+    points; the interval NaN with fewer than 4)."""
+    if np.isnan(x).any() or np.isnan(y).any() or len(x) < 3:
         return math.nan, math.nan, math.nan
     r = float(np.corrcoef(x, y)[0, 1])
+    if len(x) < 4:
+        return r, math.nan, math.nan
     half = 1.959964 / math.sqrt(len(x) - 3)
     z = math.atanh(min(max(r, -0.999999), 0.999999))
     return r, math.tanh(z - half), math.tanh(z + half)
