@@ -38,7 +38,7 @@ bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/paper_cost.py
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/training.py
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/convnet_cost.py
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/training_cost.py
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html

@@ -65,3 +65,29 @@ def test_errors_name_the_keys(override, message):
     validate(config, SCHEMA)
     with pytest.raises(ConfigError, match=message):
         check_config(config)
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ({"fig3b": {"depth": 20}}, r"orthogonality.fig3b.depth = 20 is not in"),
+        (
+            {"depth_orthogonality": {"init_batch_size": 32}},
+            r"depth_orthogonality.init_batch_size = 32 is below the width 64",
+        ),
+        ({"deep_convnets": {"image_size": 0}}, r"deep_convnets.image_size = 0: DJB21 Table 3"),
+    ],
+)
+def test_training_errors_name_the_keys(override, message):
+    config = quick_config()
+    config["orthogonality"] = merged(config["orthogonality"], override)
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_training_figures_need_their_curves():
+    config = quick_config()
+    del config["orthogonality"]["depth_orthogonality"]["networks"]["AGC 1"]
+    with pytest.raises(ConfigError, match=r"depth_orthogonality.networks lacks \['AGC 1'\]"):
+        check_config(config)

@@ -6,6 +6,8 @@
 - ``orthogonalizing_weight`` / ``iterative_orthogonalization``: DJB21 Eq. (6) (Thesis Eq. (2.6)),
   in the variant of the authors' MLP code (``"code"``, their ``improved_init``) or of the paper
   (``"paper"``, Eq. (6) with our fix of the text after it, which calls a slice of V orthogonal).
+- ``orthogonalizing_conv_weight`` / ``iterative_conv_orthogonalization``: the same for the
+  square convolutions of a conv net, DJB21 App. G, Eq. (21), as the authors' conv code.
 - ``orthogonal_weights``: the orthogonal-weights baseline of Thesis App. A.5 (i).
 - ``whitening``: the whitening remark after DJB21 Thm. 1 (M^{-1} in place of diag(M)^{-1} in BN).
 
@@ -31,9 +33,11 @@ __all__ = [
     "VARIANTS",
     "XAVIER_GAIN",
     "hidden_representations",
+    "iterative_conv_orthogonalization",
     "iterative_orthogonalization",
     "linear_layers",
     "orthogonal_weights",
+    "orthogonalizing_conv_weight",
     "orthogonalizing_weight",
     "whitening",
     "xavier_init",
@@ -204,6 +208,58 @@ def iterative_orthogonalization(
                 )
             w = orthogonalizing_weight(x.mT, variant)
             module.weight.copy_(w)
+        x = module(x)
+    return model
+
+
+def _conv_patches(x: Tensor, conv: nn.Conv2d) -> Tensor:
+    """unfold(H) of DJB21 Eq. (21) in the papers' layout: (C k k, N P), one column per sample
+    and position (the patches the convolution multiplies)."""
+    patches = nn.functional.unfold(
+        x, conv.kernel_size, dilation=conv.dilation, padding=conv.padding, stride=conv.stride
+    )  # (N, C k k, P)
+    return patches.permute(1, 0, 2).reshape(patches.shape[1], -1)
+
+
+def orthogonalizing_conv_weight(x: Tensor, conv: nn.Conv2d) -> Tensor:
+    """The weight of a convolution with c = ``conv.out_channels`` filters from its input x,
+    DJB21 App. G: Eq. (6) on the unfolded input H' = unfold(H) = U Sigma V^T (Eq. (21)), as the
+    authors' conv code (``novel_initialization``; the paper gives the formula only):
+    W = V'_c Sigma_c^{-1/2} U_c^T with U_c, Sigma_c the top c singular directions and values
+    and V'_c the first c rows of V's first c columns (a slice, as in the paper), reshaped to the
+    convolution's (c, C, k, k) and scaled to ||conv(x)||_F = 1 (bias 0). Singular values below
+    ``torch.linalg.matrix_rank``'s tolerance are dropped (pseudo-inverse), as in
+    ``orthogonalizing_weight``.
+
+    Args:
+        x: the convolution's input (N, C, H, W). conv: a bias-free or zero-bias Conv2d with
+            c <= min(C k k, N P).
+    """
+    h = _conv_patches(x, conv)
+    d, n = h.shape
+    c = conv.out_channels
+    if c > min(d, n):
+        raise ValueError(f"{conv}: {c} filters exceed the rank min({d}, {n}) of its patches")
+    u, sigma, vh = torch.linalg.svd(h, full_matrices=False)
+    kept = _rank_mask(sigma, d, n)[:c]
+    inverse_root = torch.where(kept, torch.where(kept, sigma[:c], 1.0).rsqrt(), 0.0)
+    w = (vh.mT[:c, :c] * inverse_root[None, :] @ u[:, :c].mT).reshape(conv.weight.shape)
+    out = nn.functional.conv2d(x, w, None, conv.stride, conv.padding, conv.dilation)
+    return w / torch.linalg.vector_norm(out)
+
+
+@torch.no_grad()
+def iterative_conv_orthogonalization(model: nn.Sequential, batch: Tensor) -> nn.Sequential:
+    """DJB21 App. G (Fig. 7): forward ``batch`` module by module through ``model`` (a flat
+    Sequential: convolutions, pooling, activations, ...); every Conv2d with as many input as
+    output channels gets ``orthogonalizing_conv_weight`` from its own input (the authors' code:
+    the 256 -> 256 convolutions), the others keep their weights. In place; returns ``model``."""
+    x = batch.to(device=batch.device, dtype=next(model.parameters()).dtype)
+    for module in model:
+        if isinstance(module, nn.Conv2d) and module.in_channels == module.out_channels:
+            module.weight.copy_(orthogonalizing_conv_weight(x, module))
+            if module.bias is not None:
+                module.bias.zero_()
         x = module(x)
     return model
 

@@ -1,5 +1,6 @@
-"""The conv nets of Dan+20 Figs. 5, 7, 10, 13: torchvision's VGG19 and ResNet-50, adapted to
-small images, with a width multiplier and a normalization switch.
+"""The conv nets of Dan+20 Figs. 5, 7, 10, 13 (torchvision's VGG19 and ResNet-50, adapted to
+small images, with a width multiplier and a normalization switch) and of DJB21 Fig. 7 (the
+AlexNet-derived nets of DJB21 Table 3, ``djb21_convnet``, of any number of convolutions).
 
 Adaptations (the seeds name the networks, not their CIFAR variants; depth and layer order are
 torchvision's, never changed):
@@ -30,7 +31,16 @@ from torchvision.models import resnet, vgg
 
 from .models import uncenter_batch_norm
 
-__all__ = ["ARCHITECTURES", "CONV_NORMS", "DEPTHS", "Classifier", "build", "resnet50", "vgg19"]
+__all__ = [
+    "ARCHITECTURES",
+    "CONV_NORMS",
+    "DEPTHS",
+    "Classifier",
+    "build",
+    "djb21_convnet",
+    "resnet50",
+    "vgg19",
+]
 
 CONV_NORMS = ("batch_norm", "batch_norm_uncentered", "none")
 
@@ -122,17 +132,59 @@ def resnet50(
     return _split(_normalized(net, norm), "fc", depth=DEPTHS["resnet50"])
 
 
-ARCHITECTURES = {"vgg19": vgg19, "resnet50": resnet50}
+def djb21_convnet(
+    depth: int = 20, norm: str = "none", in_channels: int = 3, n_classes: int = 10,
+    width_multiplier: float = 1.0, dropout: float = 0.0,
+) -> Classifier:  # fmt: skip
+    """DJB21 App. G, Table 3: ``depth`` 3x3 convolutions (20 or 80 in Fig. 7) with ReLUs,
+    AlexNet-derived: Conv(C, 64, stride 2) + MaxPool + ReLU, Conv(64, 192) + MaxPool + ReLU,
+    Conv(192, 256) + Conv(256, 256) + ReLU, {Conv(256, 256) + ReLU} x (depth - 4), MaxPool +
+    ReLU, Dropout + Linear(1024, 4096) + ReLU, Dropout + Linear(4096, 4096) + ReLU, read-out
+    Linear(4096, classes). Table 3 as printed has no stride; the first convolution's stride 2
+    is the authors' code's, the only reading in which a 32 x 32 image gives the table's 1024
+    features (256 x 2 x 2). Padding 1 everywhere; no BN (the paper's nets are vanilla).
+    ``dropout``: the table's 0.5 (active in training in the code); default 0 (ours: dropout
+    randomizes the probes, and the claim compares inits, not regularizers). For 32 x 32 images
+    (the read-out of the conv stack is c x 2 x 2)."""
+    if depth < 4:
+        raise ValueError(f"DJB21 Table 3 nets have at least 4 convolutions, got depth {depth}")
+    if norm != "none":
+        raise ValueError(f"DJB21 Table 3 nets have no normalization, got norm {norm!r}")
+    c1, c2, c3 = (_scaled(c, width_multiplier) for c in (64, 192, 256))
+    hidden = _scaled(4096, width_multiplier)
+    layers = [
+        nn.Conv2d(in_channels, c1, 3, stride=2, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Conv2d(c1, c2, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+        nn.Conv2d(c2, c3, 3, padding=1), nn.Conv2d(c3, c3, 3, padding=1), nn.ReLU(),
+    ]  # fmt: skip
+    for _ in range(depth - 4):
+        layers += [nn.Conv2d(c3, c3, 3, padding=1), nn.ReLU()]
+    layers += [
+        nn.MaxPool2d(2), nn.ReLU(), nn.Flatten(),
+        nn.Dropout(dropout), nn.Linear(c3 * 2 * 2, hidden), nn.ReLU(),
+        nn.Dropout(dropout), nn.Linear(hidden, hidden), nn.ReLU(),
+    ]  # fmt: skip
+    body = nn.Sequential(*layers)
+    return Classifier(body, nn.Linear(hidden, n_classes), depth)
+
+
+ARCHITECTURES = {"vgg19": vgg19, "resnet50": resnet50, "djb21_convnet": djb21_convnet}
 """Conv architecture name -> constructor."""
 
 DEPTHS = {"vgg19": 19, "resnet50": 50}
-"""The depth in each network's name (weighted layers along the longest path)."""
+"""The depth in each fixed network's name (weighted layers along the longest path); the
+others take ``depth`` (convolutions)."""
 
 
-def build(architecture: str, **kwargs) -> Classifier:
-    """``ARCHITECTURES[architecture](**kwargs)``, naming the choices on a bad name."""
+def build(architecture: str, depth: int | None = None, **kwargs) -> Classifier:
+    """``ARCHITECTURES[architecture](**kwargs)`` (with ``depth`` where the architecture has no
+    fixed depth), naming the choices on a bad name."""
     if architecture not in ARCHITECTURES:
         raise ValueError(
             f"architecture must be one of {sorted(ARCHITECTURES)}, got {architecture!r}"
         )
-    return ARCHITECTURES[architecture](**kwargs)
+    if architecture in DEPTHS:
+        if depth not in (None, DEPTHS[architecture]):
+            raise ValueError(f"{architecture} has depth {DEPTHS[architecture]}, not {depth}")
+        return ARCHITECTURES[architecture](**kwargs)
+    return ARCHITECTURES[architecture](depth=depth, **kwargs)

@@ -27,7 +27,7 @@ from .. import seeding
 from ..chains import progress
 from .probes import GRADIENT_PROBES, PROBES, gradient_alignment, last_hidden_probes
 
-__all__ = ["Curves", "RunStack", "TrainData", "sgd_step", "train"]
+__all__ = ["Curves", "RunStack", "TrainData", "adaptive_gradient_clip", "sgd_step", "train"]
 
 log = logging.getLogger(__name__)
 
@@ -97,15 +97,38 @@ class RunStack:
         return model
 
 
+AGC_WEIGHT_FLOOR = 1e-2
+"""||W||_F^* = max(||W||_F, 1e-2), Thesis Eq. (A.21)."""
+
+
 @torch.no_grad()
-def sgd_step(params: dict[str, Tensor], lrs: Tensor, momentum: float, state: dict) -> None:
+def adaptive_gradient_clip(weight: Tensor, grad: Tensor, clip: float) -> Tensor:
+    """Adaptive gradient clipping, Thesis App. A.5 (ii), Eq. (A.21) (Brock et al. 2021, per
+    layer): G <- clip ||W||_F^* / ||G||_F G where ||G||_F / ||W||_F^* >= clip, else G, with
+    ||W||_F^* = max(||W||_F, 1e-2). Batched over runs: weight and grad (R, ...), one norm per
+    run. Returns the clipped gradient (a new tensor)."""
+    dims = tuple(range(1, grad.dim()))
+    w_norm = torch.linalg.vector_norm(weight, dim=dims).clamp_min(AGC_WEIGHT_FLOOR)
+    g_norm = torch.linalg.vector_norm(grad, dim=dims)
+    scale = torch.where(g_norm / w_norm >= clip, clip * w_norm / g_norm, torch.ones_like(g_norm))
+    return grad * scale.view(-1, *([1] * len(dims)))
+
+
+@torch.no_grad()
+def sgd_step(
+    params: dict[str, Tensor], lrs: Tensor, momentum: float, state: dict, clip: float = 0.0
+) -> None:
     """p <- p - lr_r * v with v <- momentum v + grad (``torch.optim.SGD``'s rule, dampening 0,
     no weight decay), lr_r the learning rate of run r; grads are consumed and cleared.
-    Parameters without a gradient (outside the objective) are left alone."""
+    Parameters without a gradient (outside the objective) are left alone. ``clip`` > 0: the
+    gradient of every weight matrix (a Linear's or conv's ``weight``, dim > 2 with the run dim)
+    is first clipped by ``adaptive_gradient_clip`` (biases are not)."""
     for name, p in params.items():
         grad = p.grad
         if grad is None:  # not in the objective (the read-out in rank pre-training)
             continue
+        if clip and name.endswith("weight") and p.dim() > 2:
+            grad = adaptive_gradient_clip(p, grad, clip)
         if momentum:
             buf = state.get(name)
             grad = (
@@ -214,11 +237,13 @@ def train(
     momentum: float = 0.0,
     probes: Sequence[str] = ("rank", "r_lower_bound"),
     desc: str = "train",
+    clip: float = 0.0,
 ) -> Curves:
     """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
 
     ``probes``: names in ``probes.PROBES`` (of H_L) and ``probes.GRADIENT_PROBES`` (of the
-    read-out's per-sample gradients), on the probe batch at every log point.
+    read-out's per-sample gradients), on the probe batch at every log point. ``clip`` > 0:
+    adaptive gradient clipping with that lambda (``sgd_step``).
 
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
@@ -254,7 +279,7 @@ def train(
             out = stack.logits(data.train_x[idx], training=True)
             loss = F.cross_entropy(out.flatten(0, 1), data.train_y[idx].flatten(), reduction="none")
             loss.view(stack.size, -1).mean(-1).sum().backward()
-            sgd_step(params, lrs, momentum, state)
+            sgd_step(params, lrs, momentum, state, clip)
             step += 1
             if log_every and step % log_every == 0 and k + 1 < steps_per_epoch:
                 curves.add(step, epoch + (k + 1) / steps_per_epoch, _log_point(stack, data, probes))

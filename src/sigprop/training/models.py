@@ -15,6 +15,7 @@ import torch
 from torch import Tensor, nn
 
 from .. import ops
+from ..initialization import XAVIER_GAIN
 
 __all__ = [
     "INITS",
@@ -122,6 +123,7 @@ class MLP(nn.Module):
         width, depth: hidden units per block and number of blocks (>= 1).
         n_classes: read-out width.
         norm: a key of ``NORMS``. activation: a name in ``ops.ACTIVATIONS``.
+        bias: whether every Linear has a bias (DJB21's code: none).
     """
 
     def __init__(
@@ -132,6 +134,7 @@ class MLP(nn.Module):
         n_classes: int = 10,
         norm: str = "none",
         activation: str = "relu",
+        bias: bool = True,
     ):
         super().__init__()
         if depth < 1 or width < 1 or d_in < 1:
@@ -142,10 +145,10 @@ class MLP(nn.Module):
         act = ops.activation(activation)
         layers = []
         for k in range(depth):
-            layers += [nn.Linear(d_in if k == 0 else width, width), NORMS[norm](width)]
+            layers += [nn.Linear(d_in if k == 0 else width, width, bias), NORMS[norm](width)]
             layers.append(_Activation(act, activation))
         self.hidden = nn.Sequential(*layers)
-        self.readout = nn.Linear(width, n_classes)
+        self.readout = nn.Linear(width, n_classes, bias)
 
     MODULES_PER_BLOCK = 3
     """Linear, normalization, activation."""
@@ -229,6 +232,14 @@ def _xavier(layer: nn.Module, generator) -> None:
     _zero(layer.bias)
 
 
+def _xavier_relu(layer: nn.Module, generator) -> None:
+    """Xavier (Glorot) uniform weights with the ReLU gain sqrt(2), U[-a, a] with a = sqrt(2)
+    sqrt(6 / (fan_in + fan_out)); zero bias: DJB21's "Xavier" (the authors' ``xavier_init``,
+    as ``initialization.xavier_init``)."""
+    nn.init.xavier_uniform_(layer.weight, gain=XAVIER_GAIN, generator=generator)
+    _zero(layer.bias)
+
+
 def _orthogonal(layer: nn.Module, generator) -> None:
     """Haar (semi-)orthogonal weights (``nn.init.orthogonal_``, a conv's flattened per output
     channel); zero bias."""
@@ -240,6 +251,7 @@ INITS = {
     "torch_default": _torch_default,
     "asymmetric": _asymmetric,
     "xavier": _xavier,
+    "xavier_relu": _xavier_relu,
     "orthogonal": _orthogonal,
 }
 """Initialization schemes of the ``Linear`` and ``Conv2d`` layers."""

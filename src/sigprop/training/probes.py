@@ -1,7 +1,8 @@
 """Probes of a network's last hidden representation on a fixed batch, during training.
 
 Dan+20 Figs. 1, 5, 6: the numerical rank (footnote 2) and the lower bound on rank r(H)
-(Eq. (4)) of H_L; the seeds' H is (d, N), the transpose of torch's (N, d) activations.
+(Eq. (4)) of H_L; DJB21 Figs. 3, 4: the orthogonality gap V(H_L) (Eq. (2)); the seeds' H is
+(d, N), the transpose of torch's (N, d) activations.
 Dan+20 Fig. 10, Prop. 19: the alignment of the per-sample gradients of the classification
 layer W_{L+1} (Eq. (95)-(97)), which needs the read-out and the labels as well.
 """
@@ -26,6 +27,7 @@ __all__ = [
 PROBES = {
     "rank": metrics.numerical_rank,
     "r_lower_bound": metrics.rank_lower_bound,
+    "orthogonality_gap": metrics.orthogonality_gap,
 }
 """Probe name -> function of H (..., d, N)."""
 

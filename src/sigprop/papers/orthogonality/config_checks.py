@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ...config import ConfigError, check_window
+from .training_judges import FIGURE_NETWORKS
 
 __all__ = ["check_config"]
 
@@ -30,6 +31,7 @@ def check_config(config: Mapping) -> None:
     _check_a1_grid(orth)
     _check_drift_items(orth)
     _check_init_items(orth)
+    _check_training_items(orth)
 
 
 def _check_gap_chain(orth: Mapping) -> None:
@@ -195,4 +197,35 @@ def _check_init_items(orth: Mapping) -> None:
         raise ConfigError(
             f"{ROOT}.init_mlp.methods {sorted(methods)} must include xavier and "
             "iterative_code (the init_gap claims compare them)"
+        )
+
+
+def _check_training_items(orth: Mapping) -> None:
+    """The training figures' curves exist; Fig. 3b's depth is simulated; the code variant's
+    initialization batch holds a sample per unit (its Sigma must be invertible); Table 3's nets
+    get 32 x 32 images. (Fig. 3a's correlation needs 4 nets: the schema's 2 depths x 2 runs.)"""
+    for name, curves in FIGURE_NETWORKS.items():
+        missing = [c for c in curves if c not in orth[name]["networks"]]
+        if missing:
+            raise ConfigError(
+                f"{ROOT}.{name}.networks lacks {missing}: its figures compare {list(curves)}"
+            )
+    mlp = orth["depth_orthogonality"]
+    if orth["fig3b"]["depth"] not in mlp["depths"]:
+        raise ConfigError(
+            f"{ROOT}.fig3b.depth = {orth['fig3b']['depth']} is not in "
+            f"{ROOT}.depth_orthogonality.depths {mlp['depths']}"
+        )
+    code = any(spec.get("orthogonalize") == "code" for spec in mlp["networks"].values())
+    if code and mlp["init_batch_size"] < mlp["width"]:
+        raise ConfigError(
+            f"{ROOT}.depth_orthogonality.init_batch_size = {mlp['init_batch_size']} is below "
+            f"the width {mlp['width']}: the code variant inverts a width x width Sigma"
+        )
+    convnets = orth["deep_convnets"]
+    native = 28 if convnets["dataset"] in ("fashion_mnist", "mnist") else 32
+    if max(native, convnets["image_size"]) != 32:
+        raise ConfigError(
+            f"{ROOT}.deep_convnets.image_size = {convnets['image_size']}: DJB21 Table 3's nets "
+            f"take 32 x 32 images ({convnets['dataset']} is {native} x {native})"
         )

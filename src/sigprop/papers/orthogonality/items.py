@@ -23,10 +23,45 @@ from . import (
     init_theorems,
     real_judges,
     real_simulations,
+    training_judges,
+    training_simulations,
 )
 from .config_checks import check_config
 
 SEED = "DJB21 (seeds 003-004; Thesis ch. 2 and App. A)"
+
+_TRAINING_CURVES = ("train_loss", "train_accuracy", "test_loss", "test_accuracy",
+                    "orthogonality_gap", "r_lower_bound")  # fmt: skip
+"""NaN once a run diverged (kept, never chosen by the step-size search; a judge that reads it
+is invalid)."""
+
+
+def _training_simulation(name: str, seed: str) -> Simulation:
+    """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
+    return Simulation(
+        name,
+        seed=seed,
+        run=getattr(training_simulations, name),
+        extra={"data_root": "data/root"},
+        datasets=(f"orthogonality/{name}/dataset",),
+        nonfinite=_TRAINING_CURVES,
+        mem_mb=4000,
+        runtime=600,
+    )
+
+
+def _training_figure(name: str, seed: str, simulation: str, judge) -> Figure:
+    """A training figure drawn and judged from the curves of ``simulation``."""
+    return Figure(
+        name,
+        seed=seed,
+        reads={"curves": simulation},
+        params={"setup": f"orthogonality/{simulation}", "figure": f"orthogonality/{name}"},
+        judge=judge,
+        judge_args=f"orthogonality/{name}",
+        nonfinite=_TRAINING_CURVES,
+    )
+
 
 ITEMS = [
     Simulation(
@@ -367,6 +402,32 @@ ITEMS = [
         judge=init_judges.init_gap_claims,
         judge_args="orthogonality/init_gap",
     ),
+    _training_simulation(
+        "depth_orthogonality", "DJB21 Sec. 5, Figs. 3, 4 (Thesis Figs. 2.4, 2.5); Thesis Fig. A.1"
+    ),
+    _training_simulation("deep_convnets", "DJB21 App. G, Fig. 7"),
+    _training_figure(
+        "fig3a",
+        "DJB21 Fig. 3a (Thesis Fig. 2.4a)",
+        "depth_orthogonality",
+        training_judges.fig3a_claims,
+    ),
+    _training_figure(
+        "fig3b",
+        "DJB21 Fig. 3b (Thesis Fig. 2.4b)",
+        "depth_orthogonality",
+        training_judges.fig3b_claims,
+    ),
+    _training_figure(
+        "fig4", "DJB21 Fig. 4 (Thesis Fig. 2.5)", "depth_orthogonality", training_judges.fig4_claims
+    ),
+    _training_figure(
+        "fig_a1",
+        "Thesis Fig. A.1, Eq. (A.21)",
+        "depth_orthogonality",
+        training_judges.fig_a1_claims,
+    ),
+    _training_figure("fig7", "DJB21 App. G, Fig. 7", "deep_convnets", training_judges.fig7_claims),
 ]
 
 CHECK_CONFIG = check_config

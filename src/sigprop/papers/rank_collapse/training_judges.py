@@ -11,6 +11,14 @@ import pandas as pd
 
 from ...claims import Claim, evaluate
 from ...stats import mean_se
+from ...training.curves import (
+    chosen_learning_rates,
+    curves_at_chosen_rates,
+    initial_rows,
+    mean_se_at,
+    per_point_means,
+    slowdown,
+)
 
 __all__ = [
     "FIGURE_NETWORKS",
@@ -29,29 +37,6 @@ __all__ = [
 SOURCE_FIG1 = "Dan+20 Fig. 1 and Sec. 1.1"
 SOURCE_FIG4 = "Dan+20 Sec. 4, Fig. 4"
 SOURCE_FIG6 = "Dan+20 Sec. 4, Fig. 6"
-LOWER_IS_BETTER = ("train_loss", "test_loss")
-
-
-def chosen_learning_rates(final: pd.DataFrame, metric: str = "train_accuracy") -> pd.DataFrame:
-    """The grid search: per (network, depth) the learning rate with the best mean ``metric``
-    over runs at the last log point (lowest for a loss, highest otherwise; grid points with a
-    diverged run have a NaN mean and are skipped). Returns network, depth, lr."""
-    means = final.groupby(["network", "depth", "lr"], as_index=False)[metric].mean(skipna=False)
-    groups = means.groupby(["network", "depth"])[metric]
-    lost = groups.count() == 0
-    if lost.any():
-        raise ValueError(
-            f"every learning rate diverged for (network, depth) {lost[lost].index.tolist()}"
-        )
-    best = groups.idxmin() if metric in LOWER_IS_BETTER else groups.idxmax()
-    return means.loc[best, ["network", "depth", "lr"]].reset_index(drop=True)
-
-
-def curves_at_chosen_rates(table: pd.DataFrame, metric: str) -> pd.DataFrame:
-    """Every log point of each (network, depth) at the learning rate chosen by ``metric`` at
-    the last point: the rows a curves-over-epochs figure plots."""
-    final = table[table["point"] == table["point"].max()]
-    return table.merge(chosen_learning_rates(final, metric), on=["network", "depth", "lr"])
 
 
 FIGURE_NETWORKS = {
@@ -63,21 +48,6 @@ FIGURE_NETWORKS = {
     "gradient_alignment_vgg": ("BN", "SGD", "SGD 100x lr", "SGD random data"),
 }
 """The curves each training simulation's figure and claims compare, by name (``networks``)."""
-
-
-def per_point_means(curves: pd.DataFrame, network: str, metric: str) -> pd.Series:
-    """Mean over runs of ``metric`` at each log point (indexed by point), for one network; NaN
-    where a run is NaN (a diverged or dead run is never averaged away)."""
-    rows = curves[curves["network"] == network]
-    if rows.empty:
-        raise ValueError(f"no curve named {network!r}")
-    return rows.groupby("point")[metric].mean(skipna=False)
-
-
-def initial_rows(table: pd.DataFrame) -> pd.DataFrame:
-    """Point 0 (after initialization and any pre-training) at one learning rate: the grid
-    points of a run share their initial network."""
-    return table[(table["point"] == 0) & (table["lr"] == table["lr"].min())]
 
 
 def fig1_panels(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -207,26 +177,8 @@ def fig1_claims(
     return claims
 
 
-def _mean_se_at(rows: pd.DataFrame, value: str, **where) -> tuple[float, float]:
-    """Mean and SE over runs of ``value`` on the rows matching ``where`` (column == value)."""
-    for key, level in where.items():
-        rows = rows[rows[key] == level]
-    if rows.empty:
-        raise ValueError(f"no rows with {where}")
-    return mean_se(rows[value].to_numpy())
-
-
-def _slowdown(final: pd.DataFrame, network: str, metric: str) -> float:
-    """How much worse ``metric`` gets from the shallowest to the deepest depth (positive =
-    slower with depth; a loss rises, an accuracy falls)."""
-    shallow, deep = final["depth"].min(), final["depth"].max()
-    a, _ = _mean_se_at(final, metric, network=network, depth=shallow)
-    b, _ = _mean_se_at(final, metric, network=network, depth=deep)
-    return b - a if metric in LOWER_IS_BETTER else a - b
-
-
 def _slowdown_claim(final, prefix, metric, label, ratio, epochs, source) -> Claim:
-    pre, vanilla = _slowdown(final, "pre-trained", metric), _slowdown(final, "vanilla", metric)
+    pre, vanilla = slowdown(final, "pre-trained", metric), slowdown(final, "vanilla", metric)
     shallow, deep = int(final["depth"].min()), int(final["depth"].max())
     return evaluate(
         id=f"{prefix}.pretraining_reduces_{metric}_slowdown",
@@ -244,8 +196,8 @@ def _slowdown_claim(final, prefix, metric, label, ratio, epochs, source) -> Clai
 
 
 def _pretraining_rank_claim(init: pd.DataFrame, prefix, depth, gain) -> Claim:
-    pre, pre_se = _mean_se_at(init, "r_lower_bound", network="pre-trained", depth=depth)
-    vanilla, _ = _mean_se_at(init, "r_lower_bound", network="vanilla", depth=depth)
+    pre, pre_se = mean_se_at(init, "r_lower_bound", network="pre-trained", depth=depth)
+    vanilla, _ = mean_se_at(init, "r_lower_bound", network="vanilla", depth=depth)
     return evaluate(
         id=f"{prefix}.pretraining_raises_rank",
         statement=(
@@ -280,8 +232,8 @@ def fig4_claims(
     final = curves[curves["point"] == curves["point"].max()]
     deepest, epochs = int(table["depth"].max()), float(table["epoch"].max())
     init = initial_rows(table)
-    pre, pre_se = _mean_se_at(final, "train_loss", network="pre-trained", depth=deepest)
-    bn, bn_se = _mean_se_at(final, "train_loss", network="BN", depth=deepest)
+    pre, pre_se = mean_se_at(final, "train_loss", network="pre-trained", depth=deepest)
+    bn, bn_se = mean_se_at(final, "train_loss", network="BN", depth=deepest)
     return [
         _pretraining_rank_claim(init, prefix, deepest, rank_gain),
         _slowdown_claim(final, prefix, "train_loss", "training loss", slowdown_ratio, epochs,
@@ -347,9 +299,9 @@ def fig6_claims(
     curves = curves_at_chosen_rates(table, "train_accuracy")
     first, last = curves[curves["point"] == 0], curves[curves["point"] == curves["point"].max()]
     nets = list(dict.fromkeys(table["network"]))
-    r_init = [_mean_se_at(first, "r_lower_bound", network=n)[0] for n in nets]
-    r_end = [_mean_se_at(last, "r_lower_bound", network=n)[0] for n in nets]
-    acc = {n: _mean_se_at(last, "train_accuracy", network=n) for n in nets}
+    r_init = [mean_se_at(first, "r_lower_bound", network=n)[0] for n in nets]
+    r_end = [mean_se_at(last, "r_lower_bound", network=n)[0] for n in nets]
+    acc = {n: mean_se_at(last, "train_accuracy", network=n) for n in nets}
     epochs, depth = float(table["epoch"].max()), int(table["depth"].max())
     levels = ["vanilla", "pre-trained 25", "pre-trained 75"]
     gains = [acc[b][0] - acc[a][0] for a, b in zip(levels, levels[1:], strict=False)]

@@ -1,5 +1,6 @@
-"""Paper-scale cost of the conv-net training simulations (Dan+20 Figs. 5, 7, 10, 13): counted
-FLOPs, the quick run's measured seconds, and projections (not measurements) at paper scale.
+"""Paper-scale cost of the training simulations of Dan+20 Figs. 5, 7, 10, 13 (conv nets) and DJB21
+Figs. 3, 4, 7, A.1 (MLPs and conv nets): counted FLOPs, the quick run's measured seconds, and
+projections (not measurements) at paper scale.
 
 Per simulation, at ``config/config.yaml`` (quick) and ``config/paper.yaml`` merged over it:
 
@@ -8,17 +9,17 @@ Per simulation, at ``config/config.yaml`` (quick) and ``config/paper.yaml`` merg
    multiplier, image size, channels; convolutions and matrix products, the rest uncounted).
 2. The work: networks x step sizes x runs x SGD steps x batch for training; log points x
    (eval_size + test_size + probe_size) forward passes for evaluation.
-3. Quick: the measured seconds of the DAG's job (``benchmarks/rank_collapse/simulate_<sim>.tsv``,
+3. Quick: the measured seconds of the DAG's job (``benchmarks/<family>/simulate_<sim>.tsv``,
    one thread, including start-up), hence the CPU's achieved FLOP rate on this workload.
 4. Paper projections: CPU at that achieved rate (one core, same efficiency), and one H100 at two
    assumed sustained rates, 30 TFLOP/s (FP32 without TF32) and 150 TFLOP/s (TF32 or bf16 mixed
    precision with channels_last, about a third of the dense tensor-core peak). Assumptions, not
    measurements: no GPU was lent to the session that wrote this; replace them with measured
-   times (``snakemake --configfile config/paper.yaml results/rank_collapse/<sim>.safetensors``).
+   times (``snakemake --configfile config/paper.yaml results/<family>/<sim>.safetensors``).
 
-Writes ``bench/results/convnet_cost.csv`` and prints a Markdown table.
+Writes ``bench/results/training_cost.csv`` and prints a Markdown table.
 
-Usage:  python bench/convnet_cost.py
+Usage:  python bench/training_cost.py
 """
 
 from __future__ import annotations
@@ -33,24 +34,38 @@ from torch.utils.flop_counter import FlopCounterMode
 from sigprop.config import merge_configs
 from sigprop.data import dataset_spec
 from sigprop.training import convnets
+from sigprop.training.models import MLP
 
 ROOT = Path(__file__).resolve().parent.parent
-SIMULATIONS = ("breaking_bn_vgg", "breaking_bn_resnet", "gradient_alignment_vgg")
+SIMULATIONS = (
+    ("rank_collapse", "breaking_bn_vgg"),
+    ("rank_collapse", "breaking_bn_resnet"),
+    ("rank_collapse", "gradient_alignment_vgg"),
+    ("orthogonality", "depth_orthogonality"),
+    ("orthogonality", "deep_convnets"),
+)
 TRAIN_SIZES = {"fashion_mnist": 60000, "mnist": 60000, "cifar10": 50000, "cifar100": 50000}
 NATIVE = {"fashion_mnist": (1, 28), "mnist": (1, 28), "cifar10": (3, 32), "cifar100": (3, 32)}
 GPU_RATES = {"gpu_h_fp32_30T": 30e12, "gpu_h_amp_150T": 150e12}
 
 
-def _flops(setup: dict, norm: str) -> tuple[float, float]:
-    """(training, evaluation) FLOPs per image of the setup's network with ``norm``."""
+def _network(setup: dict, norm: str, depth: int | None):
     channels, native = NATIVE[setup["dataset"]]
+    n_classes = dataset_spec(setup["dataset"])[1].n_classes
+    if setup.get("architecture", "mlp") == "mlp":
+        net = MLP(channels * native * native, setup["width"], depth, n_classes, norm)
+        return net, torch.randn(2, channels * native * native)
     size = max(native, setup["image_size"])
     net = convnets.build(
-        setup["architecture"], norm=norm, in_channels=channels,
-        n_classes=dataset_spec(setup["dataset"])[1].n_classes,
+        setup["architecture"], depth, norm=norm, in_channels=channels, n_classes=n_classes,
         width_multiplier=setup["width_multiplier"],
     )  # fmt: skip
-    x = torch.randn(2, channels, size, size)
+    return net, torch.randn(2, channels, size, size)
+
+
+def _flops(setup: dict, norm: str, depth: int | None) -> tuple[float, float]:
+    """(training, evaluation) FLOPs per image of the setup's network with ``norm``."""
+    net, x = _network(setup, norm, depth)
     with FlopCounterMode(display=False) as train_count:
         net(x).sum().backward()
     with torch.no_grad(), FlopCounterMode(display=False) as eval_count:
@@ -67,14 +82,15 @@ def work(setup: dict) -> dict:
     members = len(setup["lrs"]) * setup["n_runs"]
     total_train = total_eval = 0.0
     for spec in setup["networks"].values():
-        per_train, per_eval = _flops(setup, spec["norm"])
-        total_train += members * steps * setup["batch_size"] * per_train
-        total_eval += members * log_points * evaluated * per_eval
+        for depth in setup.get("depths") or [None]:
+            per_train, per_eval = _flops(setup, spec["norm"], depth)
+            total_train += members * steps * setup["batch_size"] * per_train
+            total_eval += members * log_points * evaluated * per_eval
     return {"steps": steps, "train_flops": total_train, "eval_flops": total_eval}
 
 
-def quick_seconds(name: str) -> float:
-    path = ROOT / "benchmarks" / "rank_collapse" / f"simulate_{name}.tsv"
+def quick_seconds(family: str, name: str) -> float:
+    path = ROOT / "benchmarks" / family / f"simulate_{name}.tsv"
     if not path.exists():
         return float("nan")
     with open(path) as handle:
@@ -87,15 +103,15 @@ def main() -> None:
         quick_config, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
     )
     rows = []
-    for name in SIMULATIONS:
-        quick = work(quick_config["rank_collapse"][name])
-        paper = work(paper_config["rank_collapse"][name])
-        seconds = quick_seconds(name)
+    for family, name in SIMULATIONS:
+        quick = work(quick_config[family][name])
+        paper = work(paper_config[family][name])
+        seconds = quick_seconds(family, name)
         quick_flops = quick["train_flops"] + quick["eval_flops"]
         paper_flops = paper["train_flops"] + paper["eval_flops"]
         rate = quick_flops / seconds
         row = {
-            "simulation": name,
+            "simulation": f"{family}/{name}",
             "quick_gflop": quick_flops / 1e9,
             "quick_s": seconds,
             "cpu_gflop_per_s": rate / 1e9,
@@ -106,7 +122,7 @@ def main() -> None:
         }
         row |= {key: paper_flops / r / 3600 for key, r in GPU_RATES.items()}
         rows.append(row)
-    out = ROOT / "bench" / "results" / "convnet_cost.csv"
+    out = ROOT / "bench" / "results" / "training_cost.csv"
     with open(out, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0]))
         writer.writeheader()

@@ -1,0 +1,308 @@
+"""One function trains the networks of every training figure: ``network_training``.
+
+A figure's curves are config: each named network is a normalization, an initialization (with
+optional transforms: rank pre-training, Dan+20 Algorithm 1; iterative orthogonalization, DJB21
+Eq. (6); orthogonal weights, Thesis App. A.5 (i)), an optimizer option (adaptive gradient
+clipping, Thesis Eq. (A.21)), a step-size scale and its inputs (the data or uniform noise). Each
+is trained at every depth, step size and run, all runs of a (network, depth) as one batched stack
+(``training.loop``), with curves logged per epoch. Architectures: the MLP of ``training.models``
+and the conv nets of ``training.convnets``.
+
+Used by Dan+20 Figs. 1, 4-7, 10-13 (``papers.rank_collapse.training_simulations``) and DJB21
+Figs. 3, 4, 7, Thesis Fig. A.1 (``papers.orthogonality.training_simulations``).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+
+import torch
+
+from ..compute import resolve_device, resolve_dtype
+from ..data import dataset_spec
+from ..initialization import (
+    VARIANTS,
+    iterative_conv_orthogonalization,
+    iterative_orthogonalization,
+    orthogonal_weights,
+)
+from ..seeding import generator
+from ..store import Labelled
+from . import convnets
+from .datasets import classification_data, uniform_noise_images
+from .loop import RunStack, TrainData, train
+from .models import MLP, init_weights
+from .pretrain import pretrain_rank
+
+__all__ = ["CURVES", "INPUTS", "NETWORKS", "NETWORK_KEYS", "named_experiment", "network_training"]
+
+log = logging.getLogger(__name__)
+
+NETWORKS = {"BN": {"norm": "batch_norm"}, "vanilla": {"norm": "none"}}
+"""The default curves (Dan+20 Fig. 1): torch's ``BatchNorm1d`` after each hidden Linear, or none."""
+
+NETWORK_KEYS = (
+    "norm", "init", "pretrain_iterations", "same_init_as", "lr_scale", "inputs", "orthogonalize",
+    "orthogonal_weights", "agc",
+)  # fmt: skip
+"""A network's keys: ``norm``; ``init`` (a scheme of ``models.INITS``); transforms after the
+init: ``pretrain_iterations`` (Dan+20 Algorithm 1), ``orthogonalize`` (iterative
+orthogonalization, DJB21 Eq. (6): a variant of ``initialization.VARIANTS`` for an MLP, ``conv``
+for a conv net, App. G), ``orthogonal_weights`` (Thesis App. A.5 (i)); ``same_init_as`` (share
+another network's initial draw); ``lr_scale``; ``agc`` (adaptive gradient clipping's lambda,
+Thesis Eq. (A.21)); ``inputs`` (``INPUTS``)."""
+
+INPUTS = ("data", "uniform_noise")
+"""A network's training images: the dataset's, or uniform noise of their shape (Fig. 10)."""
+
+CURVES = (
+    "train_loss", "train_accuracy", "test_loss", "test_accuracy", "rank", "r_lower_bound",
+    "gradient_alignment", "orthogonality_gap",
+)  # fmt: skip
+"""Logged per run and point; NaN once a run has diverged (a grid point with too large a step)."""
+
+
+def _network(setup: Mapping, norm: str, depth: int, d_in: int, n_classes: int):
+    """An MLP of ``depth`` blocks (``d_in`` features), or the conv net ``setup["architecture"]``
+    (``d_in`` channels), before initialization."""
+    if setup["architecture"] == "mlp":
+        return MLP(d_in, setup["width"], depth, n_classes, norm, setup["activation"],
+                   setup["bias"])  # fmt: skip
+    return convnets.build(
+        setup["architecture"], depth, norm=norm, in_channels=d_in, n_classes=n_classes,
+        width_multiplier=setup["width_multiplier"],
+    )  # fmt: skip
+
+
+def _init_batch(data: TrainData, size: int, experiment_id: str, run: int) -> torch.Tensor:
+    """``size`` training samples drawn without replacement from stream (id, run, "orthogonalize"),
+    the initialization batch of iterative orthogonalization (DJB21's code: 3 x width images)."""
+    if size > len(data.train_x):
+        raise ValueError(f"init_batch_size {size} exceeds the {len(data.train_x)} training samples")
+    order = torch.randperm(
+        len(data.train_x), generator=generator(experiment_id, run, "orthogonalize")
+    )
+    return data.train_x[order[:size].to(data.train_x.device)]
+
+
+@torch.no_grad()
+def _transformed(net: torch.nn.Module, spec: Mapping, batch: torch.Tensor | None) -> None:
+    """The init transforms of ``spec`` in place: iterative orthogonalization (on ``batch``),
+    then orthogonal weights."""
+    variant = spec.get("orthogonalize")
+    if variant == "conv":
+        iterative_conv_orthogonalization(net.body, batch)
+    elif variant:
+        iterative_orthogonalization(torch.nn.Sequential(*net.hidden, net.readout), batch, variant)
+    if spec.get("orthogonal_weights"):
+        orthogonal_weights(net)
+
+
+def _depths(architecture: str, depths: list[int] | None) -> list[int]:
+    """An MLP's (or a DJB21 Table 3 net's) depths as given; a conv net's fixed depth (19 for
+    VGG19, 50 for ResNet-50)."""
+    if architecture != "mlp" and architecture not in convnets.ARCHITECTURES:
+        raise ValueError(f"architecture must be mlp or one of {sorted(convnets.ARCHITECTURES)}")
+    if architecture not in convnets.DEPTHS:
+        if not depths:
+            raise ValueError(f"{architecture} needs depths")
+        return list(depths)
+    fixed = convnets.DEPTHS[architecture]
+    if depths and list(depths) != [fixed]:
+        raise ValueError(f"{architecture} has depth {fixed}; depths {depths} cannot change it")
+    return [fixed]
+
+
+def _initial_networks(
+    spec: Mapping, name: str, depth: int, runs: list[int], data: TrainData, n_classes: int,
+    setup: Mapping, experiment_id: str,
+) -> list[torch.nn.Module]:  # fmt: skip
+    """One initialized (and, if the spec says so, transformed or rank pre-trained) network per
+    run.
+
+    Run r's initial weights come from stream (``<id>.<same_init_as or name>.L<depth>``, r,
+    "init"), so networks that name another share its initial draw (a paired comparison), and
+    so does the initialization batch of iterative orthogonalization (stream "orthogonalize");
+    pre-training draws its minibatches from (``<id>.<name>.L<depth>``, r, "pretrain").
+    """
+    device, dtype = data.train_x.device, data.train_x.dtype
+    init_id = f"{experiment_id}.{spec.get('same_init_as', name)}.L{depth}"
+    nets = []
+    for r in runs:
+        net = _network(setup, spec["norm"], depth, data.train_x.shape[1], n_classes)
+        net = net.to(device, dtype)
+        scheme = spec.get("init", setup["init"])
+        init_weights(net, scheme, generator(init_id, r, "init", device))
+        if spec.get("orthogonalize"):
+            batch = _init_batch(data, setup["init_batch_size"], init_id, r)
+            _transformed(net, spec, batch)
+        elif spec.get("orthogonal_weights"):
+            _transformed(net, spec, None)
+        nets.append(net)
+    iterations = spec.get("pretrain_iterations", 0)
+    if not iterations:
+        return nets
+    pre = setup["pretraining"]
+    stack = RunStack(nets)
+    pretrain_rank(
+        stack, data.train_x, f"{experiment_id}.{name}.L{depth}", runs, iterations, pre["steps"],
+        pre["batch_size"], pre["lr"], pre["variant"], pre["optimizer"],
+    )  # fmt: skip
+    return [stack.unstack(i, nets[i]) for i in range(len(runs))]
+
+
+def network_training(
+    depths: list[int] | None = None,
+    width: int | None = None,
+    lrs: list[float] = (0.1,),
+    n_runs: int = 1,
+    epochs: int = 1,
+    batch_size: int = 64,
+    dataset: str = "fashion_mnist",
+    data_root: str = "data",
+    train_size: int = 0,
+    test_size: int = 0,
+    probe_size: int = 128,
+    eval_size: int = 0,
+    log_every: int = 0,
+    momentum: float = 0.0,
+    activation: str = "relu",
+    init: str = "torch_default",
+    networks: Mapping[str, Mapping] | None = None,
+    pretraining: Mapping | None = None,
+    architecture: str = "mlp",
+    width_multiplier: float = 1.0,
+    image_size: int = 0,
+    bias: bool = True,
+    init_batch_size: int = 0,
+    probes: list[str] = ("rank", "r_lower_bound"),
+    dtype: str = "float32",
+    download: bool = False,
+    device: str = "auto",
+    *,
+    experiment_id: str,
+) -> Labelled:
+    """Train every (network, depth, learning rate, run) and log its curves.
+
+    Args:
+        architecture: ``mlp`` (``depths`` blocks of ``width`` units, flattened images) or a conv
+            net of ``training.convnets`` (``vgg19``, ``resnet50``: its own depth, channels
+            times ``width_multiplier``, images zero-padded to ``image_size``).
+        networks: name -> {norm, init (default ``init``), pretrain_iterations (M of Algorithm
+            1; default 0: none; MLPs only), same_init_as (a network whose initial draw it
+            shares), lr_scale (its step sizes are the grid's times this; default 1), inputs
+            (``data`` or ``uniform_noise``: training images replaced by noise, Fig. 10)};
+            default ``NETWORKS`` (Fig. 1).
+        pretraining: Algorithm 1's other constants, {variant, optimizer, lr, batch_size (N),
+            steps (T)} (``training.pretrain.pretrain_rank``); needed if a network pre-trains.
+        probes: probe names of ``training.loop.train`` (``rank``, ``r_lower_bound``,
+            ``orthogonality_gap``, ``gradient_alignment``).
+        bias: whether the MLP's Linear layers have biases (DJB21's MLP: none).
+        init_batch_size: samples of the initialization batch of iterative orthogonalization.
+
+    The grid points of a run share its initial (pre-trained) network; each grid point is one
+    member of one batched stack (``training.loop``). Point 0 of every curve is after
+    initialization and pre-training, before SGD, on the probe batch (the first ``probe_size``
+    training samples; the seed does not say which batch).
+
+    Returns:
+        over dims (network, depth, lr, run, point): the ``training.loop.Curves`` metrics,
+        ``epoch`` and ``iteration`` (the log point's epoch and SGD step, the same for every
+        network).
+    """
+    networks = dict(NETWORKS if networks is None else networks)
+    depths = _depths(architecture, depths)
+    for name, spec in networks.items():
+        unknown = set(spec) - set(NETWORK_KEYS)
+        if unknown or "norm" not in spec:
+            raise ValueError(f"network {name!r}: needs 'norm', may have {NETWORK_KEYS}; got "
+                             f"{sorted(spec)}")  # fmt: skip
+        if spec.get("pretrain_iterations") and (not pretraining or architecture != "mlp"):
+            raise ValueError(f"network {name!r} pre-trains: needs an MLP and 'pretraining'")
+        if spec.get("inputs", "data") not in INPUTS:
+            raise ValueError(f"network {name!r}: inputs must be one of {INPUTS}")
+        variant = spec.get("orthogonalize")
+        allowed = VARIANTS if architecture == "mlp" else ("conv",)
+        if variant and (variant not in allowed or not init_batch_size):
+            raise ValueError(f"network {name!r}: orthogonalize must be one of {allowed}, with "
+                             f"an init_batch_size; got {variant!r}, {init_batch_size}")  # fmt: skip
+    device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
+    batches = classification_data(
+        dataset, data_root, train_size, test_size, probe_size, eval_size, download,
+        f"{experiment_id}.data", device, torch_dtype, image_size, architecture == "mlp",
+    )  # fmt: skip
+    n_classes = dataset_spec(dataset)[1].n_classes
+    setup = {"width": width, "activation": activation, "init": init, "pretraining": pretraining,
+             "architecture": architecture, "width_multiplier": width_multiplier, "bias": bias,
+             "init_batch_size": init_batch_size}  # fmt: skip
+    runs = list(range(n_runs))
+    noise_id = f"{experiment_id}.noise"
+    values, epochs_at = {}, None
+    for network, spec in networks.items():
+        rates = torch.tensor([lr * spec.get("lr_scale", 1.0) for lr in lrs for _ in runs])
+        inputs = batches
+        if spec.get("inputs", "data") == "uniform_noise":  # one noise set for every run
+            inputs = uniform_noise_images(batches, dataset, generator(noise_id, 0, "inputs"))
+        for depth in depths:
+            eid = f"{experiment_id}.{network}.L{depth}"
+            initial = _initial_networks(
+                spec, network, depth, runs, inputs, n_classes, setup, experiment_id
+            )
+            curves = train(
+                RunStack(initial * len(lrs)), inputs, rates, epochs, batch_size, eid,
+                runs * len(lrs), log_every, momentum, probes, desc=f"{network} L={depth}",
+                clip=spec.get("agc", 0.0),
+            )  # fmt: skip
+            log.info("%s L=%d: %d members trained in %.1f s", network, depth, len(rates),
+                     curves.seconds)  # fmt: skip
+            for name, tensor in curves.tensors().items():
+                values.setdefault(name, {})[network, depth] = tensor.view(len(lrs), n_runs, -1)
+            epochs_at, steps_at = curves.epoch, curves.step
+    shape = (len(networks), len(depths), len(lrs), n_runs, len(epochs_at))
+    out = {
+        name: torch.stack([torch.stack([per[n, d] for d in depths]) for n in networks]).reshape(
+            shape
+        )
+        for name, per in values.items()
+    }
+    out["epoch"] = torch.tensor(epochs_at, dtype=torch.float64).expand(shape).clone()
+    out["iteration"] = torch.tensor(steps_at, dtype=torch.float64).expand(shape).clone()
+    return Labelled(
+        dims=["network", "depth", "lr", "run", "point"],
+        coords={
+            "network": list(networks),
+            "depth": list(depths),
+            "lr": list(lrs),
+            "run": runs,
+            "point": list(range(len(epochs_at))),
+        },
+        values=out,
+        seeds={
+            "experiment_ids": [f"{experiment_id}.{n}.L{d}" for n in networks for d in depths],
+            "runs": runs,
+            "streams": ["init", "pretrain", "batches"],
+            "data_subset": f"{experiment_id}.data",
+            **(
+                {"noise_images": f"{noise_id}, run 0, stream inputs"}
+                if any(spec.get("inputs") == "uniform_noise" for spec in networks.values())
+                else {}
+            ),
+        },
+    )
+
+
+def named_experiment(experiment_id: str, figures: str, module: str):
+    """``network_training`` under experiment id ``<family>.<name>`` (e.g.
+    ``rank_collapse.depth_training``), as a simulation function ``<module>.<name>`` (the
+    registry imports it by that name): each simulation its own random streams, though they share
+    the function."""
+    name = experiment_id.rpartition(".")[2]
+
+    def run(**setup) -> Labelled:
+        return network_training(**setup, experiment_id=experiment_id)
+
+    run.__name__ = run.__qualname__ = name
+    run.__module__ = module
+    run.__doc__ = f"{figures}: ``network_training`` with experiment id ``{experiment_id}``."
+    return run

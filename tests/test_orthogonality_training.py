@@ -1,0 +1,267 @@
+"""DJB21's training experiments: iterative orthogonalization as an initializer of the training
+layer's MLPs and conv nets, adaptive gradient clipping (Thesis Eq. (A.21)), the V(H_L) probe,
+DJB21 Table 3's conv nets, and the claims of Figs. 3, 4, 7 and A.1."""
+
+import math
+
+import pandas as pd
+import pytest
+import torch
+from torch import nn
+
+from sigprop import metrics
+from sigprop.initialization import (
+    iterative_conv_orthogonalization,
+    iterative_orthogonalization,
+    orthogonal_weights,
+)
+from sigprop.papers.orthogonality.training_judges import (
+    fig3a_claims,
+    fig3b_claims,
+    fig4_claims,
+    fig7_claims,
+    fig_a1_claims,
+)
+from sigprop.training import convnets
+from sigprop.training.loop import RunStack, TrainData, adaptive_gradient_clip, sgd_step, train
+from sigprop.training.models import MLP, init_weights
+
+
+def gen(seed=0):
+    return torch.Generator().manual_seed(seed)
+
+
+def xavier_mlp(depth=6, width=16, d_in=12, seed=0):
+    net = MLP(d_in, width, depth, 10, bias=False).double()
+    return init_weights(net, "xavier_relu", gen(seed))
+
+
+def test_xavier_relu_is_the_authors_init():
+    """xavier_uniform_ with gain sqrt(2): U[-a, a], a = sqrt(2) sqrt(6 / (fan_in + fan_out))."""
+    net = MLP(300, 200, 1, 10, bias=False)
+    init_weights(net, "xavier_relu", gen(1))
+    w = net.hidden[0].weight.detach().double()
+    a = math.sqrt(2) * math.sqrt(6 / 500)
+    assert w.abs().max() <= a and w.var() == pytest.approx(a**2 / 3, rel=0.03)
+    assert net.hidden[0].bias is None and net.readout.bias is None
+
+
+def test_iterative_orthogonalization_lowers_v_layer_by_layer():
+    """The initializer on a training MLP: on the init batch, V(W_l H_l) < V(H_l) at every
+    re-initialized layer (DJB21 App. E), the representations end far more orthogonal than
+    Xavier's, and each weight has the code's form: W H = V' V^T up to scale."""
+    net = xavier_mlp()
+    batch = torch.randn(48, 12, generator=gen(2), dtype=torch.float64)
+    xavier_gap = metrics.orthogonality_gap(net(batch, output="last_hidden").mT)
+    iterative_orthogonalization(nn.Sequential(*net.hidden, net.readout), batch, "code")
+    h = batch
+    for k, block in enumerate(net.blocks(0, net.depth).children()):
+        if isinstance(block, nn.Linear):
+            pre = block(h)
+            if k > 0:  # the input layer keeps Xavier
+                assert metrics.orthogonality_gap(pre.mT) < metrics.orthogonality_gap(h.mT)
+                u, _, vh = torch.linalg.svd(h.mT, full_matrices=False)  # H = U Sigma V^T
+                expected = vh.mT[: h.shape[1]] @ vh  # V' V^T, V' the first d rows of V
+                assert torch.allclose(pre.mT / pre.norm(), expected / expected.norm(), atol=1e-10)
+            h = pre
+        else:
+            h = block(h)
+    assert metrics.orthogonality_gap(net(batch, output="last_hidden").mT) < 0.5 * xavier_gap
+
+
+def test_orthogonal_weights_have_equal_singular_values():
+    net = xavier_mlp()
+    orthogonal_weights(net)
+    for layer in (net.hidden[3], net.hidden[6]):
+        s = torch.linalg.svdvals(layer.weight.detach())
+        assert torch.allclose(s, s.mean().expand_as(s))
+
+
+def test_adaptive_gradient_clipping_is_eq_a21():
+    """G <- lambda max(||W||_F, 1e-2) / ||G||_F G when ||G||_F / max(||W||_F, 1e-2) >= lambda."""
+    w = torch.stack([torch.full((2, 2), 0.5), torch.full((2, 2), 0.001)])  # ||W|| = 1, 0.002
+    g = torch.stack([torch.full((2, 2), 0.01), torch.full((2, 2), 1.0)])  # ||G|| = 0.02, 2
+    clipped = adaptive_gradient_clip(w, g, 0.1)
+    assert torch.equal(clipped[0], g[0])  # 0.02 / 1 < 0.1: unchanged
+    # run 1: ||W||* = 1e-2 (the floor), ratio 2 / 0.01 >= 0.1: G scaled to norm 0.1 * 0.01
+    assert torch.linalg.matrix_norm(clipped[1]) == pytest.approx(0.1 * 0.01)
+    assert torch.allclose(clipped[1] / clipped[1].norm(), g[1] / g[1].norm())
+
+
+def test_sgd_step_clips_weights_not_biases():
+    params = {"a.weight": torch.ones(1, 2, 2), "a.bias": torch.ones(1, 2)}
+    for p in params.values():
+        p.grad = torch.full_like(p, 10.0)
+    sgd_step(params, torch.tensor([1.0]), 0.0, {}, clip=0.1)
+    # weight: ||W|| = 2, ||G|| = 20 >= 0.1 x 2: G scaled to norm 0.2 -> each entry 0.1
+    assert torch.allclose(params["a.weight"], torch.full((1, 2, 2), 0.9))
+    assert torch.allclose(params["a.bias"], torch.full((1, 2), -9.0))
+
+
+def test_table3_convnets_have_the_stated_convolutions():
+    for depth in (20, 80):
+        net = convnets.build("djb21_convnet", depth, in_channels=3, width_multiplier=1 / 8)
+        convs = [m for m in net.modules() if isinstance(m, nn.Conv2d)]
+        assert len(convs) == depth and net.depth == depth
+        assert convs[0].stride == (2, 2)
+        assert net(torch.randn(2, 3, 32, 32)).shape == (2, 10)
+    full = convnets.djb21_convnet(20)
+    linears = [m for m in full.modules() if isinstance(m, nn.Linear)]
+    assert [(m.in_features, m.out_features) for m in linears] == [
+        (1024, 4096), (4096, 4096), (4096, 10)
+    ]  # fmt: skip
+    with pytest.raises(ValueError, match="at least 4"):
+        convnets.djb21_convnet(3)
+
+
+@torch.no_grad()
+def test_conv_orthogonalization_has_the_code_form():
+    """Every square convolution is re-initialized from its unfolded input H' = U Sigma V^T
+    (App. G, Eq. (21)): as the authors' code, W H' = V'_c Sigma_c^{1/2} V_c^T up to scale (V'_c
+    the first c rows of V's first c columns), with ||conv(x)||_F = 1 on the batch; the other
+    convolutions keep Xavier."""
+    net = convnets.djb21_convnet(8, in_channels=1, width_multiplier=1 / 16).double()
+    init_weights(net, "xavier_relu", gen(3))
+    batch = torch.randn(32, 1, 32, 32, generator=gen(4), dtype=torch.float64)
+    body = net.body
+    before = {id(m): m.weight.clone() for m in body if isinstance(m, nn.Conv2d)}
+    iterative_conv_orthogonalization(body, batch)
+    x, checked = batch, 0
+    for module in body:
+        if isinstance(module, nn.Conv2d):
+            square = module.in_channels == module.out_channels
+            assert torch.equal(module.weight, before[id(module)]) is not square
+            if square:
+                c = module.out_channels
+                patches = nn.functional.unfold(x, 3, padding=1)  # (N, C 9, P)
+                h = patches.permute(1, 0, 2).reshape(patches.shape[1], -1)
+                _, sigma, vh = torch.linalg.svd(h, full_matrices=False)
+                v = vh.mT
+                expected = v[:c, :c] * sigma[:c].sqrt() @ v[:, :c].mT
+                out = module(x)
+                got = out.permute(1, 0, 2, 3).reshape(c, -1)
+                assert float(torch.linalg.vector_norm(out)) == pytest.approx(1.0)
+                assert torch.allclose(got, expected / expected.norm(), atol=1e-10)
+                checked += 1
+        x = module(x)
+    assert checked == 5  # Conv(256, 256) and the 4 stacked ones (depth 8)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [{}, {"orthogonalize": "code"}, {"orthogonal_weights": True}, {"agc": 0.1}],
+)
+def test_a_tiny_training_run_of_each_setting(spec):
+    """Each network setting of the figures trains on a stack of two runs: the loss falls."""
+    from sigprop.training.experiment import _transformed
+
+    x = torch.randn(64, 12, generator=gen(5))
+    y = (x[:, 0] > 0).long()
+    data = TrainData(x, y, x[:16], y[:16], x[:16], 0, y[:16])
+    nets = []
+    for r in range(2):
+        net = init_weights(MLP(12, 16, 4, 10, bias=False), "xavier_relu", gen(10 + r))
+        _transformed(net, spec, x[:48])
+        nets.append(net)
+    curves = train(RunStack(nets), data, torch.tensor([0.05, 0.05]), 8, 16, "t", [0, 1],
+                   probes=("orthogonality_gap",), clip=spec.get("agc", 0.0))  # fmt: skip
+    loss = curves.tensors()["train_loss"]
+    assert torch.all(loss[:, -1] < loss[:, 0])
+    assert torch.isfinite(curves.tensors()["orthogonality_gap"]).all()
+
+
+def test_a_tiny_conv_training_run_with_the_orthogonalizing_init():
+    from sigprop.training.experiment import _transformed
+
+    nets = []
+    x = torch.randn(32, 1, 32, 32, generator=gen(6))
+    y = torch.randint(0, 10, (32,), generator=gen(7))
+    for r in range(2):
+        net = convnets.djb21_convnet(6, in_channels=1, width_multiplier=1 / 16)
+        init_weights(net, "xavier_relu", gen(20 + r))
+        _transformed(net, {"orthogonalize": "conv"}, x)
+        nets.append(net)
+    data = TrainData(x, y, x[:8], y[:8], x[:16], 0, y[:16])
+    curves = train(RunStack(nets), data, torch.tensor([0.01, 0.01]), 1, 16, "t", [0, 1],
+                   probes=("orthogonality_gap",))  # fmt: skip
+    assert all(torch.isfinite(v).all() for v in curves.tensors().values())
+
+
+def table(final_loss: dict, gap0: dict, gap_end: float = 0.5, runs=3) -> pd.DataFrame:
+    """(network, depth) -> final training loss; depth -> gap at init; two points per run."""
+    rows = []
+    for (network, depth), loss in final_loss.items():
+        for run in range(runs):
+            for point in (0, 1, 2):
+                rows.append(dict(
+                    network=network, depth=depth, lr=0.02, run=run, point=point,
+                    epoch=float(point), train_loss=[2.3, (2.3 + loss) / 2, loss][point]
+                    + 0.01 * run,
+                    orthogonality_gap=[gap0[depth], (gap0[depth] + gap_end) / 2, gap_end][point]
+                    + 0.002 * run,
+                ))  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+DEPTHS = (4, 8, 16, 32)
+GAP0 = {4: 0.8, 8: 0.88, 16: 0.96, 32: 0.99}
+
+
+def paper_picture(agc_deep=1.0, orthogonal_deep=2.0, iterative_deep=0.7):
+    xavier = dict(zip(DEPTHS, (0.5, 0.6, 0.9, 1.6), strict=True))
+    deep = {"iterative orthogonalization": iterative_deep, "orthogonal weights": orthogonal_deep,
+            "AGC 0.1": agc_deep, "AGC 1": agc_deep}  # fmt: skip
+    losses = {("Xavier", d): v for d, v in xavier.items()}
+    for network, value in deep.items():
+        losses |= {(network, d): 0.5 + (value - 0.5) * d / 32 for d in DEPTHS}
+    return table(losses, GAP0)
+
+
+def short(claims):
+    return {c.id.split(".")[-1]: c for c in claims}
+
+
+def test_fig3_claims_pass_and_fail():
+    claims = short(fig3a_claims(paper_picture(), 0.8) + fig3b_claims(paper_picture(), 16, 0.05))
+    assert all(c.passed for c in claims.values()), claims
+    assert claims["gap_grows_with_depth"].measured == pytest.approx(0.03)
+    losses = {4: 0.9, 8: 1.2, 16: 0.8, 32: 1.3}  # not monotone, against the gap
+    bad = table({("Xavier", d): v for d, v in losses.items()}, {4: 0.9, 8: 0.8, 16: 0.95, 32: 0.7},
+                gap_end=0.99)  # fmt: skip
+    failing = short(fig3a_claims(bad, 0.8) + fig3b_claims(bad, 16, 0.05))
+    assert {k: c.passed for k, c in failing.items()} == {
+        "gap_grows_with_depth": False,
+        "slowdown_grows_with_depth": False,
+        "gap_correlates_with_slowdown": False,
+        "sgd_lowers_gap": False,  # the gap rises from 0.95 to 0.99
+        "gap_falls_with_loss": False,
+    }
+
+
+def test_fig4_and_a1_claims_pass_and_fail():
+    claims = short(fig4_claims(paper_picture(), 0.5) + fig_a1_claims(paper_picture(), 0.8, 0.8))
+    assert all(c.passed for c in claims.values()), claims
+    # iterative keeps (0.7 - 0.5) / 1.1 of Xavier's slowdown
+    assert claims["iterative_removes_most_slowdown"].measured == pytest.approx(0.2 * 28 / 32 / 1.1)
+    bad = paper_picture(agc_deep=0.6, orthogonal_deep=0.6, iterative_deep=1.8)
+    claims = short(fig4_claims(bad, 0.5) + fig_a1_claims(bad, 0.8, 0.8))
+    failing = {k: c.passed for k, c in claims.items()}
+    assert failing == {
+        "iterative_removes_most_slowdown": False,
+        "iterative_beats_xavier_deep": False,
+        "orthogonal_weights_do_not_help": False,
+        "agc_0_1_alleviates_slowdown": True,
+        "iterative_beats_agc_0_1": False,
+        "agc_1_alleviates_slowdown": True,
+        "iterative_beats_agc_1": False,
+    }
+
+
+def test_fig7_claims_pass_and_fail():
+    good = table({("Xavier", 20): 1.0, ("Xavier", 80): 2.3,
+                  ("iterative orthogonalization", 20): 1.1,
+                  ("iterative orthogonalization", 80): 1.5}, {20: 0.9, 80: 0.99})  # fmt: skip
+    assert all(c.passed for c in fig7_claims(good, 0.0))
+    names = {"Xavier": "iterative orthogonalization", "iterative orthogonalization": "Xavier"}
+    swapped = good.assign(network=good["network"].map(names))
+    assert not any(c.passed for c in fig7_claims(swapped, 0.0))
