@@ -35,6 +35,7 @@ __all__ = [
     "metric_panels",
     "run_summary",
     "save",
+    "twin_mean_ci",
     "width_axis",
 ]
 
@@ -156,6 +157,22 @@ def metric_panels(table: pd.DataFrame, panels: dict[str, str], x: str, hue: str)
         if "accuracy" in metric:
             ax.set_ylim(0, 1)
     return fig, axes[0]
+
+
+def twin_mean_ci(
+    table: pd.DataFrame, x: str, left: tuple[str, str], right: tuple[str, str], hue: str,
+    colors: tuple[str, str] = ("tab:red", "tab:blue"),
+):  # fmt: skip
+    """Two ``mean_ci`` curves on twin y axes (DJB21 Fig. 3's style): ``left`` and ``right`` are
+    (column, y label), each axis label in its curve's colour. Returns (fig, left_ax, right_ax)."""
+    fig, ax = figure(width=4.6)
+    other = ax.twinx()
+    for axis, (column, label), color in zip((ax, other), (left, right), colors, strict=True):
+        mean_ci(axis, table, x=x, y=column, hue=hue, palette=[color])
+        axis.get_legend().remove()
+        axis.set_ylabel(label, color=color)
+    ax.set_xlabel(x)
+    return fig, ax, other
 
 
 def width_axis(ax, widths, label: str = r"width $d$") -> None:

@@ -42,6 +42,7 @@ __all__ = [
     "dataset_names",
     "resolve",
     "simulation_setup",
+    "training_simulation",
 ]
 
 ConfigRefs = Mapping[str, str] | str
@@ -158,6 +159,24 @@ class Theorem:
 
 
 Item = Simulation | Figure | Table | Theorem
+
+
+def training_simulation(
+    family: str, name: str, seed: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
+) -> Simulation:
+    """A simulation that trains networks (``sigprop.training.experiment``) on the dataset named
+    at config key ``<family>/<name>/dataset``, with the data root ``data/root``; ``nonfinite``:
+    the curves, NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
+    return Simulation(
+        name,
+        seed=seed,
+        run=run,
+        extra={"data_root": "data/root"},
+        datasets=(f"{family}/{name}/dataset",),
+        nonfinite=nonfinite,
+        mem_mb=4000,
+        runtime=600,
+    )
 
 
 def qualified_name(function: Callable) -> str:

@@ -10,16 +10,11 @@ log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics
 table.to_csv(snakemake.output.csv, index=False)
 
-points = gap_and_loss(table).assign(curve="Xavier")
+points = gap_and_loss(table).assign(network="Xavier")
 epochs = table["epoch"].max()
-fig, left = plotting.figure(width=4.6)
-right = left.twinx()
-plotting.mean_ci(left, points, x="depth", y="gap_at_init", hue="curve", palette=["tab:red"])
-plotting.mean_ci(right, points, x="depth", y="final_loss", hue="curve", palette=["tab:blue"])
-for ax in (left, right):
-    ax.get_legend().remove()
-left.set(xlabel="depth (hidden layers)", ylabel=r"orthogonality gap $V(H_L)$ at init")
-right.set_ylabel(f"training loss after {epochs:g} epochs")
-left.yaxis.label.set_color("tab:red")
-right.yaxis.label.set_color("tab:blue")
+fig, left, _ = plotting.twin_mean_ci(
+    points, "depth", ("gap_at_init", r"orthogonality gap $V(H_L)$ at init"),
+    ("final_loss", f"training loss after {epochs:g} epochs"), hue="network",
+)  # fmt: skip
+left.set_xlabel("depth (hidden layers)")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

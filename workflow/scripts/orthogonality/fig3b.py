@@ -12,14 +12,9 @@ table = table[(table["depth"] == depth) & (table["network"] == "Xavier")]
 table.to_csv(snakemake.output.csv, index=False)
 
 curves = curves_at_chosen_rates(table, "train_loss")
-fig, left = plotting.figure(width=4.6)
-right = left.twinx()
-plotting.mean_ci(left, curves, x="epoch", y="orthogonality_gap", hue="network", palette=["tab:red"])
-plotting.mean_ci(right, curves, x="epoch", y="train_loss", hue="network", palette=["tab:blue"])
-for ax in (left, right):
-    ax.get_legend().remove()
-left.set(xlabel="epoch", ylabel=r"orthogonality gap $V(H_L)$", title=f"depth {depth}")
-right.set_ylabel("training loss")
-left.yaxis.label.set_color("tab:red")
-right.yaxis.label.set_color("tab:blue")
+fig, left, _ = plotting.twin_mean_ci(
+    curves, "epoch", ("orthogonality_gap", r"orthogonality gap $V(H_L)$"),
+    ("train_loss", "training loss"), hue="network",
+)  # fmt: skip
+left.set_title(f"depth {depth}")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -4,7 +4,8 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...registry import Figure, Simulation, Table, Theorem
+from ...registry import Figure, Simulation, Table, Theorem, training_simulation
+from ...training.experiment import CURVES
 from . import (
     assumption_judges,
     assumption_simulations,
@@ -30,24 +31,15 @@ from .config_checks import check_config
 
 SEED = "DJB21 (seeds 003-004; Thesis ch. 2 and App. A)"
 
-_TRAINING_CURVES = ("train_loss", "train_accuracy", "test_loss", "test_accuracy",
-                    "orthogonality_gap", "r_lower_bound")  # fmt: skip
+_TRAINING_CURVES = CURVES
 """NaN once a run diverged (kept, never chosen by the step-size search; a judge that reads it
 is invalid)."""
 
 
 def _training_simulation(name: str, seed: str) -> Simulation:
     """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
-    return Simulation(
-        name,
-        seed=seed,
-        run=getattr(training_simulations, name),
-        extra={"data_root": "data/root"},
-        datasets=(f"orthogonality/{name}/dataset",),
-        nonfinite=_TRAINING_CURVES,
-        mem_mb=4000,
-        runtime=600,
-    )
+    run = getattr(training_simulations, name)
+    return training_simulation("orthogonality", name, seed, run, _TRAINING_CURVES)
 
 
 def _training_figure(name: str, seed: str, simulation: str, judge) -> Figure:

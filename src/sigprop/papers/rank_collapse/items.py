@@ -1,6 +1,6 @@
 """Dan+20 items: every simulation, figure and theorem check of the rank-collapse paper."""
 
-from ...registry import Figure, Simulation, Table, Theorem
+from ...registry import Figure, Simulation, Table, Theorem, training_simulation
 from . import (
     bn_chain_lemma_judges,
     bn_chain_lemmas,
@@ -55,17 +55,9 @@ def _training_figure(name: str, simulation: str, judge, script: str | None = Non
 
 
 def _training_simulation(name: str, seed: str) -> Simulation:
-    """MLPs trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
-    return Simulation(
-        name,
-        seed=seed,
-        run=getattr(training_simulations, name),
-        extra={"data_root": "data/root"},
-        datasets=(f"rank_collapse/{name}/dataset",),
-        nonfinite=_TRAINING_CURVES,
-        mem_mb=4000,
-        runtime=600,
-    )
+    """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
+    run = getattr(training_simulations, name)
+    return training_simulation("rank_collapse", name, seed, run, _TRAINING_CURVES)
 
 
 _BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
