@@ -25,7 +25,15 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .. import seeding
 from ..chains import progress
-from .probes import GRADIENT_PROBES, PROBES, gradient_alignment, last_hidden_probes
+from .probes import (
+    GRADIENT_PROBES,
+    LAYER_PROBES,
+    PROBES,
+    gradient_alignment,
+    last_hidden_probes,
+    linear_weight_names,
+    weight_isometry_gaps,
+)
 
 __all__ = ["Curves", "RunStack", "TrainData", "sgd_step", "train"]
 
@@ -154,7 +162,7 @@ class Curves:
             self.values.setdefault(k, []).append(v.detach().double().cpu())
 
     def tensors(self) -> dict[str, Tensor]:
-        """metric -> (R, T) float64."""
+        """metric -> (R, T) float64; a per-layer probe (R, layers, T)."""
         return {k: torch.stack(v, dim=-1) for k, v in self.values.items()}
 
 
@@ -188,6 +196,31 @@ def _log_point(stack: RunStack, data: TrainData, probes: Sequence[str]) -> dict[
     row |= last_hidden_probes(h, [p for p in probes if p in PROBES])
     if "gradient_alignment" in probes:
         row["gradient_alignment"] = _readout_alignment(stack, h, data.probe_y)
+    return row | _layer_probes(stack, data, [p for p in probes if p in LAYER_PROBES])
+
+
+def _layer_probes(stack: RunStack, data: TrainData, names: Sequence[str]) -> dict[str, Tensor]:
+    """``probes.LAYER_PROBES`` of every Linear layer, each (R, layers): the weights' isometry
+    gap, and the Frobenius norm of each run's gradient of its mean cross-entropy on the probe
+    batch (training mode: batch statistics, as the authors' ``get_measurements``; the running
+    statistics are left untouched, unlike theirs). NaN for a run whose weights diverged."""
+    if not names:
+        return {}
+    weight_names = linear_weight_names(stack.base)
+    weights = [stack.params[n] for n in weight_names]
+    row = {}
+    if "weight_isometry_gap" in names:
+        row["weight_isometry_gap"] = weight_isometry_gaps(weights)
+    if "gradient_norm" in names:
+        buffers = {k: v.clone() for k, v in stack.buffers.items()}
+        x = data.probe_x.expand(stack.size, *data.probe_x.shape)
+        out = stack.outputs(x, True, "logits", buffers)
+        target = data.probe_y.expand(stack.size, -1)
+        loss = F.cross_entropy(out.flatten(0, 1), target.flatten(), reduction="none")
+        grads = torch.autograd.grad(loss.view(stack.size, -1).mean(-1).sum(), weights)
+        row["gradient_norm"] = torch.stack(
+            [torch.linalg.matrix_norm(g.detach().double()) for g in grads], dim=-1
+        )
     return row
 
 
@@ -217,21 +250,24 @@ def train(
 ) -> Curves:
     """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
 
-    ``probes``: names in ``probes.PROBES`` (of H_L) and ``probes.GRADIENT_PROBES`` (of the
-    read-out's per-sample gradients), on the probe batch at every log point.
+    ``probes``: names in ``probes.PROBES`` (of H_L), ``probes.GRADIENT_PROBES`` (of the
+    read-out's per-sample gradients) and ``probes.LAYER_PROBES`` (per Linear layer, (R, layers)
+    per log point), on the probe batch at every log point.
 
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
     dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
     epoch.
     """
-    unknown = set(probes) - set(PROBES) - set(GRADIENT_PROBES)
+    known = [*PROBES, *GRADIENT_PROBES, *LAYER_PROBES]
+    unknown = set(probes) - set(known)
     if unknown:
+        raise ValueError(f"unknown probes {sorted(unknown)}: choose from {known}")
+    needs_labels = {"gradient_alignment", "gradient_norm"} & set(probes)
+    if needs_labels and data.probe_y is None:
         raise ValueError(
-            f"unknown probes {sorted(unknown)}: choose from {[*PROBES, *GRADIENT_PROBES]}"
+            f"the probes {sorted(needs_labels)} need the probe batch's labels (probe_y)"
         )
-    if "gradient_alignment" in probes and data.probe_y is None:
-        raise ValueError("the gradient_alignment probe needs the probe batch's labels (probe_y)")
     if len(runs) != stack.size or lrs.shape != (stack.size,):
         raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
     n = len(data.train_x)
