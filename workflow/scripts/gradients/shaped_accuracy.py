@@ -2,11 +2,14 @@
 shaped tanh and identity (and, Fig. 6.4, the unshaped control), one column per depth."""
 
 from sigprop import plotting, store
+from sigprop.papers.gradients.training_judges import CONTROL
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure
 table = store.load_frame(snakemake.input.curves)  # network, depth, run, point, curves, epoch
+if figure != "fig6_4":  # the unshaped control is Fig. 6.4's alone (Fig. C.8 shares its runs)
+    table = table[table["network"] != CONTROL]
 table.to_csv(snakemake.output.csv, index=False)
 
 splits = ["train"] if figure == "fig6_4" else ["train", "test"]
