@@ -163,9 +163,14 @@ def _accuracy_table(final: dict[str, float], ratio: dict[str, float], depth: int
         for run in range(2):
             for point in range(3):
                 acc = 0.1 + (final[network] - 0.1) * point / 2
-                rows.append(dict(network=network, depth=depth, run=run, point=point, epoch=point,
-                                 train_accuracy=acc, test_accuracy=acc - 0.02,
-                                 log_gradient_ratio=ratio[network]))  # fmt: skip
+                gamma = 0.0 if network == "unshaped sin" else 0.4
+                rows.append(
+                    dict(
+                        network=network, depth=depth, run=run, point=point, epoch=point,
+                        train_accuracy=acc, test_accuracy=acc - 0.02,
+                        log_gradient_ratio=ratio[network], gain_exponent=gamma,
+                    )
+                )  # fmt: skip
     return pd.DataFrame(rows)
 
 
@@ -180,6 +185,7 @@ def _verdicts(claims):
 def test_fig6_4_passes_on_the_papers_picture():
     claims = training_judges.fig6_4_claims(_accuracy_table(PAPER_ACCURACY, PAPER_RATIO), 0.05,
                                            4.6, 2.3)  # fmt: skip
+    assert all("shaped tanh 0.4" in c.note and "unshaped sin 0" in c.note for c in claims)
     assert _verdicts(claims) == {
         "shaped_beats_identity_train": True, "unshaped_control_explodes": True,
         "shaped_beats_unshaped": True, "shaped_gradients_stable": True,
@@ -234,7 +240,8 @@ def _layer_table(gap_end, grad, depths=(20, 40), points=3, networks=training_jud
                         rows.append(
                             dict(
                                 network=network, depth=depth, run=run, layer=layer, point=point,
-                                epoch=point, weight_isometry_gap=gap if exists else math.nan,
+                                epoch=point, gain_exponent=0.4,
+                                weight_isometry_gap=gap if exists else math.nan,
                                 gradient_norm=grad(layer) if exists else math.nan,
                             )
                         )  # fmt: skip

@@ -20,6 +20,7 @@ __all__ = [
     "IDENTITY",
     "SHAPED",
     "accuracy_claims",
+    "gamma_note",
     "fig6_4_claims",
     "fig6_6_claims",
     "fig_c3_claims",
@@ -39,6 +40,14 @@ CONTROL = "unshaped sin"
 """The unshaped control of Figs. 6.4, C.5-C.8 (sin without gain, gamma = 0)."""
 ORTHOGONALITY_NETWORK = "shaped tanh"
 """Fig. 6.6's network (tanh, gained); Figs. C.3, C.4 draw every ``SHAPED`` network."""
+
+
+def gamma_note(table: pd.DataFrame) -> str:
+    """The gain exponents the claims depend on, stated in their notes (app. C.6 never gives
+    the value used for training; ours is a presumption)."""
+    gammas = table.groupby("network")["gain_exponent"].first()
+    listed = ", ".join(f"{n} {g:g}" for n, g in gammas.items())
+    return f"gain exponent gamma (not stated in the thesis for training; presumed): {listed}"
 
 
 def _run_means(table: pd.DataFrame, metric: str, by: list[str]) -> pd.Series:
@@ -73,6 +82,7 @@ def accuracy_claims(
         table: network, depth, run, point, epoch, {train,test}_accuracy, log_gradient_ratio.
     """
     depth, epochs = int(table["depth"].max()), float(table["epoch"].max())
+    note = gamma_note(table)
     claims = []
     for split in splits:
         final = _final(table, f"{split}_accuracy")
@@ -86,7 +96,7 @@ def accuracy_claims(
                 f"measured is the smaller lead (sin {final[SHAPED[0]]:.3g}, tanh "
                 f"{final[SHAPED[1]]:.3g})"
             ),
-            source=source, measured=lead, relation=">=", bound=margin,
+            source=source, measured=lead, relation=">=", bound=margin, note=note,
         ))  # fmt: skip
     if explosion_log_ratio is not None:
         deep = table[table["depth"] == depth]
@@ -102,6 +112,7 @@ def accuracy_claims(
                 ),
                 source="Thesis Sec. 6.4, Fig. 6.5 (the control of Fig. 6.4)",
                 measured=float(init[CONTROL]), relation=">=", bound=explosion_log_ratio,
+                note=note,
             ),
             evaluate(
                 id=f"{prefix}.shaped_beats_unshaped",
@@ -112,7 +123,7 @@ def accuracy_claims(
                 ),
                 source="Thesis Sec. 6.4 ('networks trainable at arbitrary depths')",
                 measured=min(final[n] - final[CONTROL] for n in SHAPED), relation=">=",
-                bound=margin,
+                bound=margin, note=note,
             ),
         ]  # fmt: skip
     if stable_log_ratio is not None:
@@ -127,6 +138,7 @@ def accuracy_claims(
             ),
             source="Thesis Sec. 6.3, Fig. 6.4",
             measured=float(ratios.max(skipna=False)), relation="<=", bound=stable_log_ratio,
+            note=note,
         ))  # fmt: skip
     return claims
 
@@ -200,7 +212,7 @@ def _near_orthogonal(table, prefix, source, what, gap_bound) -> Claim:
             f"every epoch (a square Gaussian W has a gap near 1; an orthogonal one 0)"
         ),
         source=source, measured=_gap_max(middle), relation="<=", bound=gap_bound,
-        note=f"largest gap over all layers, fc_0..fc_L: {_gap_max(table):.3g}",
+        note=f"largest gap over all layers, fc_0..fc_L: {_gap_max(table):.3g}; {gamma_note(table)}",
     )  # fmt: skip
 
 
@@ -213,6 +225,7 @@ def _not_vanishing(table, prefix, source, what, min_fraction) -> Claim:
             f"of the largest; measured is the smallest such ratio"
         ),
         source=source, measured=_gradient_spread(table), relation=">=", bound=min_fraction,
+        note=gamma_note(table),
     )  # fmt: skip
 
 
@@ -269,6 +282,7 @@ def fig_c3_claims(table: pd.DataFrame, gap_bound: float, min_growth: float) -> l
             ),
             source=source,
             measured=max(ratios) if ratios else math.nan, relation="<=", bound=1.0,
+            note=gamma_note(table),
         ),
         evaluate(
             id="gradients.fig_c3.weights_move",
@@ -279,6 +293,7 @@ def fig_c3_claims(table: pd.DataFrame, gap_bound: float, min_growth: float) -> l
                 f"is the smallest factor"
             ),
             source=source, measured=min(growth), relation=">=", bound=min_growth,
+            note=gamma_note(table),
         ),
     ]  # fmt: skip
 

@@ -144,7 +144,8 @@ def shaped_training(
 
     Returns:
         dims (network, depth, run, point) with ``SCALAR_CURVES``, or (network, depth, run,
-        layer, point) with ``LAYER_CURVES``; both with ``epoch`` (0 = at initialization).
+        layer, point) with ``LAYER_CURVES``; both with ``epoch`` (0 = at initialization) and
+        each network's ``gain_exponent`` (recorded beside the curves: the thesis never states it).
     """
     unknown = set(networks) - set(NETWORKS)
     if unknown or not networks:
@@ -190,6 +191,8 @@ def shaped_training(
     shape = next(iter(out.values())).shape
     epoch = torch.arange(points, dtype=torch.float64)
     out["epoch"] = epoch.expand(shape).clone()
+    gammas = torch.tensor([spec["gain_exponent"] for spec in specs.values()], dtype=torch.float64)
+    out["gain_exponent"] = gammas.view(-1, *[1] * (len(shape) - 1)).expand(shape).clone()
     dims = ["network", "depth", "run", "layer", "point"] if per_layer else [
         "network", "depth", "run", "point"]  # fmt: skip
     coords = {"network": list(networks), "depth": list(depths), "run": list(range(n_runs)),
