@@ -340,3 +340,14 @@ def test_paper_config_names_the_thesis_datasets():
     assert paper["weight_orthogonality"]["dataset"] == "cifar10"
     assert paper["weight_orthogonality"]["depths"] == [100, 500, 1000]
     assert np.all(np.asarray(paper["shaped_cifar10"]["depths"]) >= 100)
+
+
+def test_weight_probe_of_a_diverged_run_is_nan():
+    from sigprop.training.probes import weight_isometry_gaps
+
+    g = [torch.Generator().manual_seed(s) for s in range(2)]
+    w = bn_mlp.haar_weights(g, 6, 6, torch.float32, "cpu")
+    w[1, 2, 3] = math.nan
+    gaps = weight_isometry_gaps([w, w[:, :3]])
+    assert gaps.shape == (2, 2)
+    assert torch.all(gaps[0].abs() < 1e-6) and torch.all(torch.isnan(gaps[1]))

@@ -90,7 +90,8 @@ def weight_isometry_gaps(weights: list[Tensor]) -> Tensor:
     for w in weights:
         w = w.detach().double()
         finite = torch.isfinite(w).flatten(1).all(-1)
-        safe = torch.where(finite.view(-1, 1, 1), w, torch.eye(*w.shape[1:], dtype=w.dtype))
+        eye = torch.eye(*w.shape[1:], dtype=w.dtype, device=w.device)
+        safe = torch.where(finite.view(-1, 1, 1), w, eye)
         gap = isometry.weight_isometry_gap(safe)
         out.append(torch.where(finite, gap, torch.full_like(gap, float("nan"))))
     return torch.stack(out, dim=-1)
