@@ -157,7 +157,16 @@ def test_layer_probes_need_labels():
 # --- judges --------------------------------------------------------------------------------------
 
 
-def _accuracy_table(final: dict[str, float], ratio: dict[str, float], depth: int = 50):
+def _accuracy_table(final: dict[str, float], ratio: dict[str, float], depths=(25, 50), drop=0.0):
+    """Final accuracies at the deepest depth; ``drop`` less at the shallower ones."""
+    return pd.concat(
+        [_one_depth(final, ratio, d, drop * (d != max(depths))) for d in depths],
+        ignore_index=True,
+    )
+
+
+def _one_depth(final, ratio, depth, drop):
+    final = {k: v - drop for k, v in final.items()}
     rows = []
     for network in final:
         for run in range(2):
@@ -184,11 +193,12 @@ def _verdicts(claims):
 
 def test_fig6_4_passes_on_the_papers_picture():
     claims = training_judges.fig6_4_claims(_accuracy_table(PAPER_ACCURACY, PAPER_RATIO), 0.05,
-                                           4.6, 2.3)  # fmt: skip
+                                           4.6, 2.3, 0.05)  # fmt: skip
     assert all("shaped tanh 0.4" in c.note and "unshaped sin 0" in c.note for c in claims)
     assert _verdicts(claims) == {
         "shaped_beats_identity_train": True, "unshaped_control_explodes": True,
         "shaped_beats_unshaped": True, "shaped_gradients_stable": True,
+        "depth_independent": True,
     }  # fmt: skip
 
 
@@ -205,9 +215,23 @@ def test_fig6_4_passes_on_the_papers_picture():
 )
 def test_fig6_4_fails_on_a_contradicting_picture(accuracy, ratio, failing):
     table = _accuracy_table({**PAPER_ACCURACY, **accuracy}, {**PAPER_RATIO, **ratio})
-    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3))
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
     assert verdicts[failing] is False
     assert sum(v is False for v in verdicts.values()) == 1
+
+
+@pytest.mark.parametrize("drop", [0.2, -0.2])
+def test_fig6_4_depth_dependence_fails(drop):
+    table = _accuracy_table(PAPER_ACCURACY, PAPER_RATIO, drop=drop)
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
+    assert verdicts["depth_independent"] is False
+    assert sum(v is False for v in verdicts.values()) == 1
+
+
+def test_fig6_4_needs_two_depths_for_its_depth_claim():
+    table = _accuracy_table(PAPER_ACCURACY, PAPER_RATIO, depths=(50,))
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
+    assert verdicts["depth_independent"] is None  # invalid, not passed
 
 
 def test_train_test_figures():
@@ -314,6 +338,7 @@ def quick_config():
          r"gradients\.shaped_fmnist\.train_size = 50"),
         (("weight_orthogonality", "depths"), [100], r"gradients\.weight_orthogonality\.depths"),
         (("weight_orthogonality", "depths"), [100, 50], r"increasing"),
+        (("shaped_cifar10", "depths"), [50], r"gradients\.shaped_cifar10\.depths \[50\]"),
     ],
 )  # fmt: skip
 def test_training_config_errors_name_the_keys(path, value, message):

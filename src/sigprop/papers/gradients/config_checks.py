@@ -202,6 +202,13 @@ def _check_training(grad: Mapping) -> None:
                     f"gradients.training.{key} = {shared[key]} exceeds "
                     f"gradients.{name}.train_size = {size}"
                 )
+    if "shaped_cifar10" in grad and "fig6_4" in grad:
+        depths = grad["shaped_cifar10"]["depths"]
+        if len(set(depths)) < 2:
+            raise ConfigError(
+                f"gradients.shaped_cifar10.depths {depths} must hold >= 2 depths "
+                "(gradients.fig6_4 compares the accuracy at the shallowest and the deepest)"
+            )
     if "weight_orthogonality" in grad and "fig_c3" in grad:
         depths = grad["weight_orthogonality"]["depths"]
         if len(set(depths)) < 2 or list(depths) != sorted(depths):

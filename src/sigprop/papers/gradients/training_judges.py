@@ -144,13 +144,37 @@ def accuracy_claims(
 
 
 def fig6_4_claims(
-    table: pd.DataFrame, margin: float, explosion_log_ratio: float, stable_log_ratio: float
+    table: pd.DataFrame,
+    margin: float,
+    explosion_log_ratio: float,
+    stable_log_ratio: float,
+    depth_tolerance: float,
 ) -> list[Claim]:
-    """Thesis Fig. 6.4 (CIFAR-10; training accuracy): ``accuracy_claims`` with the control."""
-    return accuracy_claims(
+    """Thesis Fig. 6.4 (CIFAR-10; training accuracy): ``accuracy_claims`` with the control, and
+    "the training accuracy remains largely depth-independent" (Sec. 6.4): the shaped nets'
+    final train accuracy at the deepest and the shallowest depth within ``depth_tolerance``."""
+    claims = accuracy_claims(
         table, margin, "gradients.fig6_4", "Thesis Sec. 6.3-6.4, Fig. 6.4", ("train",),
         explosion_log_ratio, stable_log_ratio,
     )  # fmt: skip
+    last = table[table["point"] == table["point"].max()]
+    final = _run_means(last, "train_accuracy", ["network", "depth"])
+    depths = sorted(table["depth"].unique())
+    shallow, deep = depths[0], depths[-1]
+    gaps = [final[n, deep] - final[n, shallow] for n in SHAPED] if len(depths) > 1 else []
+    worst = max(gaps, key=abs) if gaps else math.nan
+    claims.append(evaluate(
+        id="gradients.fig6_4.depth_independent",
+        statement=(
+            f"'the training accuracy remains largely depth-independent': shaped sin and tanh end "
+            f"within {depth_tolerance:g} train accuracy of themselves from depth {int(shallow)} "
+            f"to depth {int(deep)}; measured is the larger change, deep minus shallow"
+        ),
+        source="Thesis Sec. 6.4, Fig. 6.4",
+        measured=worst, relation="within", bound=0.0, tolerance=depth_tolerance,
+        note=gamma_note(table),
+    ))  # fmt: skip
+    return claims
 
 
 def _train_test(figure: str, dataset: str):
