@@ -376,3 +376,25 @@ def test_weight_probe_of_a_diverged_run_is_nan():
     gaps = weight_isometry_gaps([w, w[:, :3]])
     assert gaps.shape == (2, 2)
     assert torch.all(gaps[0].abs() < 1e-6) and torch.all(torch.isnan(gaps[1]))
+
+
+def test_gradient_probe_is_float64_whatever_the_training_dtype():
+    """A float32 stack's gradient norms are those of the float64 copy of its weights (an
+    exploding net's gradient overflows float32 near depth 700 without gain, not float64)."""
+    import copy as _copy
+
+    from sigprop.training.loop import _layer_probes
+
+    arch = bn_mlp.Architecture(depth=5, width=8, norm="batch_norm_torch", activation="sin")
+    nets = initial_networks(arch, 12, 3, "test.f64", [0, 1])
+    data = _tiny_data()
+    stack = RunStack(nets)
+    norms = _layer_probes(stack, data, ["gradient_norm"])["gradient_norm"]
+    assert norms.dtype == torch.float64 and norms.shape == (2, 6)
+    for r, net in enumerate(nets):
+        double = _copy.deepcopy(net).double()
+        loss = F.cross_entropy(double(data.probe_x.double()), data.probe_y)
+        grads = torch.autograd.grad(loss, [fc.weight for fc in double.fc])
+        torch.testing.assert_close(
+            norms[r], torch.stack([g.norm() for g in grads]), rtol=1e-10, atol=0
+        )

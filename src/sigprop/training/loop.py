@@ -55,19 +55,25 @@ class RunStack:
         self.size = len(models)
 
     def outputs(
-        self, x: Tensor, training: bool, output: str = "logits", buffers: dict | None = None
+        self,
+        x: Tensor,
+        training: bool,
+        output: str = "logits",
+        buffers: dict | None = None,
+        params: dict | None = None,
     ) -> Tensor:
         """Every run's network on its own x[r], (R, B, ...) -> (R, ...) (``MLP.forward``'s
         ``output``). In training mode BN normalizes with each run's batch statistics and updates
         the running statistics in ``buffers`` (default: the stack's own), in eval mode it uses
-        them."""
+        them. ``params`` replaces the stack's parameters (e.g. a float64 copy)."""
         self.base.train(training)
 
         def one(p, b, xr):
             return functional_call(self.base, (p, b), (xr,), {"output": output})
 
         buffers = self.buffers if buffers is None else buffers
-        return vmap(one, randomness="error")(self.params, buffers, x)
+        params = self.params if params is None else params
+        return vmap(one, randomness="error")(params, buffers, x)
 
     def logits(self, x: Tensor, training: bool) -> Tensor:
         """(R, B, ...) inputs -> (R, B, C) logits."""
@@ -203,24 +209,27 @@ def _layer_probes(stack: RunStack, data: TrainData, names: Sequence[str]) -> dic
     """``probes.LAYER_PROBES`` of every Linear layer, each (R, layers): the weights' isometry
     gap, and the Frobenius norm of each run's gradient of its mean cross-entropy on the probe
     batch (training mode: batch statistics, as the authors' ``get_measurements``; the running
-    statistics are left untouched, unlike theirs). NaN for a run whose weights diverged."""
+    statistics are left untouched, unlike theirs). Both in float64 on a copy of the weights,
+    whatever the training dtype: an exploding net's gradient (e^130 at depth 1000 without gain,
+    Thesis Fig. 6.5) overflows float32 but not float64. NaN for a run whose weights diverged."""
     if not names:
         return {}
     weight_names = linear_weight_names(stack.base)
-    weights = [stack.params[n] for n in weight_names]
     row = {}
     if "weight_isometry_gap" in names:
-        row["weight_isometry_gap"] = weight_isometry_gaps(weights)
+        row["weight_isometry_gap"] = weight_isometry_gaps([stack.params[n] for n in weight_names])
     if "gradient_norm" in names:
-        buffers = {k: v.clone() for k, v in stack.buffers.items()}
-        x = data.probe_x.expand(stack.size, *data.probe_x.shape)
-        out = stack.outputs(x, True, "logits", buffers)
+        params = {k: v.detach().double() for k, v in stack.params.items()}
+        weights = [params[n].requires_grad_(True) for n in weight_names]
+        buffers = {
+            k: v.double() if v.is_floating_point() else v.clone() for k, v in stack.buffers.items()
+        }
+        x = data.probe_x.double().expand(stack.size, *data.probe_x.shape)
+        out = stack.outputs(x, True, "logits", buffers, params)
         target = data.probe_y.expand(stack.size, -1)
         loss = F.cross_entropy(out.flatten(0, 1), target.flatten(), reduction="none")
         grads = torch.autograd.grad(loss.view(stack.size, -1).mean(-1).sum(), weights)
-        row["gradient_norm"] = torch.stack(
-            [torch.linalg.matrix_norm(g.detach().double()) for g in grads], dim=-1
-        )
+        row["gradient_norm"] = torch.stack([torch.linalg.matrix_norm(g) for g in grads], dim=-1)
     return row
 
 
