@@ -25,6 +25,7 @@ __all__ = [
     "gram",
     "isometry",
     "isometry_gap",
+    "weight_isometry_gap",
     "norm_variation",
     "parallelepiped_faces",
     "parallelepiped_isometry",
@@ -77,6 +78,25 @@ def isometry_gap(m: Tensor, rtol: float | None = None) -> Tensor:
     safe = torch.where(singular[..., None], torch.ones_like(lam), lam / top.clamp_min(1e-300))
     gap = safe.mean(-1).log() - safe.log().mean(-1)
     return torch.where(singular, torch.full_like(gap, math.inf), gap)
+
+
+def weight_isometry_gap(w: Tensor) -> Tensor:
+    """Isometry gap of a weight matrix, Thesis Fig. 6.6a / C.3 ("isometry gap of the weight
+    matrices"): ``isometry_gap`` of W W^T (rows <= columns) or of W^T W (rows > columns), the
+    Gram of the smaller side, whose eigenvalues are the squared singular values of W.
+
+    0 (to round-off) iff W is a multiple of a (semi-)orthogonal matrix, > 0 otherwise; inf if W
+    is rank-deficient. The authors' ``get_measurements`` applies the gap to W W^T of every layer;
+    for their square hidden layers and wide first and last layers that is the smaller side too.
+
+    Args:
+        w: shape (..., rows, cols).
+    Returns:
+        shape (...).
+    """
+    if w.dim() < 2:
+        raise ValueError(f"w must have shape (..., rows, cols), got {tuple(w.shape)}")
+    return isometry_gap(w @ w.mT if w.shape[-2] <= w.shape[-1] else w.mT @ w)
 
 
 def isometry(m: Tensor, rtol: float | None = None) -> Tensor:

@@ -25,7 +25,15 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .. import seeding
 from ..chains import progress
-from .probes import GRADIENT_PROBES, PROBES, gradient_alignment, last_hidden_probes
+from .probes import (
+    GRADIENT_PROBES,
+    LAYER_PROBES,
+    PROBES,
+    gradient_alignment,
+    last_hidden_probes,
+    linear_weight_names,
+    weight_isometry_gaps,
+)
 
 __all__ = ["Curves", "RunStack", "TrainData", "adaptive_gradient_clip", "sgd_step", "train"]
 
@@ -47,19 +55,25 @@ class RunStack:
         self.size = len(models)
 
     def outputs(
-        self, x: Tensor, training: bool, output: str = "logits", buffers: dict | None = None
+        self,
+        x: Tensor,
+        training: bool,
+        output: str = "logits",
+        buffers: dict | None = None,
+        params: dict | None = None,
     ) -> Tensor:
         """Every run's network on its own x[r], (R, B, ...) -> (R, ...) (``MLP.forward``'s
         ``output``). In training mode BN normalizes with each run's batch statistics and updates
         the running statistics in ``buffers`` (default: the stack's own), in eval mode it uses
-        them."""
+        them. ``params`` replaces the stack's parameters (e.g. a float64 copy)."""
         self.base.train(training)
 
         def one(p, b, xr):
             return functional_call(self.base, (p, b), (xr,), {"output": output})
 
         buffers = self.buffers if buffers is None else buffers
-        return vmap(one, randomness="error")(self.params, buffers, x)
+        params = self.params if params is None else params
+        return vmap(one, randomness="error")(params, buffers, x)
 
     def logits(self, x: Tensor, training: bool) -> Tensor:
         """(R, B, ...) inputs -> (R, B, C) logits."""
@@ -177,7 +191,7 @@ class Curves:
             self.values.setdefault(k, []).append(v.detach().double().cpu())
 
     def tensors(self) -> dict[str, Tensor]:
-        """metric -> (R, T) float64."""
+        """metric -> (R, T) float64; a per-layer probe (R, layers, T)."""
         return {k: torch.stack(v, dim=-1) for k, v in self.values.items()}
 
 
@@ -211,6 +225,34 @@ def _log_point(stack: RunStack, data: TrainData, probes: Sequence[str]) -> dict[
     row |= last_hidden_probes(h, [p for p in probes if p in PROBES])
     if "gradient_alignment" in probes:
         row["gradient_alignment"] = _readout_alignment(stack, h, data.probe_y)
+    return row | _layer_probes(stack, data, [p for p in probes if p in LAYER_PROBES])
+
+
+def _layer_probes(stack: RunStack, data: TrainData, names: Sequence[str]) -> dict[str, Tensor]:
+    """``probes.LAYER_PROBES`` of every Linear layer, each (R, layers): the weights' isometry
+    gap, and the Frobenius norm of each run's gradient of its mean cross-entropy on the probe
+    batch (training mode: batch statistics, as the authors' ``get_measurements``; the running
+    statistics are left untouched, unlike theirs). Both in float64 on a copy of the weights,
+    whatever the training dtype: an exploding net's gradient (e^130 at depth 1000 without gain,
+    Thesis Fig. 6.5) overflows float32 but not float64. NaN for a run whose weights diverged."""
+    if not names:
+        return {}
+    weight_names = linear_weight_names(stack.base)
+    row = {}
+    if "weight_isometry_gap" in names:
+        row["weight_isometry_gap"] = weight_isometry_gaps([stack.params[n] for n in weight_names])
+    if "gradient_norm" in names:
+        params = {k: v.detach().double() for k, v in stack.params.items()}
+        weights = [params[n].requires_grad_(True) for n in weight_names]
+        buffers = {
+            k: v.double() if v.is_floating_point() else v.clone() for k, v in stack.buffers.items()
+        }
+        x = data.probe_x.double().expand(stack.size, *data.probe_x.shape)
+        out = stack.outputs(x, True, "logits", buffers, params)
+        target = data.probe_y.expand(stack.size, -1)
+        loss = F.cross_entropy(out.flatten(0, 1), target.flatten(), reduction="none")
+        grads = torch.autograd.grad(loss.view(stack.size, -1).mean(-1).sum(), weights)
+        row["gradient_norm"] = torch.stack([torch.linalg.matrix_norm(g) for g in grads], dim=-1)
     return row
 
 
@@ -241,22 +283,25 @@ def train(
 ) -> Curves:
     """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
 
-    ``probes``: names in ``probes.PROBES`` (of H_L) and ``probes.GRADIENT_PROBES`` (of the
-    read-out's per-sample gradients), on the probe batch at every log point. ``clip`` > 0:
-    adaptive gradient clipping with that lambda (``sgd_step``).
+    ``probes``: names in ``probes.PROBES`` (of H_L), ``probes.GRADIENT_PROBES`` (of the
+    read-out's per-sample gradients) and ``probes.LAYER_PROBES`` (per Linear layer, (R, layers)
+    per log point), on the probe batch at every log point. ``clip`` > 0: adaptive gradient
+    clipping with that lambda (``sgd_step``).
 
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
     dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
     epoch.
     """
-    unknown = set(probes) - set(PROBES) - set(GRADIENT_PROBES)
+    known = [*PROBES, *GRADIENT_PROBES, *LAYER_PROBES]
+    unknown = set(probes) - set(known)
     if unknown:
+        raise ValueError(f"unknown probes {sorted(unknown)}: choose from {known}")
+    needs_labels = {"gradient_alignment", "gradient_norm"} & set(probes)
+    if needs_labels and data.probe_y is None:
         raise ValueError(
-            f"unknown probes {sorted(unknown)}: choose from {[*PROBES, *GRADIENT_PROBES]}"
+            f"the probes {sorted(needs_labels)} need the probe batch's labels (probe_y)"
         )
-    if "gradient_alignment" in probes and data.probe_y is None:
-        raise ValueError("the gradient_alignment probe needs the probe batch's labels (probe_y)")
     if len(runs) != stack.size or lrs.shape != (stack.size,):
         raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
     n = len(data.train_x)

@@ -5,19 +5,24 @@ Dan+20 Figs. 1, 5, 6: the numerical rank (footnote 2) and the lower bound on ran
 (d, N), the transpose of torch's (N, d) activations.
 Dan+20 Fig. 10, Prop. 19: the alignment of the per-sample gradients of the classification
 layer W_{L+1} (Eq. (95)-(97)), which needs the read-out and the labels as well.
+Thesis Figs. 6.6, C.3, C.4 (app. C.6): per-layer probes of every Linear layer, the isometry gap
+of its weights and the Frobenius norm of the loss gradient on the probe batch (``LAYER_PROBES``).
 """
 
 from __future__ import annotations
 
 import torch
 import torch.nn.functional as F
-from torch import Tensor
+from torch import Tensor, nn
 from torch.func import grad, vmap
 
-from .. import metrics
+from .. import isometry, metrics
 
 __all__ = [
     "GRADIENT_PROBES",
+    "LAYER_PROBES",
+    "linear_weight_names",
+    "weight_isometry_gaps",
     "PROBES",
     "gradient_alignment",
     "last_hidden_probes",
@@ -66,3 +71,29 @@ def gradient_alignment(weight: Tensor, bias: Tensor, h: Tensor, y: Tensor) -> Te
     exactly 1 when H_L has rank one. NaN if h is not finite (a diverged run)."""
     grads = readout_gradients(weight, bias, h, y)  # (N, C, d)
     return metrics.mean_abs_cosine(grads.permute(1, 2, 0)).mean()
+
+
+LAYER_PROBES = ("weight_isometry_gap", "gradient_norm")
+"""Per-layer probes of every ``nn.Linear`` (module order), each (R, layers) per log point:
+``weight_isometry_gap`` (``isometry.weight_isometry_gap`` of W_l, Thesis Figs. 6.6a, C.3) and
+``gradient_norm`` (||dLoss/dW_l||_F on the probe batch, Figs. 6.6b, C.4)."""
+
+
+def linear_weight_names(model: nn.Module) -> list[str]:
+    """Parameter names of the weights of ``model``'s ``nn.Linear`` layers, in module order
+    (W_0 .. W_L of an MLP: the input projection first, the read-out last)."""
+    return [f"{name}.weight" for name, m in model.named_modules() if isinstance(m, nn.Linear)]
+
+
+def weight_isometry_gaps(weights: list[Tensor]) -> Tensor:
+    """``isometry.weight_isometry_gap`` of each stacked weight (R, out, in), in float64:
+    (R, layers). A run whose weight is not finite (it diverged) gets NaN there."""
+    out = []
+    for w in weights:
+        w = w.detach().double()
+        finite = torch.isfinite(w).flatten(1).all(-1)
+        eye = torch.eye(*w.shape[1:], dtype=w.dtype, device=w.device)
+        safe = torch.where(finite.view(-1, 1, 1), w, eye)
+        gap = isometry.weight_isometry_gap(safe)
+        out.append(torch.where(finite, gap, torch.full_like(gap, float("nan"))))
+    return torch.stack(out, dim=-1)

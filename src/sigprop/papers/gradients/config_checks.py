@@ -23,6 +23,7 @@ def check_config(config: Mapping) -> None:
     _check_table_c1(grad)
     _check_gain(grad)
     _check_isometry(config)
+    _check_training(grad)
 
 
 def _check_depth(grad: Mapping) -> None:
@@ -175,4 +176,43 @@ def _check_isometry(config: Mapping) -> None:
                 f"gradients.lemma_c8_c9.spreads {c89['spreads']}: every input has psi {side} "
                 f"1/(16 d) at gradients.lemma_c8_c9.widths {c89['widths']}; Lemma C.9's two "
                 "regimes need inputs on both sides (add a smaller and a larger spread)"
+            )
+
+
+TRAINING_SIMULATIONS = (
+    "shaped_cifar10", "shaped_mnist", "shaped_fmnist", "shaped_cifar100", "weight_orthogonality",
+)  # fmt: skip
+"""The training simulations (Figs. 6.4, 6.6, C.3-C.8), each reading ``gradients.training``."""
+
+
+def _check_training(grad: Mapping) -> None:
+    """Training figures: every subset holds the probe batch and a minibatch; Fig. C.3's depth
+    claim compares at least two depths."""
+    shared = grad.get("training")
+    if shared is None:
+        return
+    for name in TRAINING_SIMULATIONS:
+        item = grad.get(name)
+        if item is None:
+            continue
+        size = item["train_size"]
+        for key in ("batch_size", "probe_size"):
+            if size and shared[key] > size:
+                raise ConfigError(
+                    f"gradients.training.{key} = {shared[key]} exceeds "
+                    f"gradients.{name}.train_size = {size}"
+                )
+    if "shaped_cifar10" in grad and "fig6_4" in grad:
+        depths = grad["shaped_cifar10"]["depths"]
+        if len(set(depths)) < 2:
+            raise ConfigError(
+                f"gradients.shaped_cifar10.depths {depths} must hold >= 2 depths "
+                "(gradients.fig6_4 compares the accuracy at the shallowest and the deepest)"
+            )
+    if "weight_orthogonality" in grad and "fig_c3" in grad:
+        depths = grad["weight_orthogonality"]["depths"]
+        if len(set(depths)) < 2 or list(depths) != sorted(depths):
+            raise ConfigError(
+                f"gradients.weight_orthogonality.depths {depths} must be >= 2 increasing depths "
+                "(gradients.fig_c3 compares the middle layers' gap from each depth to the next)"
             )

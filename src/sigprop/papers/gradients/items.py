@@ -9,6 +9,8 @@ from . import (
     gain_simulations,
     isometry_chain,
     isometry_chain_judges,
+    training_judges,
+    training_simulations,
 )
 from . import batch_rank_table as table_c1
 from . import isometry_theorem_judges as iso_judges
@@ -78,6 +80,50 @@ _ISOMETRY_GAIN_NAN = (
 )
 """The Monte Carlo isometry-gain columns shared by the Thm. 6.3 and Lemma C.8/C.9 tables, NaN in
 the rows of their other parts."""
+
+_TRAINING_KEYS = ("width", "batch_size", "lr", "norm", "gain_exponent", "n_runs", "eval_size",
+                  "probe_size", "dtype")  # fmt: skip
+"""``gradients/training``: the hyperparameters shared by every training figure (Sec. 6.3)."""
+_TRAINING_OWN = ("dataset", "depths", "epochs", "train_size", "test_size")
+_ACCURACY_CURVES = ("train_loss", "train_accuracy", "test_loss", "test_accuracy",
+                    "log_gradient_ratio")  # fmt: skip
+"""NaN once a run diverged (never at the configured scales; declared so a diverged run shows)."""
+_LAYER_CURVES = ("weight_isometry_gap", "gradient_norm")
+"""NaN at layers beyond a network's depth (padding) and once a run diverged."""
+
+
+def _training_simulation(name: str, seed: str, nonfinite: tuple[str, ...]) -> Simulation:
+    """``training_simulations.<name>``: the shared training keys and its own."""
+    return Simulation(
+        name,
+        seed=seed,
+        run=getattr(training_simulations, name),
+        setup={
+            **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
+            **{key: f"gradients/{name}/{key}" for key in _TRAINING_OWN},
+            "data_root": "data/root",
+        },
+        datasets=(f"gradients/{name}/dataset",),
+        nonfinite=nonfinite,
+        mem_mb=4000,
+        runtime=600,
+    )
+
+
+def _training_figure(name: str, seed: str, simulation: str, judge, script: str, layers: bool):
+    """A training figure drawn by ``script`` from ``simulation``'s curves."""
+    return Figure(
+        name,
+        seed=seed,
+        reads={"curves": simulation},
+        params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
+        constants={"figure": name},
+        judge=judge,
+        judge_args=f"gradients/{name}",
+        script=script,
+        nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
+    )
+
 
 ITEMS = [
     # Sec. 6.2: isometry gap of the BN chain (Thm. 6.1, Fig. 6.1) and its lemmas
@@ -356,4 +402,42 @@ ITEMS = [
         {"window": f"{_CLAIMS}/window", "flat_slope": f"{_CLAIMS}/flat_slope"},
         script="log_grad_vs_depth.py",
     ),
+    # Sec. 6.3, 6.5, app. C.6, C.7: training (Figs. 6.4, 6.6, C.3-C.8)
+    _training_simulation("shaped_cifar10", "Thesis Figs. 6.4, C.8", _ACCURACY_CURVES),
+    _training_simulation("shaped_mnist", "Thesis Fig. C.5", _ACCURACY_CURVES),
+    _training_simulation("shaped_fmnist", "Thesis Fig. C.6", _ACCURACY_CURVES),
+    _training_simulation("shaped_cifar100", "Thesis Fig. C.7", _ACCURACY_CURVES),
+    _training_simulation("weight_orthogonality", "Thesis Figs. 6.6, C.3, C.4", _LAYER_CURVES),
+    *[
+        _training_figure(
+            name,
+            seed,
+            sim,
+            getattr(training_judges, f"{name}_claims"),
+            "shaped_accuracy.py",
+            layers=False,
+        )  # fmt: skip
+        for name, seed, sim in (
+            ("fig6_4", "Thesis Fig. 6.4, Sec. 6.3-6.4", "shaped_cifar10"),
+            ("fig_c5", "Thesis Fig. C.5, app. C.7", "shaped_mnist"),
+            ("fig_c6", "Thesis Fig. C.6, app. C.7", "shaped_fmnist"),
+            ("fig_c7", "Thesis Fig. C.7, app. C.7", "shaped_cifar100"),
+            ("fig_c8", "Thesis Fig. C.8, app. C.7", "shaped_cifar10"),
+        )
+    ],
+    *[
+        _training_figure(
+            name,
+            seed,
+            "weight_orthogonality",
+            getattr(training_judges, f"{name}_claims"),
+            "weight_orthogonality.py",
+            layers=True,
+        )  # fmt: skip
+        for name, seed in (
+            ("fig6_6", "Thesis Fig. 6.6, Sec. 6.5"),
+            ("fig_c3", "Thesis Fig. C.3, app. C.6"),
+            ("fig_c4", "Thesis Fig. C.4, app. C.6"),
+        )
+    ],
 ]

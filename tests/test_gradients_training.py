@@ -1,0 +1,400 @@
+"""Thesis ch. 6 training (Figs. 6.4, 6.6, C.3-C.8): the trainable network equals ``bn_mlp`` at
+initialization, the weight isometry gap, the per-layer probes, a tiny training run, the judges
+and the config checks."""
+
+import copy
+import math
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+import torch.nn.functional as F
+import yaml
+from snakemake.utils import validate
+
+from sigprop import isometry
+from sigprop.config import ConfigError
+from sigprop.papers.gradients import bn_mlp, training_judges
+from sigprop.papers.gradients.bn_training import ShapedBNMLP, initial_networks
+from sigprop.papers.gradients.config_checks import check_config
+from sigprop.training.loop import RunStack, TrainData, train
+from sigprop.training.probes import linear_weight_names
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+
+
+# --- the trainable network equals bn_mlp at initialization ------------------------------------
+
+
+@pytest.mark.parametrize("norm", sorted(bn_mlp.NORMS))
+@pytest.mark.parametrize(
+    "activation, gain_exponent, bias",
+    [("tanh", 0.4, False), ("sin", 0.0, True), ("linear", 0.4, True)],
+)
+def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias):
+    """Same logits and same gradient of every W_l (and b_l) to 1e-10 in float64."""
+    arch = bn_mlp.Architecture(
+        depth=7, width=10, norm=norm, activation=activation, gain_exponent=gain_exponent, bias=bias
+    )
+    runs = [0, 1, 2]
+    g = torch.Generator().manual_seed(3)
+    x = torch.randn(13, 10, generator=g, dtype=torch.float64)  # (D, n), samples as columns
+    y = torch.randint(0, 4, (10,), generator=g)
+    params = bn_mlp.init_parameters(arch, 13, 4, "test.shaped", runs)
+    tensors = params.weights + (params.biases or [])
+    for t in tensors:
+        t.requires_grad_(True)
+    logits, _ = bn_mlp.forward(params, x, arch)
+    loss = F.cross_entropy(logits, y.expand(len(runs), -1), reduction="none").mean(-1)
+    reference = torch.autograd.grad(loss.sum(), tensors)
+    nets = initial_networks(arch, 13, 4, "test.shaped", runs, torch.float64)
+    for r, net in enumerate(nets):
+        out = net(x.T)
+        torch.testing.assert_close(out, logits[r].T.detach(), rtol=0, atol=1e-10)
+        ours = [fc.weight for fc in net.fc] + ([fc.bias for fc in net.fc] if bias else [])
+        grads = torch.autograd.grad(F.cross_entropy(out, y), ours)
+        for mine, ref in zip(grads, reference, strict=True):
+            ref = ref[r] if mine.dim() == 2 else ref[r, :, 0]
+            torch.testing.assert_close(mine, ref, rtol=0, atol=1e-10)
+
+
+def test_shaped_mlp_layers_and_gains():
+    arch = bn_mlp.Architecture(depth=5, width=6, norm="batch_norm_torch", activation="tanh",
+                               gain_exponent=0.4)  # fmt: skip
+    net = ShapedBNMLP(arch, 9, 3)
+    assert linear_weight_names(net) == [f"fc.{k}.weight" for k in range(6)]
+    assert net.gains == pytest.approx([(k + 1) ** -0.4 for k in range(5)])
+    assert net(torch.randn(4, 9), output="last_hidden").shape == (4, 6)
+    with pytest.raises(ValueError, match="output"):
+        net(torch.randn(4, 9), output="all_hidden")
+
+
+# --- the weight isometry gap ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
+def test_weight_isometry_gap_zero_for_orthogonal(shape):
+    g = [torch.Generator().manual_seed(s) for s in range(3)]
+    w = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    gap = isometry.weight_isometry_gap(w)
+    assert gap.shape == (3,)
+    assert torch.all(gap.abs() < 1e-12)
+    assert torch.all(isometry.weight_isometry_gap(2.5 * w).abs() < 1e-12)  # scale-invariant
+
+
+@pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
+def test_weight_isometry_gap_positive_otherwise(shape):
+    g = [torch.Generator().manual_seed(s) for s in range(3)]
+    w = bn_mlp.gaussian_weights(g, *shape, torch.float64, "cpu")
+    assert torch.all(isometry.weight_isometry_gap(w) > 1e-3)
+    q = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    q[:, 0] *= 1.1  # one row longer: no longer orthogonal
+    assert torch.all(isometry.weight_isometry_gap(q) > 1e-4)
+    singular = q.clone()
+    singular[..., 1] = singular[..., 0] if shape[0] >= shape[1] else singular[..., 1]
+    if shape[0] >= shape[1]:
+        assert torch.all(torch.isinf(isometry.weight_isometry_gap(singular)))
+
+
+def test_weight_isometry_gap_equals_psi_of_the_singular_values():
+    """psi = log AM(s^2) - mean log s^2 of the singular values s of W (Eq. (6.5))."""
+    w = torch.randn(5, 9, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
+    s2 = torch.linalg.svdvals(w) ** 2
+    expected = s2.mean().log() - s2.log().mean()
+    torch.testing.assert_close(isometry.weight_isometry_gap(w), expected)
+
+
+# --- probes and a tiny training run --------------------------------------------------------------
+
+
+def _blobs(n: int, d: int, classes: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = torch.Generator().manual_seed(seed)
+    centers = 3 * torch.randn(classes, d, generator=g)
+    y = torch.randint(0, classes, (n,), generator=g)
+    return centers[y] + torch.randn(n, d, generator=g), y
+
+
+def _tiny_data() -> TrainData:
+    x, y = _blobs(256, 12, 3, 0)
+    tx, ty = _blobs(64, 12, 3, 1)
+    return TrainData(x, y, tx, ty, x[:32], 0, y[:32])
+
+
+def test_tiny_training_lowers_the_loss_and_probes_per_layer():
+    arch = bn_mlp.Architecture(depth=6, width=16, norm="batch_norm_torch", activation="tanh",
+                               gain_exponent=0.4)  # fmt: skip
+    nets = initial_networks(arch, 12, 3, "test.tiny", [0, 1])
+    data = _tiny_data()
+    curves = train(
+        RunStack(nets), data, torch.tensor([0.05, 0.05]), 3, 32, "test.tiny", [0, 1],
+        probes=("weight_isometry_gap", "gradient_norm"),
+    )  # fmt: skip
+    out = curves.tensors()
+    assert torch.all(out["train_loss"][:, -1] < out["train_loss"][:, 0])
+    gaps, norms = out["weight_isometry_gap"], out["gradient_norm"]
+    assert gaps.shape == norms.shape == (2, 7, 4)  # runs, fc_0..fc_6, init + 3 epochs
+    assert torch.all(gaps[..., 0].abs() < 1e-6)  # orthogonal at init (float32 weights)
+    assert torch.all(gaps[1:-1, 1:-1, -1] > gaps[1:-1, 1:-1, 0])  # SGD moved the weights
+    # the gradient norm at init equals the network's own autograd on the probe batch
+    net = nets[0]
+    loss = F.cross_entropy(net(data.probe_x), data.probe_y)
+    grads = torch.autograd.grad(loss, [fc.weight for fc in net.fc])
+    expected = torch.stack([g.norm().double() for g in grads])
+    torch.testing.assert_close(norms[0, :, 0], expected, rtol=1e-5, atol=0)
+
+
+def test_layer_probes_need_labels():
+    nets = initial_networks(bn_mlp.Architecture(depth=2, width=4), 12, 3, "t", [0])
+    data = _tiny_data()
+    data.probe_y = None
+    with pytest.raises(ValueError, match="gradient_norm"):
+        train(RunStack(nets), data, torch.tensor([0.1]), 1, 32, "t", [0], probes=("gradient_norm",))
+
+
+# --- judges --------------------------------------------------------------------------------------
+
+
+def _accuracy_table(final: dict[str, float], ratio: dict[str, float], depths=(25, 50), drop=0.0):
+    """Final accuracies at the deepest depth; ``drop`` less at the shallower ones."""
+    return pd.concat(
+        [_one_depth(final, ratio, d, drop * (d != max(depths))) for d in depths],
+        ignore_index=True,
+    )
+
+
+def _one_depth(final, ratio, depth, drop):
+    final = {k: v - drop for k, v in final.items()}
+    rows = []
+    for network in final:
+        for run in range(2):
+            for point in range(3):
+                acc = 0.1 + (final[network] - 0.1) * point / 2
+                gamma = 0.0 if network == "unshaped sin" else 0.4
+                rows.append(
+                    dict(
+                        network=network, depth=depth, run=run, point=point, epoch=point,
+                        train_accuracy=acc, test_accuracy=acc - 0.02,
+                        log_gradient_ratio=ratio[network], gain_exponent=gamma,
+                    )
+                )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+PAPER_ACCURACY = {"shaped sin": 0.8, "shaped tanh": 0.78, "identity": 0.6, "unshaped sin": 0.1}
+PAPER_RATIO = {"shaped sin": 0.5, "shaped tanh": 0.6, "identity": 0.4, "unshaped sin": 7.0}
+
+
+def _verdicts(claims):
+    return {c.id.split(".")[-1]: c.passed for c in claims}
+
+
+def test_fig6_4_passes_on_the_papers_picture():
+    claims = training_judges.fig6_4_claims(_accuracy_table(PAPER_ACCURACY, PAPER_RATIO), 0.05,
+                                           4.6, 2.3, 0.05)  # fmt: skip
+    assert all("shaped tanh 0.4" in c.note and "unshaped sin 0" in c.note for c in claims)
+    assert _verdicts(claims) == {
+        "shaped_beats_identity_train": True, "unshaped_control_explodes": True,
+        "shaped_beats_unshaped": True, "shaped_gradients_stable": True,
+        "depth_independent": True,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "accuracy, ratio, failing",
+    [
+        ({"identity": 0.79}, {}, "shaped_beats_identity_train"),
+        ({"shaped tanh": 0.55}, {}, "shaped_beats_identity_train"),
+        ({}, {"unshaped sin": 1.0}, "unshaped_control_explodes"),
+        ({"unshaped sin": 0.77}, {}, "shaped_beats_unshaped"),
+        ({}, {"shaped sin": 5.0}, "shaped_gradients_stable"),
+        ({}, {"shaped tanh": -5.0}, "shaped_gradients_stable"),
+    ],
+)
+def test_fig6_4_fails_on_a_contradicting_picture(accuracy, ratio, failing):
+    table = _accuracy_table({**PAPER_ACCURACY, **accuracy}, {**PAPER_RATIO, **ratio})
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
+    assert verdicts[failing] is False
+    assert sum(v is False for v in verdicts.values()) == 1
+
+
+@pytest.mark.parametrize("drop", [0.2, -0.2])
+def test_fig6_4_depth_dependence_fails(drop):
+    table = _accuracy_table(PAPER_ACCURACY, PAPER_RATIO, drop=drop)
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
+    assert verdicts["depth_independent"] is False
+    assert sum(v is False for v in verdicts.values()) == 1
+
+
+def test_fig6_4_needs_two_depths_for_its_depth_claim():
+    table = _accuracy_table(PAPER_ACCURACY, PAPER_RATIO, depths=(50,))
+    verdicts = _verdicts(training_judges.fig6_4_claims(table, 0.05, 4.6, 2.3, 0.05))
+    assert verdicts["depth_independent"] is None  # invalid, not passed
+
+
+def test_train_test_figures():
+    three = {k: v for k, v in PAPER_ACCURACY.items() if k != "unshaped sin"}
+    table = _accuracy_table(three, PAPER_RATIO)
+    for judge in (training_judges.fig_c5_claims, training_judges.fig_c6_claims,
+                  training_judges.fig_c7_claims, training_judges.fig_c8_claims):  # fmt: skip
+        assert _verdicts(judge(table, 0.05)) == {
+            "shaped_beats_identity_train": True, "shaped_beats_identity_test": True
+        }  # fmt: skip
+    bad = _accuracy_table({**three, "identity": 0.77}, PAPER_RATIO)
+    assert not any(_verdicts(training_judges.fig_c6_claims(bad, 0.05)).values())
+    nan = table.copy()
+    nan.loc[0, "test_accuracy"] = math.nan  # point 0 is not final: only the last point counts
+    nan.loc[nan.index[-1], "test_accuracy"] = math.nan
+    assert _verdicts(training_judges.fig_c5_claims(nan, 0.05))["shaped_beats_identity_test"] is None
+
+
+def _layer_table(gap_end, grad, depths=(20, 40), points=3, networks=training_judges.SHAPED):
+    """Per (network, depth, run, layer, point): gap grows from 1e-14 to gap_end(depth, layer)
+    over the points; gradient norm grad(layer)."""
+    rows = []
+    for network in networks:
+        for depth in depths:
+            for run in range(2):
+                for layer in range(max(depths) + 1):
+                    for point in range(points):
+                        exists = layer <= depth
+                        gap = 1e-14 + gap_end(depth, layer) * point / (points - 1)
+                        rows.append(
+                            dict(
+                                network=network, depth=depth, run=run, layer=layer, point=point,
+                                epoch=point, gain_exponent=0.4,
+                                weight_isometry_gap=gap if exists else math.nan,
+                                gradient_norm=grad(layer) if exists else math.nan,
+                            )
+                        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+def _paper_gap(depth, layer):
+    return 1e-4 * 40 / depth * (1 + 10 * (layer == 0))
+
+
+def test_orthogonality_judges_pass_on_the_papers_picture():
+    table = _layer_table(_paper_gap, lambda layer: 1.0 / (1 + 0.01 * layer))
+    assert all(_verdicts(training_judges.fig6_6_claims(table, 0.01, 0.01)).values())
+    assert all(_verdicts(training_judges.fig_c3_claims(table, 0.01, 10.0)).values())
+    assert all(_verdicts(training_judges.fig_c4_claims(table, 0.01)).values())
+
+
+def test_orthogonality_judges_fail_on_contradicting_pictures():
+    far = _layer_table(lambda d, layer: 0.5, lambda layer: 1.0)  # weights far from orthogonal
+    assert (
+        _verdicts(training_judges.fig6_6_claims(far, 0.01, 0.01))["weights_near_orthogonal"]
+        is False
+    )
+    assert (
+        _verdicts(training_judges.fig_c3_claims(far, 0.01, 10.0))["weights_near_orthogonal"]
+        is False
+    )
+    # deeper nets less orthogonal in the middle
+    worse = _layer_table(lambda d, layer: 1e-4 * d / 40, lambda layer: 1.0)
+    verdicts = _verdicts(training_judges.fig_c3_claims(worse, 0.01, 10.0))
+    assert verdicts["middle_more_orthogonal_with_depth"] is False
+    # frozen weights: the gap stays at round-off
+    frozen = _layer_table(lambda d, layer: 0.0, lambda layer: 1.0)
+    assert _verdicts(training_judges.fig_c3_claims(frozen, 0.01, 10.0))["weights_move"] is False
+    # vanishing gradients toward the input
+    vanishing = _layer_table(_paper_gap, lambda layer: 10.0 ** (-5 + 0.2 * layer))
+    assert _verdicts(training_judges.fig6_6_claims(vanishing, 0.01, 0.01))[
+        "gradients_do_not_vanish"] is False  # fmt: skip
+    assert (
+        _verdicts(training_judges.fig_c4_claims(vanishing, 0.01))["gradients_do_not_vanish"]
+        is False
+    )
+
+
+def test_orthogonality_judges_propagate_nan():
+    table = _layer_table(_paper_gap, lambda layer: 1.0)
+    table.loc[(table["layer"] == 15) & (table["depth"] == 40), "weight_isometry_gap"] = math.nan
+    table.loc[(table["layer"] == 3) & (table["point"] == 1), "gradient_norm"] = math.nan
+    assert _verdicts(training_judges.fig6_6_claims(table, 0.01, 0.01)) == {
+        "weights_near_orthogonal": None, "gradients_do_not_vanish": None
+    }  # fmt: skip
+
+
+def test_middle_layers():
+    table = pd.DataFrame({"depth": [100] * 5, "layer": [0, 24, 25, 75, 76]})
+    assert training_judges.middle_layers(table)["layer"].tolist() == [25, 75]
+
+
+# --- config checks --------------------------------------------------------------------------------
+
+
+def quick_config():
+    return yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+@pytest.mark.parametrize(
+    "path, value, message",
+    [
+        (("shaped_fmnist", "train_size"), 50, r"gradients\.training\.batch_size = 100 exceeds "
+         r"gradients\.shaped_fmnist\.train_size = 50"),
+        (("weight_orthogonality", "depths"), [100], r"gradients\.weight_orthogonality\.depths"),
+        (("weight_orthogonality", "depths"), [100, 50], r"increasing"),
+        (("shaped_cifar10", "depths"), [50], r"gradients\.shaped_cifar10\.depths \[50\]"),
+    ],
+)  # fmt: skip
+def test_training_config_errors_name_the_keys(path, value, message):
+    config = copy.deepcopy(quick_config())
+    check_config(config)
+    config["gradients"][path[0]][path[1]] = value
+    validate(config, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_config(config)
+
+
+def test_schema_refuses_a_depth_of_one():
+    config = copy.deepcopy(quick_config())
+    config["gradients"]["shaped_cifar10"]["depths"] = [1]
+    with pytest.raises(Exception, match="minimum"):
+        validate(config, SCHEMA)
+
+
+def test_paper_config_names_the_thesis_datasets():
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["gradients"]
+    assert paper["shaped_cifar10"]["dataset"] == "cifar10"
+    assert paper["shaped_mnist"]["dataset"] == "mnist"
+    assert paper["shaped_cifar100"]["dataset"] == "cifar100"
+    assert paper["weight_orthogonality"]["dataset"] == "cifar10"
+    assert paper["weight_orthogonality"]["depths"] == [100, 500, 1000]
+    assert np.all(np.asarray(paper["shaped_cifar10"]["depths"]) >= 100)
+
+
+def test_weight_probe_of_a_diverged_run_is_nan():
+    from sigprop.training.probes import weight_isometry_gaps
+
+    g = [torch.Generator().manual_seed(s) for s in range(2)]
+    w = bn_mlp.haar_weights(g, 6, 6, torch.float32, "cpu")
+    w[1, 2, 3] = math.nan
+    gaps = weight_isometry_gaps([w, w[:, :3]])
+    assert gaps.shape == (2, 2)
+    assert torch.all(gaps[0].abs() < 1e-6) and torch.all(torch.isnan(gaps[1]))
+
+
+def test_gradient_probe_is_float64_whatever_the_training_dtype():
+    """A float32 stack's gradient norms are those of the float64 copy of its weights (an
+    exploding net's gradient overflows float32 near depth 700 without gain, not float64)."""
+    import copy as _copy
+
+    from sigprop.training.loop import _layer_probes
+
+    arch = bn_mlp.Architecture(depth=5, width=8, norm="batch_norm_torch", activation="sin")
+    nets = initial_networks(arch, 12, 3, "test.f64", [0, 1])
+    data = _tiny_data()
+    stack = RunStack(nets)
+    norms = _layer_probes(stack, data, ["gradient_norm"])["gradient_norm"]
+    assert norms.dtype == torch.float64 and norms.shape == (2, 6)
+    for r, net in enumerate(nets):
+        double = _copy.deepcopy(net).double()
+        loss = F.cross_entropy(double(data.probe_x.double()), data.probe_y)
+        grads = torch.autograd.grad(loss, [fc.weight for fc in double.fc])
+        torch.testing.assert_close(
+            norms[r], torch.stack([g.norm() for g in grads]), rtol=1e-10, atol=0
+        )
