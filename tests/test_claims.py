@@ -1,28 +1,110 @@
-"""Tests of sigprop.claims: verdicts computed, never set; the ledger."""
+"""Tests of sigprop.claims: interval verdicts computed, never set; kinds; records; the ledger."""
 
 import math
+from dataclasses import asdict
 
+import numpy as np
 import pytest
 
-from sigprop import claims
+from sigprop import claims, stats
+from sigprop.stats import exact, fisher_z, from_se, proportion, t_mean
+
+
+def claim(measured, relation="<=", bound=1.0, tol=0.0, kind="paper", **kw):
+    return claims.evaluate("f.x.y", "s", "src", kind, measured, relation, bound, tol, **kw)
 
 
 @pytest.mark.parametrize(
-    "measured, relation, bound, tol, passed",
+    "value, relation, bound, tol, verdict",
     [
-        (0.9, "<=", 1.0, 0.0, True),
-        (1.05, "<=", 1.0, 0.0, False),
-        (1.05, "<=", 1.0, 0.1, True),
-        (6.0, ">=", 5.66, 0.0, True),
-        (5.0, ">=", 5.66, 0.0, False),
-        (-0.503, "within", -0.5, 0.005, True),
-        (-0.51, "within", -0.5, 0.005, False),
+        (0.9, "<=", 1.0, 0.0, "holds"),
+        (1.05, "<=", 1.0, 0.0, "fails"),
+        (1.05, "<=", 1.0, 0.1, "holds"),
+        (6.0, ">=", 5.66, 0.0, "holds"),
+        (5.0, ">=", 5.66, 0.0, "fails"),
+        (-0.503, "within", -0.5, 0.005, "holds"),
+        (-0.51, "within", -0.5, 0.005, "fails"),
     ],
 )
-def test_verdict_follows_the_numbers(measured, relation, bound, tol, passed):
-    c = claims.evaluate("f.x.y", "s", "src", measured, relation, bound, tol)
-    assert c.passed is passed
-    assert c.verdict == ("pass" if passed else "fail")
+def test_exact_numbers_are_decided_by_the_relation(value, relation, bound, tol, verdict):
+    c = claim(exact(value), relation, bound, tol)
+    assert c.verdict == verdict and c.low == c.high == value and c.interval == "exact"
+
+
+@pytest.mark.parametrize(
+    "low, high, relation, verdict",
+    [
+        (0.2, 0.8, "<=", "holds"),
+        (0.8, 1.2, "<=", "undecided"),
+        (1.1, 1.2, "<=", "fails"),
+        (1.1, 1.2, ">=", "holds"),
+        (0.8, 1.2, ">=", "undecided"),
+        (0.2, 0.8, ">=", "fails"),
+        (0.95, 1.05, "within", "holds"),  # bound 1, tolerance 0.1
+        (0.85, 1.05, "within", "undecided"),
+        (1.15, 1.3, "within", "fails"),
+        (0.5, 1.5, "within", "undecided"),  # wider than the margin on both sides
+    ],
+)
+def test_interval_verdicts(low, high, relation, verdict):
+    tol = 0.1 if relation == "within" else 0.0
+    assert claims.decide(low, high, relation, 1.0, tol) == verdict
+
+
+@pytest.mark.parametrize("relation", claims.RELATIONS)
+@pytest.mark.parametrize("mean", [-0.3, -0.05, 0.0, 0.04, 0.2, 0.6])
+def test_no_claim_is_easier_to_pass_with_fewer_runs(relation, mean):
+    """At the same mean and spread, fewer runs never turn undecided or failing into holding,
+    nor undecided into failing: the interval only widens (issue 24, item 2)."""
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal(40)
+    previous = None
+    for n in (40, 20, 10, 5, 3, 2, 1):
+        values = np.array([mean])
+        if n > 1:  # the same mean and the same spread (sd 0.3), n runs
+            z = (base[:n] - base[:n].mean()) / base[:n].std(ddof=1)
+            values = mean + 0.3 * z
+        tol = 0.1 if relation == "within" else 0.0
+        verdict = claim(t_mean(values), relation, 0.0, tol).verdict
+        if previous is not None:
+            assert verdict in ("undecided", previous), (n, verdict, previous)
+        previous = verdict
+
+
+def test_one_run_is_undecided_and_says_how_many_runs_are_needed():
+    one = claim(t_mean([0.5]), "<=", 1.0)
+    assert one.verdict == "undecided" and "at least 2 runs" in one.note
+    few = claim(t_mean([0.8, 0.95, 1.05]), "<=", 1.1)
+    assert few.verdict == "undecided"
+    need = int(few.note.split("about ")[1].split(" runs")[0])
+    values = np.tile([0.8, 0.95, 1.05], need)  # the same mean and spread, more runs
+    assert claim(t_mean(values), "<=", 1.1).verdict == "holds"
+
+
+def test_fisher_z_interval_of_a_correlation():
+    """DJB21 Fig. 3a's case: r = 0.705 from 12 points straddles 0.8 at 95%."""
+    r = fisher_z(0.705, 12)
+    low, high = r.interval(0.95)
+    assert low == pytest.approx(0.22, abs=0.01) and high == pytest.approx(0.91, abs=0.01)
+    assert claim(r, ">=", 0.8).verdict == "undecided"
+    assert claim(fisher_z(0.705, 400), ">=", 0.8).verdict == "fails"
+
+
+def test_se_bootstrap_and_wilson_intervals():
+    assert from_se(1.0, 0.1).interval(0.95) == pytest.approx((1 - 0.196, 1 + 0.196), abs=1e-3)
+    assert from_se(1.0, 0.1, df=4).interval(0.95)[1] == pytest.approx(1 + 0.2776, abs=1e-3)
+    reps = np.linspace(0, 1, 1001)
+    assert stats.bootstrap(0.5, reps).interval(0.9) == pytest.approx((0.05, 0.95))
+    low, high = proportion(5, 50).interval(0.95)
+    assert 0.03 < low < 0.1 < high < 0.22
+
+
+def test_confidence_level_comes_from_the_run():
+    m = t_mean([0.9, 1.0, 1.1, 1.0])
+    with claims.confidence(0.5):
+        narrow = claim(m, "<=", 1.1)
+    wide = claim(m, "<=", 1.1)
+    assert narrow.high - narrow.low < wide.high - wide.low and narrow.level == 0.5
 
 
 @pytest.mark.parametrize(
@@ -35,70 +117,105 @@ def test_verdict_follows_the_numbers(measured, relation, bound, tol, passed):
         (-math.inf, -math.inf, 0.0, "measured value is -inf, the bound is -inf"),
     ],
 )
-def test_non_finite_numbers_are_invalid_never_pass_or_fail(measured, bound, tol, why):
-    """An overflow or an empty average is neither a pass nor a fail (issue 12, item 3)."""
+def test_non_finite_numbers_are_invalid_never_hold_or_fail(measured, bound, tol, why):
     for relation in claims.RELATIONS:
-        c = claims.evaluate("f.x.y", "s", "src", measured, relation, bound, tol, note="n")
+        c = claim(exact(measured), relation, bound, tol, note="n")
         assert c.passed is None and c.verdict == "invalid"
         assert why in c.note and c.note.endswith("; n")
+    assert claim(t_mean([1.0, math.nan]), "<=", 2.0).verdict == "invalid"
 
 
-def test_invalid_claims_are_counted_in_the_ledger(tmp_path):
-    ok = claims.evaluate("fam.fig.a", "A", "src", 1.0, "<=", 2.0)
-    bad = claims.evaluate("fam.fig.b", "B", "src", math.nan, ">=", 0.05)
-    claims.write(tmp_path / "x.json", [ok, bad], scale="quick")
-    table = claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
-    assert table["verdict"].tolist() == ["pass", "invalid"]
-    assert "2 claims: 1 hold, 0 fail, 1 invalid" in (tmp_path / "c.md").read_text()
-    assert "**INVALID**" in (tmp_path / "c.md").read_text()
-    assert "INVALID fam.fig.b" in claims.summarize(claims.read(tmp_path / "x.json"))
-
-
-def test_bad_relation_and_tolerance_are_rejected():
+def test_bad_kind_relation_tolerance_measurement_and_orphan_erratum_are_rejected():
+    with pytest.raises(ValueError, match="kind"):
+        claim(exact(1.0), kind="guess")
     with pytest.raises(ValueError, match="relation"):
-        claims.evaluate("f.x.y", "s", "src", 1.0, "<", 2.0)
+        claim(exact(1.0), "<")
     with pytest.raises(ValueError, match="tolerance must be >= 0"):
-        claims.evaluate("f.x.y", "s", "src", 1.0, "<=", 2.0, -1.0)
+        claim(exact(1.0), tol=-1.0)
+    with pytest.raises(ValueError, match="Measurement"):
+        claim(1.0)
+    with pytest.raises(ValueError, match="corrected paper claim"):
+        claim(exact(1.0), kind="erratum")
 
 
-def test_ledger_roundtrip_and_markdown(tmp_path):
-    a = claims.evaluate("fam.fig.a", "A holds", "Seed Fig. 1", 1.0, "<=", 2.0)
-    b = claims.evaluate("fam.fig.b", "B holds", "Seed Fig. 1", 3.0, "<=", 2.0, measured_se=0.1)
-    claims.write(tmp_path / "x.json", [a, b], figure="figures/fam/fig.pdf", scale="quick")
+def test_records_are_evaluated_on_a_context():
+    records = [
+        claims.Record(
+            id="slope",
+            statement="slope {slope.value:.2f} is -1/2 within {margin}",
+            source="Seed Fig. 2",
+            kind="paper",
+            quantity="slope",
+            relation="within",
+            bound=-0.5,
+            tolerance="margin",
+            printed=-0.46,
+        ),
+        claims.Record(
+            id="slope_printed",
+            statement="printed slope",
+            source="Seed Fig. 2 caption",
+            kind="erratum",
+            pair="fam.fig.slope",
+            quantity=lambda c: c["slope"],
+            relation="within",
+            bound=lambda c: -0.46,
+            tolerance=0.005,
+        ),
+    ]
+    context = {"slope": from_se(-0.5, 0.01, df=10), "margin": 0.05}
+    a, b = claims.judge_records(records, context, prefix="fam.fig.")
+    assert a.id == "fam.fig.slope" and a.verdict == "holds" and a.printed == -0.46
+    assert "slope -0.50 is -1/2 within 0.05" in a.statement
+    assert b.kind == "erratum" and b.verdict == "fails" and b.pair == "fam.fig.slope"
+
+
+def test_ledger_leads_with_paper_claims_and_counts_kinds_apart(tmp_path):
+    made = [
+        claims.evaluate("fam.fig.a", "A", "S", "paper", exact(1.0), "<=", 2.0),
+        claims.evaluate("fam.fig.b", "B", "S", "paper", t_mean([1.0, 3.0]), "<=", 2.0),
+        claims.evaluate("fam.fig.c", "C", "S", "erratum", exact(3.0), "<=", 2.0, pair="fam.fig.a"),
+        claims.evaluate("fam.fig.d", "D", "S", "control", exact(3.0), ">=", 2.0),
+        claims.evaluate("fam.fig.e", "E", "S", "identity", exact(1e-16), "<=", 1e-12),
+    ]
+    claims.write(tmp_path / "x.json", made, figure="figures/fam/fig.pdf", scale="quick")
     table = claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
-    assert table["id"].tolist() == ["fam.fig.a", "fam.fig.b"]
-    assert table["passed"].tolist() == [True, False]
-    assert set(table["figure"]) == {"figures/fam/fig.pdf"}
+    assert table["verdict"].tolist() == ["holds", "undecided", "fails", "holds", "holds"]
     text = (tmp_path / "c.md").read_text()
-    assert "2 claims: 1 hold, 1 fail." in text and "**FAIL**" in text
-    assert table["verdict"].tolist() == ["pass", "fail"]
+    assert text.splitlines()[2] == "**Paper claims: 1 hold, 0 fail, 1 undecided** (of 2)."
+    assert "erratum: 0 hold, 1 fail, 0 undecided" in text
+    assert text.index("## Paper claims") < text.index("## Errata") < text.index("## Controls")
+    counts = claims.kind_counts(table)
+    assert counts.loc["paper"].tolist() == [1, 0, 1, 0] and counts.values.sum() == 5
+    assert "UNDECIDED paper fam.fig.b" in claims.summarize(claims.read(tmp_path / "x.json"))
 
 
-def test_ledger_rejects_duplicate_ids(tmp_path):
-    a = claims.evaluate("fam.fig.a", "A", "src", 1.0, "<=", 2.0)
+def test_ledger_rejects_duplicate_ids_and_orphan_errata(tmp_path):
+    a = claims.evaluate("fam.fig.a", "A", "src", "paper", exact(1.0), "<=", 2.0)
     claims.write(tmp_path / "1.json", [a])
     claims.write(tmp_path / "2.json", [a])
     with pytest.raises(ValueError, match="duplicate claim ids"):
         claims.ledger([tmp_path / "1.json", tmp_path / "2.json"])
+    e = claims.evaluate("fam.fig.e", "E", "src", "erratum", exact(1.0), "<=", 2.0, pair="fam.x.y")
+    claims.write(tmp_path / "3.json", [e])
+    with pytest.raises(ValueError, match="corrected claim is not in the ledger"):
+        claims.ledger([tmp_path / "3.json"])
 
 
 def test_verdict_caption_lists_every_claim_after_the_description(tmp_path):
-    a = claims.evaluate("fam.fig.a", "A holds", "Seed Fig. 1", 1.0, "<=", 2.0, measured_se=0.1)
-    b = claims.evaluate("fam.fig.b", "B holds", "Seed Fig. 1", 3.0, "<=", 2.0)
+    a = claims.evaluate("fam.fig.a", "A holds", "Seed Fig. 1", "paper", t_mean([1, 1.2]), "<=", 9)
+    b = claims.evaluate("fam.fig.b", "B holds", "Seed Fig. 1", "control", exact(3.0), "<=", 2.0)
     claims.write(tmp_path / "x.json", [a, b], scale="quick")
     text = claims.verdict_caption(
         "Fig. 1 of {{ snakemake.params.x }}.", claims.read(tmp_path / "x.json")
     )
     assert text.startswith("Fig. 1 of {{ snakemake.params.x }}.")
-    assert "- PASS ``fam.fig.a``: measured 1 +- 0.1 <= 2." in text
-    assert "- **FAIL** ``fam.fig.b``" in text and "quick scale" in text
+    assert "- HOLDS (paper) ``fam.fig.a``: measured 1.1 [" in text
+    assert "- **FAILS** (control) ``fam.fig.b``" in text and "quick scale" in text
 
 
 def test_verdict_caption_escapes_markup_in_statements():
-    record = {
-        "id": "family.item.what", "statement": "|x| of a*b", "source": "Eq. (1)", "scale": "quick",
-        "passed": True, "measured": 1.0, "measured_se": float("nan"), "relation": "<=",
-        "bound": 2.0, "tolerance": 0.0,
-    }  # fmt: skip
+    c = claims.evaluate("family.item.what", "|x| of a*b", "Eq. (1)", "paper", exact(1.0), "<=", 2)
+    record = {**asdict(c), "scale": "quick"}
     caption = claims.verdict_caption("Setup.", [record])
     assert r"\|x\| of a\*b" in caption and "``family.item.what``" in caption

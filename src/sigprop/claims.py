@@ -1,60 +1,96 @@
-"""Verdict records: what a seed claims, what we measured, and whether the claim holds.
+"""Verdict records: what a seed claims, what we measured with its interval, and the verdict.
 
-A ``Claim`` is evaluated, never asserted: its ``verdict`` is computed from the measured
-value, the prediction or bound, the relation and the tolerance, so a verdict cannot be set by
-hand. Judge rules write one JSON file per checked item holding a list of claims; ``rule all``
-collects them into ``results/claims.csv`` and a readable ``results/claims.md``.
+A ``Claim`` is evaluated, never asserted: its verdict is computed from the measured value's
+confidence interval (``stats.Measurement``), the relation, the bound and the tolerance, so a
+verdict cannot be set by hand and cannot become easier to reach with less data.
 
-Verdicts: ``pass``, ``fail``, and ``invalid`` when the measured value, the bound or the tolerance
-is not a finite number (NaN, inf: an overflow, an empty average): such a claim is neither a pass
-nor a fail, its ``passed`` is None and its note says why.
+Kinds (every claim declares one; the ledger leads with ``paper``):
+    paper     a statement the seed makes
+    erratum   a printed formula, number or label we find wrong; ``pair`` names the corrected
+              ``paper`` claim, and both are reported
+    control   a negative or positive control: it fails by construction of its counterfactual
+              when the code or the setup is wrong
+    identity  an exact identity to round-off: it tests our code, not the paper
+    setup     a precondition of our own experiment (e.g. an optimizer did what it maximizes)
 
-Relations:
-    "<="      passed iff measured <= bound + tolerance
-    ">="      passed iff measured >= bound - tolerance
-    "within"  passed iff |measured - bound| <= tolerance (bound is the predicted value)
+Verdicts, with ``[low, high]`` the interval at the run's confidence level and the limit
+``bound + tolerance`` (``<=``), ``bound - tolerance`` (``>=``) or ``bound +- tolerance``
+(``within``):
+    holds      the whole interval satisfies the relation
+    fails      the whole interval violates it
+    undecided  the interval straddles a limit; the note says about how many runs (or points,
+               trials) would decide it at the observed value and spread
+    invalid    the measured value, bound or tolerance is not a finite number (an overflow, an
+               empty average): neither a hold nor a fail
+
+A ``within`` claim's tolerance is a declared margin of the seed's statement (an equivalence
+margin), never a multiple of the measured SE: a wider interval can only make it undecided.
+
+Judges build claims either one by one (``evaluate``) or as declarative ``Record`` lists run by
+``judge_records`` on a context of derived numbers.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import Any
 
 import pandas as pd
 
+from .stats import DEFAULT_CONFIDENCE, Measurement
 from .store import atomic_path, write_json
 
 __all__ = [
+    "DEFAULT_CONFIDENCE",
+    "KINDS",
     "RELATIONS",
+    "VERDICTS",
     "Claim",
+    "Record",
+    "confidence",
+    "confidence_level",
+    "decide",
     "evaluate",
+    "judge_records",
+    "headline",
+    "kind_counts",
+    "ledger_headline",
     "ledger",
     "read",
     "summarize",
-    "verdict_counts",
-    "verdict_of",
     "verdict_caption",
+    "verdict_counts",
     "write",
     "write_ledger",
 ]
 
 RELATIONS = ("<=", ">=", "within")
+KINDS = ("paper", "erratum", "control", "identity", "setup")
+VERDICTS = ("holds", "fails", "undecided", "invalid")
 
-VERDICTS = ("pass", "fail", "invalid")
+UNITS = {"t": "runs", "bootstrap": "runs", "se": "points", "fisher_z": "points", "wilson": "trials"}
+"""What ``Measurement.n`` counts, per interval method (for the undecided note)."""
 
 COLUMNS = [
     "id",
+    "kind",
     "verdict",
-    "passed",
     "measured",
-    "measured_se",
+    "low",
+    "high",
+    "interval",
+    "n",
     "relation",
     "bound",
     "tolerance",
+    "printed",
+    "pair",
     "statement",
     "source",
     "figure",
@@ -62,48 +98,97 @@ COLUMNS = [
     "note",
 ]
 
+_LEVEL = [DEFAULT_CONFIDENCE]
+
+
+def confidence_level() -> float:
+    """The two-sided confidence level of the intervals evaluated now."""
+    return _LEVEL[-1]
+
+
+@contextlib.contextmanager
+def confidence(level: float) -> Iterator[float]:
+    """Evaluate claims at this confidence level inside the block (config ``claims.confidence``)."""
+    if not 0 < level < 1:
+        raise ValueError(f"claims.confidence must be in (0, 1), got {level}")
+    _LEVEL.append(float(level))
+    try:
+        yield level
+    finally:
+        _LEVEL.pop()
+
 
 @dataclass(frozen=True)
 class Claim:
-    """One verdict. Build it with ``evaluate``; ``passed`` is derived, not given.
+    """One verdict. Build it with ``evaluate``; the verdict is derived, never given.
 
     Attributes:
         id: ``<family>.<item>.<what>``, e.g. ``orthogonality.fig2b.gap_slope``.
         statement: the claim in words, with the quantity and the bound.
         source: its place in the seed, e.g. ``DJB21 Fig. 2b; Thesis Fig. 2.2b``.
-        measured, measured_se: the number and its standard error over runs (NaN if none).
+        kind: one of ``KINDS``.
+        measured: the point estimate; ``low``, ``high``: its interval at ``level``.
+        interval: how the interval was computed (``stats.INTERVAL_METHODS``); ``n`` its units.
         relation, bound, tolerance: see the module docstring.
-        passed: True (pass), False (fail) or None (invalid: a number was not finite).
-        verdict: ``pass``, ``fail`` or ``invalid``.
+        verdict: ``holds``, ``fails``, ``undecided`` or ``invalid``.
+        printed: the number the seed prints for this quantity (NaN if none).
+        pair: an erratum's corrected ``paper`` claim (and vice versa, optionally).
         figure: the figure file whose plotted numbers it was computed from (or "").
-        scale: the config scale (``quick`` or ``paper``).
+        scale: the scale of the item's config slice (``quick``, ``paper`` or ``custom``).
         note: choices and errata that matter for reading the verdict.
     """
 
     id: str
     statement: str
     source: str
+    kind: str
     measured: float
+    low: float
+    high: float
+    interval: str
+    n: int
     relation: str
     bound: float
     tolerance: float
-    passed: bool | None
-    measured_se: float = math.nan
+    verdict: str
+    level: float = DEFAULT_CONFIDENCE
+    printed: float = math.nan
+    pair: str = ""
     figure: str = ""
     scale: str = ""
     note: str = ""
     details: dict = field(default_factory=dict)
 
     @property
-    def verdict(self) -> str:
-        return verdict_of(self.passed)
+    def passed(self) -> bool | None:
+        """True (holds), False (fails), None (undecided or invalid)."""
+        return {"holds": True, "fails": False}.get(self.verdict)
 
 
-def verdict_of(passed: bool | None) -> str:
-    """``pass``, ``fail`` or ``invalid`` (``passed`` is None)."""
-    if passed is None or (isinstance(passed, float) and math.isnan(passed)):
+def _limits(relation: str, bound: float, tolerance: float) -> tuple[float, float]:
+    """The accepted range of the measured quantity."""
+    if relation == "<=":
+        return -math.inf, bound + tolerance
+    if relation == ">=":
+        return bound - tolerance, math.inf
+    return bound - tolerance, bound + tolerance
+
+
+def decide(low: float, high: float, relation: str, bound: float, tolerance: float = 0.0) -> str:
+    """The verdict of an interval [low, high] against ``relation bound (+- tolerance)``."""
+    if relation not in RELATIONS:
+        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
+    numbers = (low, high, bound, tolerance)
+    if any(math.isnan(x) for x in numbers) or not (
+        math.isfinite(bound) and math.isfinite(tolerance)
+    ):
         return "invalid"
-    return "pass" if passed else "fail"
+    lo_limit, hi_limit = _limits(relation, bound, tolerance)
+    if lo_limit <= low and high <= hi_limit:
+        return "holds"
+    if high < lo_limit or low > hi_limit:
+        return "fails"
+    return "undecided"
 
 
 def _not_finite(measured: float, bound: float, tolerance: float) -> str:
@@ -112,55 +197,159 @@ def _not_finite(measured: float, bound: float, tolerance: float) -> str:
     return ", ".join(f"the {k} is {v}" for k, v in named.items() if not math.isfinite(v))
 
 
-def _holds(measured: float, relation: str, bound: float, tolerance: float) -> bool | None:
-    if relation not in RELATIONS:
-        raise ValueError(f"relation must be one of {RELATIONS}, got {relation!r}")
-    if _not_finite(measured, bound, tolerance):
-        return None
-    if relation == "<=":
-        return measured <= bound + tolerance
-    if relation == ">=":
-        return measured >= bound - tolerance
-    return abs(measured - bound) <= tolerance
+def _undecided_note(m: Measurement, low, high, relation, bound, tolerance, level) -> str:
+    lo_limit, hi_limit = _limits(relation, bound, tolerance)
+    straddled = [x for x in (lo_limit, hi_limit) if math.isfinite(x) and low <= x <= high]
+    limit = min(straddled, key=lambda x: abs(m.value - x)) if straddled else bound
+    units = UNITS.get(m.method, "units")
+    need = m.units_to_decide(limit, level)
+    if m.n < 2 and m.method in ("t", "bootstrap"):
+        how = f"one {units[:-1]} gives no interval: at least 2 {units} are needed"
+    elif math.isfinite(need):
+        how = f"about {int(need)} {units} (now {m.n}) would decide it at the observed spread"
+    else:
+        how = "more data would not decide it: the value sits on the limit"
+    return (
+        f"UNDECIDED: the {level:.0%} interval [{low:.4g}, {high:.4g}] contains the limit "
+        f"{limit:.4g}; {how}"
+    )
 
 
 def evaluate(
     id: str,
     statement: str,
     source: str,
-    measured: float,
+    kind: str,
+    measured: Measurement,
     relation: str,
     bound: float,
     tolerance: float = 0.0,
-    measured_se: float = math.nan,
+    printed: float = math.nan,
+    pair: str = "",
     **context,
 ) -> Claim:
-    """Build a ``Claim`` whose verdict is computed from the numbers.
-
-    A non-finite measured value, bound or tolerance gives the verdict ``invalid`` (``passed``
-    None), with the reason prepended to the note.
+    """Build a ``Claim`` whose verdict is computed from the measured interval.
 
     Raises:
-        ValueError: for an unknown relation or a negative tolerance.
+        ValueError: an unknown kind or relation, a negative tolerance, an erratum without its
+            corrected claim, or a measured value that is not a ``stats.Measurement``.
     """
+    if kind not in KINDS:
+        raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
+    if relation not in RELATIONS:
+        raise ValueError(f"{id}: relation must be one of {RELATIONS}, got {relation!r}")
+    if not isinstance(measured, Measurement):
+        raise ValueError(
+            f"{id}: measured must be a stats.Measurement (exact, t_mean, from_se, bootstrap, "
+            f"fisher_z, proportion), got {type(measured).__name__}"
+        )
     if tolerance < 0:
-        raise ValueError(f"tolerance must be >= 0, got {tolerance}")
-    passed = _holds(float(measured), relation, float(bound), float(tolerance))
-    if passed is None:
-        reason = f"INVALID: {_not_finite(float(measured), float(bound), float(tolerance))}"
+        raise ValueError(f"{id}: tolerance must be >= 0, got {tolerance}")
+    if kind == "erratum" and not pair:
+        raise ValueError(f"{id}: an erratum names its corrected paper claim (pair=...)")
+    level = confidence_level()
+    bound, tolerance = float(bound), float(tolerance)
+    low, high = measured.interval(level)
+    verdict = decide(low, high, relation, bound, tolerance)
+    if not math.isfinite(measured.value):
+        verdict = "invalid"
+    reason = ""
+    if verdict == "invalid":
+        reason = "INVALID: " + (
+            _not_finite(measured.value, bound, tolerance) or f"the interval is [{low}, {high}]"
+        )
+    elif verdict == "undecided":
+        reason = _undecided_note(measured, low, high, relation, bound, tolerance, level)
+    if reason:
         context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
     return Claim(
         id=id,
         statement=statement,
         source=source,
-        measured=float(measured),
+        kind=kind,
+        measured=measured.value,
+        low=float(low),
+        high=float(high),
+        interval=measured.method,
+        n=measured.n,
         relation=relation,
-        bound=float(bound),
-        tolerance=float(tolerance),
-        passed=passed,
-        measured_se=float(measured_se),
+        bound=bound,
+        tolerance=tolerance,
+        verdict=verdict,
+        level=level,
+        printed=float(printed),
+        pair=pair,
         **context,
     )
+
+
+# --- Declarative claim records --------------------------------------------------------------
+
+Field = Any
+"""A record field: a value, a ``str.format`` template over the context (strings), or a
+callable of the context."""
+
+
+@dataclass(frozen=True)
+class Record:
+    """One claim as data: what ``judge_records`` evaluates on a judge's context.
+
+    ``quantity`` names a ``Measurement`` in the context (or is a callable of the context that
+    returns one); ``statement``, ``note`` and ``source`` are ``str.format`` templates over the
+    context; ``bound``, ``tolerance`` and ``printed`` are numbers, context names or callables.
+    """
+
+    id: str
+    statement: str
+    source: str
+    kind: str
+    quantity: str | Callable[[Mapping], Measurement]
+    relation: str
+    bound: Field
+    tolerance: Field = 0.0
+    printed: Field = math.nan
+    pair: str = ""
+    note: Field = ""
+    figure: str = ""
+
+
+def _field(value: Field, context: Mapping, text: bool = False):
+    if callable(value):
+        return value(context)
+    if isinstance(value, str):
+        return value.format(**context) if text else context[value]
+    return value
+
+
+def judge_records(records: Sequence[Record], context: Mapping, prefix: str = "") -> list[Claim]:
+    """Evaluate claim records on a context (the judge's derived numbers and arguments).
+
+    ``prefix`` is prepended to every record's id (``"<family>.<item>."``).
+    """
+    claims = []
+    for r in records:
+        details = context.get("details", {}).get(r.id, {}) if isinstance(context, Mapping) else {}
+        claims.append(
+            evaluate(
+                id=prefix + r.id,
+                statement=_field(r.statement, context, text=True),
+                source=_field(r.source, context, text=True),
+                kind=r.kind,
+                measured=_field(r.quantity, context),
+                relation=r.relation,
+                bound=_field(r.bound, context),
+                tolerance=_field(r.tolerance, context),
+                printed=_field(r.printed, context),
+                pair=r.pair,
+                note=_field(r.note, context, text=True),
+                figure=r.figure,
+                details=details,
+            )
+        )
+    return claims
+
+
+# --- Files and the ledger --------------------------------------------------------------------
 
 
 def write(path: str | os.PathLike, claims: Sequence[Claim], **context) -> None:
@@ -168,7 +357,6 @@ def write(path: str | os.PathLike, claims: Sequence[Claim], **context) -> None:
     records = []
     for c in claims:
         record = asdict(c)
-        record["verdict"] = c.verdict
         for key, value in context.items():
             if not record.get(key):
                 record[key] = value
@@ -183,27 +371,83 @@ def read(path: str | os.PathLike) -> list[dict]:
 
 
 def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
-    """All claims of the given files as one table, sorted by id, one row per claim."""
+    """All claims of the given files as one table, sorted by id, one row per claim.
+
+    Raises:
+        ValueError: duplicate ids, or an erratum whose paired claim is not in the ledger.
+    """
     rows = [record for p in paths for record in read(p)]
-    for row in rows:
-        row["verdict"] = verdict_of(row["passed"])
     table = pd.DataFrame(rows, columns=COLUMNS + ["details"])[COLUMNS]
     if table["id"].duplicated().any():
         raise ValueError(
             f"duplicate claim ids: {sorted(table.loc[table['id'].duplicated(), 'id'])}"
         )
+    errata = table[table["kind"] == "erratum"]
+    orphans = sorted(set(errata["id"][~errata["pair"].isin(table["id"])]))
+    if orphans:
+        raise ValueError(f"errata whose corrected claim is not in the ledger: {orphans}")
     return table.sort_values("id", ignore_index=True)
 
 
 def verdict_counts(verdicts: Iterable[str]) -> str:
-    """``"420 hold, 27 fail, 1 invalid"`` (invalid only when there are any)."""
+    """``"420 hold, 27 fail, 3 undecided"`` (undecided, invalid only when there are any)."""
     verdicts = list(verdicts)
-    text = f"{verdicts.count('pass')} hold, {verdicts.count('fail')} fail"
-    invalid = verdicts.count("invalid")
-    return text + (f", {invalid} invalid" if invalid else "")
+    text = f"{verdicts.count('holds')} hold, {verdicts.count('fails')} fail"
+    for name in ("undecided", "invalid"):
+        if verdicts.count(name):
+            text += f", {verdicts.count(name)} {name}"
+    return text
 
 
-_LABEL = {"pass": "PASS", "fail": "**FAIL**", "invalid": "**INVALID**"}
+def kind_counts(table: pd.DataFrame) -> pd.DataFrame:
+    """Claims per kind (rows, in ``KINDS`` order) and verdict (columns, ``VERDICTS``)."""
+    counts = pd.crosstab(table["kind"], table["verdict"])
+    return (
+        counts.reindex(index=list(KINDS), columns=list(VERDICTS), fill_value=0)
+        .fillna(0)
+        .astype(int)
+    )
+
+
+KIND_TITLES = {
+    "paper": "Paper claims (statements the seeds make)",
+    "erratum": "Errata (printed forms we find wrong; each paired with its corrected paper claim)",
+    "control": "Controls (can fail by construction of their counterfactual)",
+    "identity": "Identities (exact to round-off: they test our code)",
+    "setup": "Setup checks (preconditions of our own experiments)",
+}
+
+
+def _count_text(row: pd.Series) -> str:
+    words = {"holds": "hold", "fails": "fail", "undecided": "undecided", "invalid": "invalid"}
+    shown = [v for v in VERDICTS if v != "invalid" or row[v]]
+    return ", ".join(f"{row[v]} {words[v]}" for v in shown)
+
+
+def headline(table: pd.DataFrame) -> list[str]:
+    """The ledger's first lines: paper claims holding / failing / undecided, then the others."""
+    counts = kind_counts(table)
+    others = "; ".join(f"{k}: {_count_text(counts.loc[k])}" for k in KINDS[1:])
+    return [
+        f"**Paper claims: {_count_text(counts.loc['paper'])}** (of {counts.loc['paper'].sum()}).",
+        "",
+        f"Counted apart: {others}. {len(table)} claims in all.",
+    ]
+
+
+def ledger_headline(csv_path: str | os.PathLike) -> str:
+    """The headline of a written ledger as plain text ('' when there is none yet)."""
+    if not os.path.exists(csv_path):
+        return ""
+    return " ".join(line for line in headline(pd.read_csv(csv_path)) if line)
+
+
+_LABEL = {
+    "holds": "holds",
+    "fails": "**FAILS**",
+    "undecided": "*undecided*",
+    "invalid": "**INVALID**",
+}
 
 
 def _run_lines(run: Mapping | None) -> list[str]:
@@ -211,33 +455,51 @@ def _run_lines(run: Mapping | None) -> list[str]:
         return []
     revision = run.get("git_revision") or "not a git checkout"
     return [
-        f"Run: scale **{run['scale']}** (derived from the merged config), config files "
+        f"Run: config files "
         f"{', '.join(f'`{f}`' for f in run['configfiles']) or 'none'}"
         f"{' with --config overrides' if run.get('config_overrides') else ''}, config sha256 "
         f"`{run['config_sha256'][:16]}`, git `{revision}`"
-        f"{' (uncommitted changes)' if run.get('git_dirty') else ''}.",
+        f"{' (uncommitted changes)' if run.get('git_dirty') else ''}; confidence level "
+        f"{run.get('confidence', DEFAULT_CONFIDENCE):.0%}.",
         "",
     ]
+
+
+def _interval_text(r) -> str:
+    if r.interval == "exact":
+        return f"{r.measured:.4g} (exact)"
+    return f"{r.measured:.4g} [{r.low:.4g}, {r.high:.4g}] ({r.interval}, n={r.n})"
 
 
 def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
+    scales = ", ".join(f"{s} {n}" for s, n in table["scale"].value_counts().sort_index().items())
     lines = [
         "# sigprop claims ledger",
         "",
-        *_run_lines(run),
-        f"{len(table)} claims: {verdict_counts(table['verdict'])}. "
-        f"Scale: {', '.join(sorted(set(table['scale'])))}.",
+        *headline(table),
         "",
-        "| verdict | id | measured | relation | bound | tol. | statement |",
-        "|---|---|---|---|---|---|---|",
+        *_run_lines(run),
+        f"Scale of each claim's item (its config slice): {scales}.",
+        "",
     ]
-    for r in table.itertuples():
-        se = f" ± {r.measured_se:.2g}" if math.isfinite(r.measured_se) else ""
-        lines.append(
-            f"| {_LABEL[r.verdict]} | `{r.id}` | {r.measured:.4g}{se} | "
-            f"{r.relation} | {r.bound:.4g} | {r.tolerance:.3g} | {r.statement} ({r.source}) |"
-        )
-    return "\n".join(lines) + "\n"
+    for kind in KINDS:
+        rows = table[table["kind"] == kind]
+        if rows.empty:
+            continue
+        lines += [
+            f"## {KIND_TITLES[kind]}: {verdict_counts(rows['verdict'])}",
+            "",
+            "| verdict | id | measured [interval] | rel. | bound | tol. | printed | statement |",
+            "|---|---|---|---|---|---|---|---|",
+        ]
+        for r in rows.itertuples():
+            printed = f"{r.printed:.4g}" if math.isfinite(r.printed) else ""
+            lines.append(
+                f"| {_LABEL[r.verdict]} | `{r.id}` | {_interval_text(r)} | {r.relation} | "
+                f"{r.bound:.4g} | {r.tolerance:.3g} | {printed} | {r.statement} ({r.source}) |"
+            )
+        lines.append("")
+    return "\n".join(lines)
 
 
 def write_ledger(
@@ -248,8 +510,9 @@ def write_ledger(
 ) -> pd.DataFrame:
     """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically.
 
-    ``run`` (``sigprop.run_info.run_record``) heads the Markdown: scale, config files, config
-    sha256, git revision and whether the tree was dirty.
+    The Markdown leads with the paper claims' verdicts, then counts errata, controls,
+    identities and setup checks apart; ``run`` (``sigprop.run_info.run_record``) names the
+    config files, config sha256 and git revision.
     """
     table = ledger(paths)
     with atomic_path(csv_path) as tmp:
@@ -259,10 +522,16 @@ def write_ledger(
     return table
 
 
+def _short(r: Mapping) -> str:
+    if r["interval"] == "exact":
+        return f"{r['measured']:.4g}"
+    return f"{r['measured']:.4g} [{r['low']:.4g}, {r['high']:.4g}]"
+
+
 def summarize(records: Iterable[Mapping]) -> str:
-    """One line per claim, for rule logs: ``PASS id: measured rel bound``."""
+    """One line per claim, for rule logs: ``HOLDS paper id: measured [low, high] rel bound``."""
     return "\n".join(
-        f"{verdict_of(r['passed']).upper()} {r['id']}: {r['measured']:.4g} {r['relation']} "
+        f"{r['verdict'].upper()} {r['kind']} {r['id']}: {_short(r)} {r['relation']} "
         f"{r['bound']:.4g} (tol {r['tolerance']:.3g})"
         for r in records
     )
@@ -271,6 +540,14 @@ def summarize(records: Iterable[Mapping]) -> str:
 def _rst_text(text: str) -> str:
     """Plain text safe inside reStructuredText: markup characters backslash-escaped."""
     return re.sub(r"([\\|*`_])", r"\\\1", text)
+
+
+_RST_LABEL = {
+    "holds": "HOLDS",
+    "fails": "**FAILS**",
+    "undecided": "*UNDECIDED*",
+    "invalid": "**INVALID**",
+}
 
 
 def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
@@ -282,11 +559,10 @@ def verdict_caption(description: str, records: Iterable[Mapping]) -> str:
     """
     lines = [description.rstrip(), "", "**Verdicts:**", ""]
     for r in records:
-        se = f" +- {r['measured_se']:.2g}" if math.isfinite(r["measured_se"]) else ""
         tol = f", tolerance {r['tolerance']:.3g}" if r["tolerance"] else ""
         lines.append(
-            f"- {_LABEL[verdict_of(r['passed'])]} ``{r['id']}``: measured "
-            f"{r['measured']:.4g}{se} {r['relation']} {r['bound']:.4g}{tol}. "
+            f"- {_RST_LABEL[r['verdict']]} ({r['kind']}) ``{r['id']}``: measured "
+            f"{_rst_text(_short(r))} {r['relation']} {r['bound']:.4g}{tol}. "
             f"{_rst_text(r['statement'])}"
             f" ({r['source']}, {r['scale']} scale)"
         )

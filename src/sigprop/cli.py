@@ -1,12 +1,16 @@
-"""The reviewer's entry points: ``sigprop list``, ``show ITEM``, ``golden``, ``check-config``.
+"""The reviewer's entry points: ``sigprop list``, ``show ITEM``, ``compare``, ``golden``,
+``check-config``.
 
-``sigprop list`` prints every paper item (family, name, kind, seed reference, outputs and the
-verdict counts of the last run); ``sigprop show`` prints one item: its seed reference, functions,
-config slice, inputs with their sha256 and provenance, and its claims with verdicts. Items are
-named ``family.item`` or by any of their files (``figures/orthogonality/fig2b.pdf``).
-``sigprop golden`` compares the claims ledger of a quick run with the recorded golden verdicts
-(``--write`` records them anew). ``sigprop check-config FILE...`` validates config files as the
-workflow does, naming the file and line of a YAML error and the full path of a bad key.
+``sigprop list`` leads with the paper claims holding / failing / undecided of the last run (other
+kinds counted apart), then prints every paper item (family, name, kind, seed reference, outputs
+and its verdicts per claim kind); ``sigprop show`` prints one item: its seed reference,
+functions, config slice, inputs with their sha256 and provenance, and its claims with kinds,
+intervals and verdicts. Items are named ``family.item`` or by any of their files
+(``figures/orthogonality/fig2b.pdf``). ``sigprop compare A B`` sets two ledgers side by side (two
+machines, quick vs paper, CPU vs CUDA). ``sigprop golden`` compares the claims ledger of a quick
+run with the recorded golden verdicts and intervals (``--write`` records them anew).
+``sigprop check-config FILE...`` validates config files as the workflow does, naming the file
+and line of a YAML error and the full path of a bad key.
 """
 
 from __future__ import annotations
@@ -24,15 +28,26 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .claims import verdict_counts, verdict_of
+from .claims import KINDS, headline, kind_counts, verdict_counts
 from .config import merge_configs
 from .papers import load_registry
 from .registry import Item, Registry, resolve, simulation_setup
 
-__all__ = ["compare_golden", "item_files", "main", "parse_target"]
+__all__ = ["compare_golden", "compare_ledgers", "item_files", "main", "parse_target"]
 
 GOLDEN = Path(".test/golden/quick_claims.csv")
-GOLDEN_COLUMNS = ["id", "verdict", "measured"]
+GOLDEN_COLUMNS = [
+    "id",
+    "kind",
+    "verdict",
+    "measured",
+    "low",
+    "high",
+    "interval",
+    "bound",
+    "tolerance",
+]
+"""What the golden file pins: ids, kinds and verdicts exactly; measured values to their interval."""
 
 
 def item_files(family: str, item: Item) -> list[str]:
@@ -76,9 +91,14 @@ def _claims(path: Path) -> list[dict]:
 
 
 def _verdicts(records: list[dict]) -> str:
+    """``"paper 2 hold, 1 fail; control 1 hold, 0 fail"``: per claim kind, in ``KINDS`` order."""
     if not records:
         return "not run"
-    return verdict_counts(verdict_of(r["passed"]) for r in records)
+    return "; ".join(
+        f"{kind} {verdict_counts(r['verdict'] for r in records if r['kind'] == kind)}"
+        for kind in KINDS
+        if any(r["kind"] == kind for r in records)
+    )
 
 
 def _sha256(path: Path) -> str:
@@ -100,6 +120,11 @@ def _where(function) -> str:
 
 
 def cmd_list(registry: Registry, args) -> int:
+    ledger = Path("results/claims.csv")
+    if ledger.exists():
+        for line in headline(pd.read_csv(ledger, keep_default_na=False, na_values=[""])):
+            print(line.replace("**", ""))
+        print()
     rows = []
     for family, item in registry.items():
         if args.family and family != args.family:
@@ -171,18 +196,38 @@ def cmd_show(registry: Registry, args) -> int:
     if item.kind != "simulation":
         print(f"claims: {_verdicts(records)}")
     for r in records:
-        verdict = verdict_of(r["passed"]).upper()
+        interval = "" if r["interval"] == "exact" else f" [{r['low']:.4g}, {r['high']:.4g}]"
         print(
-            f"  {verdict} {r['id']}: {r['measured']:.4g} {r['relation']} {r['bound']:.4g}"
-            f" (tol {r['tolerance']:.3g})"
+            f"  {r['verdict'].upper()} {r['kind']} {r['id']}: {r['measured']:.4g}{interval}"
+            f" ({r['interval']}) {r['relation']} {r['bound']:.4g} (tol {r['tolerance']:.3g})"
+            f" [{r['scale']}]"
         )
     return 0
 
 
-def compare_golden(ledger, golden, rtol: float = 1e-9) -> list[str]:
-    """Differences between a claims ledger and the golden verdicts (empty when they agree).
+def _reproduced(measured: float, then: pd.Series, rtol: float, atol: float) -> bool:
+    """Whether a measured value reproduces a golden row: inside its recorded interval, or
+    within ``rtol`` / ``atol`` of an exact value; an identity's value only needs to stay within
+    its own round-off bound (its verdict is compared apart). NaN equals NaN."""
+    x, y = float(measured), float(then["measured"])
+    if math.isnan(x) or math.isnan(y):
+        return math.isnan(x) and math.isnan(y)
+    slack = max(rtol * abs(y), atol)
+    if then.get("kind") == "identity":
+        slack = max(slack, abs(float(then["bound"])) + float(then["tolerance"]))
+    low, high = float(then.get("low", y)), float(then.get("high", y))
+    if math.isnan(low) or math.isnan(high):
+        low = high = y
+    return low - slack <= x <= high + slack
 
-    Claim ids and verdicts must match exactly; measured values to ``rtol`` (NaN equals NaN).
+
+def compare_golden(ledger, golden, rtol: float = 1e-6, atol: float = 1e-12) -> list[str]:
+    """Differences between a claims ledger and the golden file (empty when they agree).
+
+    Claim ids, kinds and verdicts must match exactly; a measured value must lie inside the
+    golden interval (widened by ``rtol`` relative and ``atol`` absolute slack; see
+    ``_reproduced``), so the file holds on any CPU whose rounding differs from the recorder's.
+    Bit-identity of two runs on one machine is a separate test.
     """
     problems = []
     now = ledger.set_index("id")
@@ -193,13 +238,67 @@ def compare_golden(ledger, golden, rtol: float = 1e-9) -> list[str]:
         problems.append(f"new claim {claim} (not in the golden file)")
     for claim in sorted(set(now.index) & set(then.index)):
         a, b = now.loc[claim], then.loc[claim]
+        if "kind" in b and a["kind"] != b["kind"]:
+            problems.append(f"{claim}: kind {b['kind']} -> {a['kind']}")
         if a["verdict"] != b["verdict"]:
             problems.append(f"{claim}: verdict {b['verdict']} -> {a['verdict']}")
-        x, y = float(a["measured"]), float(b["measured"])
-        same = (math.isnan(x) and math.isnan(y)) or math.isclose(x, y, rel_tol=rtol, abs_tol=0)
-        if not same:
-            problems.append(f"{claim}: measured {y!r} -> {x!r}")
+        if not _reproduced(a["measured"], b, rtol, atol):
+            where = f"[{b.get('low', math.nan)!r}, {b.get('high', math.nan)!r}]"
+            problems.append(f"{claim}: measured {b['measured']!r} {where} -> {a['measured']!r}")
     return problems
+
+
+def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
+    """Two ledgers side by side, one row per claim id in either: both kinds, verdicts and
+    intervals, and whether they agree (same verdict and overlapping intervals)."""
+    cols = ["kind", "verdict", "measured", "low", "high", "interval", "scale"]
+    both = a.set_index("id")[cols].join(
+        b.set_index("id")[cols], how="outer", lsuffix="_a", rsuffix="_b"
+    )
+    overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])
+    both["agree"] = (both["verdict_a"] == both["verdict_b"]) & overlap
+    both["kind"] = both["kind_a"].fillna(both["kind_b"])
+    return both.reset_index()
+
+
+def cmd_compare(registry: Registry, args) -> int:
+    """``sigprop compare A B``: per claim both verdicts and intervals, counts per kind."""
+    tables = []
+    for path in (args.a, args.b):
+        if not path.exists():
+            print(f"sigprop: ledger {path} not found")
+            return 1
+        tables.append(pd.read_csv(path))
+    both = compare_ledgers(*tables)
+    shown = both if args.all else both[~both["agree"]]
+
+    def side(r, s):
+        if pd.isna(r[f"verdict_{s}"]):
+            return "absent"
+        if r[f"interval_{s}"] == "exact":
+            return f"{r[f'verdict_{s}']} {r[f'measured_{s}']:.4g}"
+        low, high = r[f"low_{s}"], r[f"high_{s}"]
+        return f"{r[f'verdict_{s}']} {r[f'measured_{s}']:.4g} [{low:.4g}, {high:.4g}]"
+
+    for r in shown.to_dict("records"):
+        mark = "=" if r["agree"] else "!"
+        print(f"{mark} {r['kind']:8} {r['id']}: A {side(r, 'a')} | B {side(r, 'b')}")
+    print(f"A = {args.a}, B = {args.b}")
+    for kind in KINDS:
+        rows = both[both["kind"] == kind]
+        if len(rows):
+            only = rows["verdict_a"].isna() | rows["verdict_b"].isna()
+            print(
+                f"{kind:8}: {int(rows['agree'].sum())} agree, "
+                f"{int((~rows['agree'] & ~only).sum())} differ, "
+                f"{int(only.sum())} in one ledger only"
+            )
+    for name, table in (("A", tables[0]), ("B", tables[1])):
+        counts = kind_counts(table).loc["paper"]
+        print(
+            f"{name} paper claims: {verdict_counts(v for v, n in counts.items() for _ in range(n))}"
+        )
+    return 0
 
 
 def cmd_golden(registry: Registry, args) -> int:
@@ -211,7 +310,7 @@ def cmd_golden(registry: Registry, args) -> int:
         print(f"wrote {len(ledger)} golden verdicts to {args.golden}")
         return 0
     golden = pd.read_csv(args.golden)
-    problems = compare_golden(ledger, golden, args.rtol)
+    problems = compare_golden(ledger, golden, args.rtol, args.atol)
     for line in problems:
         print(line)
     print(f"{len(ledger)} claims; {len(problems)} differences from {args.golden}")
@@ -286,7 +385,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     golden = sub.add_parser("golden", help="compare the ledger with the golden quick verdicts")
     golden.add_argument("--ledger", type=Path, default=Path("results/claims.csv"))
     golden.add_argument("--golden", type=Path, default=GOLDEN)
-    golden.add_argument("--rtol", type=float, default=1e-9)
+    golden.add_argument("--rtol", type=float, default=1e-6, help="slack beyond the interval")
+    golden.add_argument("--atol", type=float, default=1e-12, help="absolute slack")
+    compare = sub.add_parser(
+        "compare", help="two ledgers side by side: verdicts, intervals, agreement per kind"
+    )
+    compare.add_argument("a", type=Path, help="a claims.csv (e.g. this machine's)")
+    compare.add_argument("b", type=Path, help="another claims.csv (another machine, scale, device)")
+    compare.add_argument("--all", action="store_true", help="print agreeing claims too")
     golden.add_argument("--write", action="store_true", help="record the ledger as golden")
     check = sub.add_parser(
         "check-config",
@@ -306,6 +412,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "list": cmd_list,
         "show": cmd_show,
         "golden": cmd_golden,
+        "compare": cmd_compare,
         "check-config": cmd_check_config,
         "benchmarks": cmd_benchmarks,
     }[args.command]

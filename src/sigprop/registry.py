@@ -338,6 +338,24 @@ class Registry:
         except KeyError:
             return fam, self.get(fam, name, "theorem")
 
+    def item_slice(self, family: str, item: Item, config: Mapping) -> dict:
+        """Every config value an item's claims depend on: its own slice (a theorem's whole
+        slice; a figure's or table's params, constants and judge arguments) and the setup of
+        every simulation or theorem it reads. Equal slices mean equal claims."""
+        if item.kind == "simulation":
+            return {"setup": simulation_setup(family, item, config)}
+        if item.kind == "theorem":
+            return {"slice": resolve(None, config, default=f"{family}/{item.name}")}
+        found = {
+            "params": resolve(item.params, config),
+            "constants": dict(item.constants),
+            "judge": resolve(item.judge_args, config),
+        }
+        for name, ref in sorted(item.reads.items()):
+            fam, read = self.read_of(family, ref)
+            found[f"reads/{name}"] = self.item_slice(fam, read, config)
+        return found
+
     def read_path(self, family: str, ref: str) -> str:
         """The file a ``reads`` reference names: ``results/<family>/<name>.safetensors`` (a
         simulation) or ``.csv`` (a theorem's measured table)."""

@@ -19,7 +19,7 @@ import yaml
 from .config import merge_configs
 from .store import git_revision
 
-__all__ = ["config_sha256", "run_record"]
+__all__ = ["config_sha256", "item_scale", "reference_configs", "run_record"]
 
 SCALES = {"quick": ("config.yaml",), "paper": ("config.yaml", "paper.yaml")}
 """The two named scales: the config files that define each, merged in order."""
@@ -33,6 +33,34 @@ def config_sha256(config: Mapping) -> str:
     """sha256 of the merged config (``scale`` aside), in canonical JSON."""
     text = json.dumps(_canonical(config), sort_keys=True, default=str)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def reference_configs(config_dir: str | Path) -> dict[str, dict]:
+    """The merged config of each named scale (``SCALES``), read from ``config_dir``."""
+    config_dir = Path(config_dir)
+    references = {}
+    for name, files in SCALES.items():
+        reference: dict = {}
+        for file in files:
+            reference = merge_configs(reference, yaml.safe_load((config_dir / file).read_text()))
+        references[name] = reference
+    return references
+
+
+def item_scale(registry, family: str, item, config: Mapping, references: Mapping) -> str:
+    """The scale label of one item's claims, from its own config slice
+    (``Registry.item_slice``): ``paper`` when the slice equals the paper config's (also when
+    quick and paper agree on it: the claim then ran at the seed's own settings), ``quick``
+    when it equals the quick config's, ``custom`` otherwise. An override of one key relabels
+    (and reruns the judges of) only the items that read it."""
+    mine = registry.item_slice(family, item, config)
+    for name in ("paper", "quick"):
+        try:
+            if registry.item_slice(family, item, references[name]) == mine:
+                return name
+        except (KeyError, TypeError):  # the reference config lacks a key this run has
+            continue
+    return "custom"
 
 
 def run_record(

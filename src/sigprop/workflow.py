@@ -155,6 +155,7 @@ def run_judge(
     page_path: str | None = None,
     measured: bool = False,
     nonfinite: tuple[str, ...] = (),
+    confidence: float = claims.DEFAULT_CONFIDENCE,
 ) -> None:
     """Evaluate ``judge(table, **arguments)`` on an item's CSV; write claims and caption.
 
@@ -163,9 +164,11 @@ def run_judge(
     ``measured``: the CSV is a theorem's measured table, checked against its sidecar first.
     ``nonfinite``: the CSV's columns that may hold NaN or inf; a non-finite cell anywhere else
     raises ``store.NonFiniteError`` before the judge runs.
+    ``confidence``: the two-sided level of every claim's interval (config ``claims.confidence``).
     """
     log_startup()
-    verdicts = judge(read_table(table_path, measured, nonfinite=nonfinite), **arguments)
+    with claims.confidence(confidence):
+        verdicts = judge(read_table(table_path, measured, nonfinite=nonfinite), **arguments)
     claims.write(claims_path, verdicts, figure=figure, scale=scale)
     caption = claims.verdict_caption(description, claims.read(claims_path))
     with store.atomic_path(caption_path) as tmp:

@@ -19,7 +19,8 @@ from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
-from sigprop.run_info import run_record
+from sigprop.claims import ledger_headline
+from sigprop.run_info import item_scale, reference_configs, run_record
 from sigprop.workflow import render_description
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -32,11 +33,17 @@ RUN = run_record(
     overrides=bool(workflow.config_settings.config),
 )
 config["scale"] = RUN["scale"]
+RUN["confidence"] = config["claims"]["confidence"]
 config["run"] = RUN  # for the report's description (workflow/report/workflow.rst)
+# the report's front page leads with the last ledger's paper claims (empty before a first run)
+config["ledger_headline"] = ledger_headline("results/claims.csv")
 
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
 REGISTRY.check_config(config)
+
+SCALE_REFERENCES = reference_configs(Path(workflow.basedir) / "config")
+"""The merged quick and paper configs: each item's scale label compares its slice with them."""
 
 # Every dataset the config's real-data items read can be had (prepared, local, Debian package,
 # download), or the run stops here, before any job, with the data layer's message.
@@ -193,6 +200,12 @@ def get_judge_args(wildcards):
     return resolve(item.judge_args, config)
 
 
+def get_item_scale(wildcards):
+    """The scale of this item's claims, from its own config slice (sigprop.run_info.item_scale)."""
+    item = _judged_item(wildcards)
+    return item_scale(REGISTRY, wildcards.family, item, config, SCALE_REFERENCES)
+
+
 def get_judged_figure(wildcards):
     """The file a claim refers to: the figure PDF, the table's Markdown, the measured CSV."""
     item = _judged_item(wildcards)
@@ -216,4 +229,6 @@ def get_description(wildcards):
     else:
         template = Path(workflow.basedir) / f"workflow/report/{wildcards.family}/{item.name}.rst"
         params = get_script_params(wildcards)
-    return render_description(template.read_text(), params, config, dict(wildcards))
+    # the item's own scale, not the run's: an override elsewhere does not rerun this judge
+    scoped = {**config, "scale": get_item_scale(wildcards)}
+    return render_description(template.read_text(), params, scoped, dict(wildcards))

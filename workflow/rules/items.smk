@@ -160,7 +160,8 @@ rule judge:
         arguments=get_judge_args,
         description=get_description,
         figure=get_judged_figure,
-        scale=config["scale"],
+        scale=get_item_scale,
+        confidence=config["claims"]["confidence"],
         code=get_judge_code,
     script:
         "../scripts/judge.py"

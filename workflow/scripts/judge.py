@@ -14,6 +14,7 @@ run_judge(
     snakemake.output.claims,
     figure=snakemake.params.figure,
     scale=snakemake.params.scale,
+    confidence=snakemake.params.confidence,
     description=snakemake.params.description,
     caption_path=snakemake.output.caption,
     page_path=snakemake.output.page,
