@@ -219,3 +219,11 @@ def test_verdict_caption_escapes_markup_in_statements():
     record = {**asdict(c), "scale": "quick"}
     caption = claims.verdict_caption("Setup.", [record])
     assert r"\|x\| of a\*b" in caption and "``family.item.what``" in caption
+
+
+def test_a_claim_that_cannot_fail_is_vacuous_not_a_hold():
+    """A bound above the largest possible value (DJB21 Thm. 1 at quick scale) decides nothing."""
+    c = claim(exact(0.3), "<=", 5.0, possible=(0.0, 1.0))
+    assert c.verdict == "undecided" and c.note.startswith("VACUOUS")
+    assert claim(exact(0.3), "<=", 0.5, possible=(0.0, 1.0)).verdict == "holds"
+    assert claim(exact(0.7), "<=", 0.5, possible=(0.0, 1.0)).verdict == "fails"

@@ -226,9 +226,14 @@ def evaluate(
     tolerance: float = 0.0,
     printed: float = math.nan,
     pair: str = "",
+    possible: tuple[float, float] | None = None,
     **context,
 ) -> Claim:
     """Build a ``Claim`` whose verdict is computed from the measured interval.
+
+    ``possible``: the range the quantity can take at all (e.g. (0, 1) for a share, or the
+    largest value a gap can have at this width). When every possible value satisfies the
+    relation, the claim cannot fail: it is ``undecided`` with a ``VACUOUS`` note, never a hold.
 
     Raises:
         ValueError: an unknown kind or relation, a negative tolerance, an erratum without its
@@ -253,12 +258,23 @@ def evaluate(
     verdict = decide(low, high, relation, bound, tolerance)
     if not math.isfinite(measured.value):
         verdict = "invalid"
+    vacuous = (
+        possible is not None
+        and verdict != "invalid"
+        and decide(float(possible[0]), float(possible[1]), relation, bound, tolerance) == "holds"
+    )
     reason = ""
+    if vacuous:
+        verdict = "undecided"
+        reason = (
+            f"VACUOUS: every possible value in [{possible[0]:.4g}, {possible[1]:.4g}] satisfies "
+            "the relation, so the claim cannot fail at these settings"
+        )
     if verdict == "invalid":
         reason = "INVALID: " + (
             _not_finite(measured.value, bound, tolerance) or f"the interval is [{low}, {high}]"
         )
-    elif verdict == "undecided":
+    elif verdict == "undecided" and not vacuous:
         reason = _undecided_note(measured, low, high, relation, bound, tolerance, level)
     if reason:
         context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
@@ -311,6 +327,7 @@ class Record:
     pair: str = ""
     note: Field = ""
     figure: str = ""
+    possible: Field = None
 
 
 def _field(value: Field, context: Mapping, text: bool = False):
@@ -342,6 +359,7 @@ def judge_records(records: Sequence[Record], context: Mapping, prefix: str = "")
                 printed=_field(r.printed, context),
                 pair=r.pair,
                 note=_field(r.note, context, text=True),
+                possible=_field(r.possible, context),
                 figure=r.figure,
                 details=details,
             )
