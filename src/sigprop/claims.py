@@ -203,8 +203,10 @@ def _undecided_note(m: Measurement, low, high, relation, bound, tolerance, level
     limit = min(straddled, key=lambda x: abs(m.value - x)) if straddled else bound
     units = UNITS.get(m.method, "units")
     need = m.units_to_decide(limit, level)
-    if m.n < 2 and m.method in ("t", "bootstrap"):
+    if m.n == 1 and m.method in ("t", "bootstrap"):
         how = f"one {units[:-1]} gives no interval: at least 2 {units} are needed"
+    elif m.n < 2:
+        how = f"the measurement names no count of {units} to extrapolate from"
     elif math.isfinite(need):
         how = f"about {int(need)} {units} (now {m.n}) would decide it at the observed spread"
     else:

@@ -134,7 +134,7 @@ def bootstrap_slope(
     for b in range(n_boot):
         reps[b] = fit(np.array([rng.choice(g, g.size).mean() for g in groups]))
     if as_measurement:
-        return bootstrap(slope, reps)
+        return bootstrap(slope, reps, n=min(g.size for g in groups))
     return Estimate(slope, reps.std(ddof=1))
 
 
@@ -283,11 +283,12 @@ def from_se(value: float, se: float, df: float = math.inf, n: int = 0) -> Measur
     return Measurement(float(value), "se", n=int(n), se=float(se), df=float(df))
 
 
-def bootstrap(value: float, replicates) -> Measurement:
-    """An estimate with bootstrap replicates (percentile interval)."""
+def bootstrap(value: float, replicates, n: int = 0) -> Measurement:
+    """An estimate with bootstrap replicates (percentile interval); ``n`` is the number of
+    resampled units (runs), which the undecided note extrapolates from."""
     reps = tuple(float(x) for x in np.asarray(replicates, dtype=float).ravel())
     se = float(np.std(reps, ddof=1)) if len(reps) > 1 else math.nan
-    return Measurement(float(value), "bootstrap", n=len(reps), se=se, replicates=reps)
+    return Measurement(float(value), "bootstrap", n=int(n), se=se, replicates=reps)
 
 
 def fisher_z(r: float, n: int) -> Measurement:
