@@ -121,7 +121,10 @@ TABLE5_2_RECORDS = (
 
 def table5_2_context(table: pd.DataFrame, float_tolerance: float, mc_margin: float) -> dict:
     """The derived numbers of Table 5.2's claims (``TABLE5_2_RECORDS``)."""
-    mc = {r.activation: from_se(r.mc_worst_error, r.mc_worst_se) for r in table.itertuples()}
+    mc = {  # n: the Monte Carlo pairs, for the undecided note
+        r.activation: from_se(r.mc_worst_error, r.mc_worst_se, n=int(r.mc_samples))
+        for r in table.itertuples()
+    }
     mc_worst, mc_error = worst_case(mc, "<=", mc_margin)
     context = {
         "float_tolerance": float(float_tolerance),

@@ -68,14 +68,18 @@ def fixed_point_context(table: pd.DataFrame, agreement_margin: float, **settings
     norm = np.sqrt(n * table["diag_a"] ** 2 + n * (n - 1) * table["offdiag_a"] ** 2)
     name = [f"n={r.batch_size}, {r.activation}" for r in table.itertuples()]
 
-    def cases(value, se):
-        return {k: from_se(v, e) for k, v, e in zip(name, value, se, strict=True)}
+    def cases(value, se, n=0):  # n: the replicas (runs) the MC error shrinks with
+        return {k: from_se(v, e, n=n) for k, v, e in zip(name, value, se, strict=True)}
 
     worst_b, map_b = worst_case(
-        cases(table["dist_b"] / norm, table["mc_error_b"] / norm), "<=", agreement_margin
+        cases(table["dist_b"] / norm, table["mc_error_b"] / norm, settings.get("map_replicas", 0)),
+        "<=",
+        agreement_margin,
     )
     worst_c, chain_c = worst_case(
-        cases(table["dist_c"] / norm, table["mc_error_c"] / norm), "<=", agreement_margin
+        cases(table["dist_c"] / norm, table["mc_error_c"] / norm, settings.get("chain_runs", 0)),
+        "<=",
+        agreement_margin,
     )
     quad = table["diag_quadrature"]
     worst_q, quad_m = worst_case(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -223,7 +224,10 @@ def _slope_claims(table, x, predicted, margin, figure, what, notes=None) -> list
     for net, g in table.groupby("network", sort=False):
         xs = sorted(int(v) for v in g[x].unique())
         context = {
-            "slope": bootstrap_slope(g, x=x, y="distance", as_measurement=True),
+            # n: the resampled runs (stats.bootstrap counts replicates), for the undecided note
+            "slope": replace(
+                bootstrap_slope(g, x=x, y="distance", as_measurement=True), n=g["run"].nunique()
+            ),
             "predicted": float(predicted),
             "slope_margin": float(margin),
             "x_lo": xs[0],
