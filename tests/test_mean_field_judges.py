@@ -92,3 +92,18 @@ def test_fig3_2_plateau_flat_can_fail():
     assert [c.verdict for c in flat] == ["holds", "holds"]
     drifting = judges.fig3_2_claims(_plateau(1.0), 10, [400], 10, 0.2)
     assert drifting[1].verdict == "fails"
+
+
+def test_worst_case_picks_the_case_that_decides_for_all():
+    """A failing case decides "for every case" even when another case is undecided with a
+    larger point value; among holding cases the one nearest its limit is reported."""
+    from sigprop.papers.mean_field.cases import worst_case
+    from sigprop.stats import exact, from_se
+
+    cases = {"wide": from_se(0.9, 0.5), "fails": exact(1.2), "holds": exact(0.1)}
+    assert worst_case(cases, "<=", 1.0)[0] == "fails"
+    assert worst_case({"a": exact(0.1), "b": exact(0.8)}, "<=", 1.0)[0] == "b"
+    assert worst_case({"a": from_se(0.9, 0.5), "b": exact(0.1)}, "<=", 1.0)[0] == "a"
+    assert worst_case({"a": exact(-0.45), "b": exact(-0.58)}, "within", -0.5, 0.1)[0] == "b"
+    with pytest.raises(ValueError):
+        worst_case({}, "<=", 1.0)

@@ -205,3 +205,65 @@ def test_mixing_tiny_merges():
         mixing.measure(depth=5, merged_from=6, device="cpu")
     with pytest.raises(ValueError, match="unknown summaries"):
         mixing.measure(summaries=["rank"], device="cpu")
+
+
+def _tails_table(slope=-0.5, ctrl_slope=-0.1, ratio=1.5, exp_ratio=9.0):
+    rows = []
+    for width in (50, 200):
+        row = {"activation": "tanh", "width": width, "max_row_norm_ratio": 0.9}
+        row |= {"exp_ratio": exp_ratio, "b1_ratio": ratio, "b2_ratio": ratio}
+        row |= {"b1_ratio_se": 0.02, "b2_ratio_se": 0.02}
+        for k in ("b1", "b2", "l33"):
+            row |= {f"{k}_slope": slope, f"{k}_slope_se": 0.005}
+        row |= {"ctrl_slope": ctrl_slope, "ctrl_slope_se": 0.005}
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+TAIL_SETTINGS = dict(batch_size=10, activations=["tanh"], widths=[50, 200], draws=1000)
+TAIL_SETTINGS.update(quantile=0.99, control_correlation=0.9, control_scale=2.0, n_boot=200)
+
+
+def test_tail_claims_margins_can_fail():
+    """The width slopes lie in -1/2 +- slope_margin (declared, not z SE); each claim and each
+    control fails on a table made to contradict it."""
+
+    def verdicts(table):
+        claims = tail_judges.judge(table, slope_margin=0.1, **TAIL_SETTINGS)
+        return {c.id.split(".")[-1]: c.verdict for c in claims}
+
+    good = verdicts(_tails_table())
+    assert set(good.values()) == {"holds"}, good
+    bad = verdicts(_tails_table(slope=-0.8, ctrl_slope=-0.5, ratio=4.0, exp_ratio=1.5))
+    for name in ("b1_width", "b2_width", "lemma3_3_width", "b1_tail", "b2_tail"):
+        assert bad[name] == "fails", name
+    assert bad["tail_control"] == "fails" and bad["lemma3_3_control"] == "fails"
+
+
+def _mixing_table(first=1.0, tail=0.0, slope=-0.3):
+    rows = []
+    for layer in range(0, 31):
+        rows.append(
+            {
+                "activation": "relu", "width": 200, "summary": "distance", "layer": layer,
+                "mean_collinear": 1.0 + first * 0.5**layer, "mean_orthogonal": 1.0,
+                "diff": first * 0.5**layer, "diff_se": 0.01, "slope": slope, "slope_se": 0.02,
+                "alpha": 0.26, "fit_last_layer": 10, "first_t": 1.0, "tail_diff": tail,
+                "tail_se": 0.005, "tail_t": 0.0,
+            }
+        )  # fmt: skip
+    return pd.DataFrame(rows)
+
+
+MIXING_SETTINGS = dict(batch_size=10, widths=[200], activations=["relu"], depth=30, n_runs=20)
+MIXING_SETTINGS.update(summaries=["distance"], merged_from=20, n_boot=500, z=3.0)
+
+
+def test_mixing_claims_can_fail():
+    def verdicts(table):
+        claims = mixing_judges.judge(table, merged_margin=0.05, **MIXING_SETTINGS)
+        return {c.id.split(".")[-1]: c.verdict for c in claims}
+
+    assert verdicts(_mixing_table()) == dict.fromkeys(("starts_differ", "decay", "merged"), "holds")
+    bad = verdicts(_mixing_table(first=0.001, tail=0.2, slope=0.1))
+    assert bad == dict.fromkeys(("starts_differ", "decay", "merged"), "fails")
