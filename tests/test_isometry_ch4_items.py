@@ -36,28 +36,51 @@ def lemma(tmp_path):
 def test_lemma4_2_claims_pass(tmp_path):
     claims = lemma(tmp_path)
     assert len(claims) == 7
-    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    assert all(c.verdict == "holds" for c in claims.values()), [
+        c for c in claims.values() if c.verdict != "holds"
+    ]
+    assert [c.kind for c in claims.values()].count("identity") == 2
 
 
 def test_lemma4_2_fails_for_a_wrong_isometry(monkeypatch, tmp_path):
     """A gap that ignores the smallest eigenvalue breaks the zero-iff-singular claim."""
     monkeypatch.setattr(iso, "isometry_gap", lambda m, rtol=None: torch.zeros(m.shape[:-2]))
     claims = lemma(tmp_path)
-    assert not claims["zero_iff_singular"].passed
-    assert not claims["gm_over_am"].passed
+    assert claims["zero_iff_singular"].verdict == "fails"
+    assert claims["gm_over_am"].verdict == "fails"
 
 
 def test_theorem_and_corollaries_verdicts(tmp_path):
     thm = judged(T.theorem4_3, TJ.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
-    assert thm["bound"].passed and thm["exact_identity"].passed
-    assert not thm["printed_equality_4_7"].passed  # the erratum (4.6) -> (4.7)
+    assert thm["bound"].verdict == "holds" and thm["exact_identity"].verdict == "holds"
+    erratum = thm["printed_equality_4_7"]  # the erratum (4.6) -> (4.7)
+    assert erratum.verdict == "fails" and erratum.kind == "erratum"
+    assert erratum.pair == "isometry.theorem4_3.exact_identity"
+    assert thm["exact_identity"].kind == "paper"
     for measure, judge in (
         (T.corollary4_4, TJ.corollary4_4_claims),
         (T.corollary4_5, TJ.corollary4_5_claims),
     ):
         claims = judged(measure, judge, SETTINGS, tmp_path, ("roundoff_units",))
-        assert claims["scaling_bound"].passed and claims["scaling_exact_identity"].passed
-        assert not claims["centered_bound"].passed  # centering breaks the corollary
+        assert claims["scaling_bound"].verdict == "holds"
+        assert claims["scaling_exact_identity"].verdict == "holds"
+        # centring breaks the corollary: counter-example controls that find violations hold
+        for name in ("centered_decreases", "centered_bound_violated"):
+            assert claims[name].kind == "control" and claims[name].verdict == "holds"
+
+
+def test_centred_controls_fail_when_the_operator_does_not_centre(monkeypatch, tmp_path):
+    """The counter-example controls can fail: if ``ln_centered`` / ``bn_centered`` were the
+    scaling operators, no case would lower the isometry and both controls fail."""
+    monkeypatch.setattr(ops, "ln_centered", ops.ln_rms)
+    monkeypatch.setattr(ops, "bn_centered", ops.bn_rms)
+    for measure, judge in (
+        (T.corollary4_4, TJ.corollary4_4_claims),
+        (T.corollary4_5, TJ.corollary4_5_claims),
+    ):
+        claims = judged(measure, judge, SETTINGS, tmp_path, ("roundoff_units",))
+        assert claims["centered_decreases"].verdict == "fails"
+        assert claims["centered_bound_violated"].verdict == "fails"
 
 
 def test_theorem4_3_bound_fails_with_a_wrong_normalization(monkeypatch, tmp_path):
@@ -66,7 +89,7 @@ def test_theorem4_3_bound_fails_with_a_wrong_normalization(monkeypatch, tmp_path
         ops, "ln_rms", lambda h: h * torch.linspace(0.2, 3, h.shape[-1], dtype=h.dtype)
     )
     thm = judged(T.theorem4_3, TJ.theorem4_3_claims, SETTINGS, tmp_path, ("roundoff_units",))
-    assert not thm["bound"].passed and not thm["exact_identity"].passed
+    assert thm["bound"].verdict == "fails" and thm["exact_identity"].verdict == "fails"
 
 
 def test_a_tighter_tolerance_changes_only_the_verdicts(tmp_path):
@@ -85,8 +108,8 @@ def test_fig4_1_claims_pass_and_detect_a_wrong_annotation():
         [[1, 1, 90], [1, 0.5, 30]],
         [torch.eye(3).tolist(), [[1, 0, 0], [1, 1, 0], [0, 1, 1]]],
     )
-    assert all(c.passed for c in fig4_1_claims(table, tolerance=1e-12))
+    assert all(c.verdict == "holds" for c in fig4_1_claims(table, tolerance=1e-12))
     wrong = table.assign(isometry=table["isometry"] * 0.99)
-    failed = {c.id for c in fig4_1_claims(wrong, tolerance=1e-12) if not c.passed}
+    failed = {c.id for c in fig4_1_claims(wrong, tolerance=1e-12) if c.verdict == "fails"}
     assert "isometry.fig4_1.parallelogram_closed_form" in failed
     assert isinstance(table, pd.DataFrame)

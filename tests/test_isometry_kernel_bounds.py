@@ -18,9 +18,12 @@ def table(tmp_path_factory):
 
 def test_verdicts(table):
     claims = kernel_bounds_claims(table, rho0=RHO0, depth=20, float_tolerance=1e-10, n_grid=101)
-    verdicts = {c.id.split(".")[-1]: c.passed for c in claims}
-    assert verdicts.pop("printed_eq5_7") is False  # erratum: tanh violates (5.7)
-    assert all(verdicts.values()), verdicts
+    verdicts = {c.id.split(".")[-1]: c.verdict for c in claims}
+    assert verdicts.pop("printed_eq5_7") == "fails"  # erratum: tanh violates (5.7)
+    assert set(verdicts.values()) == {"holds"}, verdicts
+    kinds = {c.id.split(".")[-1]: (c.kind, c.pair) for c in claims}
+    assert kinds["printed_eq5_7"] == ("erratum", "isometry.kernel_bounds.thm5_8")
+    assert kinds["control_identity"][0] == kinds["control_he3_pm1"][0] == "control"
     assert {"thm5_8", "cor5_10", "case2", "case3", "case4", "unique_fixed_point"} <= set(verdicts)
 
 

@@ -41,9 +41,11 @@ def test_relu_exact_case3_truncated_case2_and_claims():
     assert (relu.case, relu.case_truncated) == (3, 2)
     assert relu.C == pytest.approx(2**-0.5, rel=1e-12)
     claims = {c.id: c for c in fig5_claims(t, "fig5_2", 1e-10, 0.25)}
-    assert claims["isometry.fig5_2.relu_bound"].passed
-    assert claims["isometry.fig5_2.tanh_converges"].passed
-    assert not claims["isometry.fig5_2.tanh_printed_eq5_7"].passed  # erratum, negative control
+    assert claims["isometry.fig5_2.relu_bound"].verdict == "holds"
+    assert claims["isometry.fig5_2.tanh_converges"].verdict == "holds"
+    erratum = claims["isometry.fig5_2.tanh_printed_eq5_7"]
+    assert erratum.verdict == "fails" and erratum.kind == "erratum"
+    assert erratum.pair == "isometry.fig5_2.tanh_bound"
     assert "isometry.fig5_2.relu_printed_eq5_7" not in claims
 
 
@@ -54,8 +56,8 @@ def test_claims_from_the_plotted_csv_equal_those_of_the_table(tmp_path):
     plotted_numbers(t, kernel_curves(["tanh", "relu"], 11)).to_csv(path, index=False)
     direct = fig5_claims(t, "fig5_2", 1e-10, 0.25)
     read = fig5_2_claims(read_table(path), float_tolerance=1e-10, max_contraction=0.25)
-    assert [(c.id, c.statement, c.measured, c.passed) for c in direct] == [
-        (c.id, c.statement, c.measured, c.passed) for c in read
+    assert [(c.id, c.statement, c.measured, c.verdict) for c in direct] == [
+        (c.id, c.statement, c.measured, c.verdict) for c in read
     ]
 
 
@@ -63,8 +65,8 @@ def test_bound_claim_fails_when_bound_is_broken():
     t = kernel_convergence(["exp"], [-0.5], 10, 25, 1e-6)
     t["bound"] = t["bound"] * 0.5
     claims = {c.id: c for c in fig5_claims(t, "fig5_2", 1e-10, 1e-3)}
-    assert not claims["isometry.fig5_2.exp_bound"].passed
-    assert not claims["isometry.fig5_2.exp_converges"].passed  # case 3 is slow: O(1 / l)
+    assert claims["isometry.fig5_2.exp_bound"].verdict == "fails"
+    assert claims["isometry.fig5_2.exp_converges"].verdict == "fails"  # case 3 is slow: O(1 / l)
 
 
 def test_curves_normalized_and_kernel_ends():

@@ -4,6 +4,7 @@
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 import torch
 
@@ -96,13 +97,14 @@ def test_theorem5_15_printed_fails_corrected_holds(tmp_path):
     claims = NJ.theorem5_15_claims(
         table, rho0=rho0, depth=30, case_tolerance=1e-6, float_tolerance=1e-10
     )
-    verdict = {c.id.split(".")[-1]: c.passed for c in claims}
+    verdict = {c.id.split(".")[-1]: (c.kind, c.verdict) for c in claims}
     assert verdict == {
-        "printed_eq5_14": False,
-        "corrected_rate": True,
-        "alpha_below_one": True,
-        "control_uncentred": True,
+        "printed_eq5_14": ("erratum", "fails"),
+        "corrected_rate": ("paper", "holds"),
+        "alpha_below_one": ("paper", "holds"),
+        "control_uncentred": ("control", "holds"),
     }
+    assert claims[0].pair == "isometry.theorem5_15.corrected_rate"
     checked = NJ.conditions(table, 1e-6).set_index(["activation", "norm"])
     row = checked.loc[("relu", "post_ln")]
     assert row["conditions_hold"] and row["max_excess_printed"] > 1e-10
@@ -122,8 +124,9 @@ def test_prop5_1_small_runs_and_validates(tmp_path):
     table = round_trip(F.prop5_1(**setup), tmp_path)
     assert len(table) == 4
     claims = FJ.prop5_1_claims(
-        table, **setup, slope_z=3.0, slope_slack=0.15, agree_z=4.0, control_slope=-0.25
+        table, **setup, slope_margin=0.15, agree_margin=0.02, control_slope=-0.25
     )
+    assert [c.kind for c in claims] == ["paper", "paper", "paper", "control"]
     ids = {c.id for c in claims}
     assert ids == {
         "isometry.prop5_1.slope_gaussian",
@@ -135,3 +138,52 @@ def test_prop5_1_small_runs_and_validates(tmp_path):
         F.prop5_1(["relu"], ["none"], [20, 40], 3, 3, 0.5, ["gaussian"])
     with pytest.raises(ValueError, match="law must be"):
         F.finite_width_cosines([("relu", "none")], 10, 0.5, 1, 2, "cauchy")
+
+
+def test_theorem5_15_alpha_below_one_can_fail(tmp_path):
+    """alpha < 1 is judged over every row whose centring condition holds, not only those already
+    filtered by kappa_psi'(0) < 1: a linear phi (kappa_psi'(0) = 1, alpha = 1) makes it fail."""
+    rho0 = [-0.5, 0.5]
+    table = round_trip(N.theorem5_15(["tanh"], ["none"], rho0, 10), tmp_path)
+    linear = table.assign(activation="linear", dkappa_psi0=1.0, alpha_corrected=1.0)
+    claims = NJ.theorem5_15_claims(
+        pd.concat([table, linear], ignore_index=True), rho0=rho0, depth=10,
+        case_tolerance=1e-6, float_tolerance=1e-10,
+    )  # fmt: skip
+    alpha = next(c for c in claims if c.id.endswith("alpha_below_one"))
+    assert alpha.verdict == "fails"
+
+
+def _prop5_1_table(slope, slope_se, cos_gap=0.0, wrong_slope=0.0):
+    row = {
+        "activation": "relu",
+        "norm": "none",
+        "slope": slope,
+        "slope_se": slope_se,
+        "slope_wrong_kernel": wrong_slope,
+        "slope_wrong_kernel_se": 0.01,
+    }
+    for d in (20, 40, 80):
+        row |= {f"mean_cosine_d{d}": 0.5, f"mean_cosine_se_d{d}": 0.001}
+    other = dict(row, law="uniform")
+    other |= {f"mean_cosine_d{d}": 0.5 + cos_gap for d in (20, 40, 80)}
+    return pd.DataFrame([dict(row, law="gaussian"), other])
+
+
+def test_prop5_1_margins_decide_and_can_fail():
+    """Declared margins (no SE multiples): a slope near -1/2 with a small SE holds, a slope of 0
+    fails, a wide SE is undecided; laws 0.1 apart fail; a converging control fails."""
+    setup = dict(widths=[20, 40, 80], depth=3, laws=["gaussian", "uniform"], runs=5,
+                 slope_margin=0.15, agree_margin=0.02, control_slope=-0.25)  # fmt: skip
+
+    def verdicts(table):
+        return {c.id.split(".")[-1]: c.verdict for c in FJ.prop5_1_claims(table, **setup)}
+
+    assert verdicts(_prop5_1_table(-0.5, 0.01)) == {
+        "slope_gaussian": "holds", "slope_uniform": "holds", "laws_agree": "holds",
+        "control_wrong_kernel": "holds",
+    }  # fmt: skip
+    assert verdicts(_prop5_1_table(0.0, 0.01))["slope_gaussian"] == "fails"
+    assert verdicts(_prop5_1_table(-0.5, 0.2))["slope_gaussian"] == "undecided"
+    assert verdicts(_prop5_1_table(-0.5, 0.01, cos_gap=0.1))["laws_agree"] == "fails"
+    assert verdicts(_prop5_1_table(-0.5, 0.01, wrong_slope=-0.5))["control_wrong_kernel"] == "fails"

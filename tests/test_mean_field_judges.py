@@ -33,8 +33,77 @@ def test_fig3_1_claims_detect_growth_and_contraction():
             rows.append(("no_bn_linear", run, layer, 0.1 * layer + 0.01 * rng.random()))
             rows.append(("bn_tanh", run, layer, 1.0 / (1 + layer) + 0.01 * rng.random()))
     table = pd.DataFrame(rows, columns=["network", "run", "layer", "distance"])
-    assert all(c.passed for c in judges.fig3_1_claims(table, 3.0))
+    claims = judges.fig3_1_claims(table)
+    assert [c.verdict for c in claims] == ["holds", "holds"]
+    assert {c.interval for c in claims} == {"t"} and {c.n for c in claims} == {5}
     swapped = table.assign(
         network=table["network"].map({"no_bn_linear": "bn_tanh"}).fillna("no_bn_linear")
     )
-    assert not any(c.passed for c in judges.fig3_1_claims(swapped, 3.0))
+    assert [c.verdict for c in judges.fig3_1_claims(swapped)] == ["fails", "fails"]
+
+
+def _chain(slope_of_run, networks=("bn_tanh",), runs=5, xs=(50, 100, 200, 400), x="width"):
+    """||G_20 - G_*||_F = x^slope per run (one slope per run: the spread over runs)."""
+    rows = [
+        (net, run, v, float(v) ** slope_of_run(run))
+        for net in networks
+        for run in range(runs)
+        for v in xs
+    ]
+    return pd.DataFrame(rows, columns=["network", "run", x, "distance"])
+
+
+def test_fig3_3_slope_is_judged_against_a_declared_margin():
+    """Fig. 3.3 (issue 24 list: "within k SE" passed more easily with fewer runs): the slope's
+    bootstrap interval must lie inside -1/2 +- margin. A tight -0.5 holds, -1 fails, and a wide
+    spread around -0.5 is undecided, not a hold."""
+    tight = judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.001 * (r - 2)), 0.1)
+    assert [c.verdict for c in tight] == ["holds"]
+    assert tight[0].printed == -0.5 and tight[0].interval == "bootstrap"
+    assert tight[0].tolerance == 0.1
+    wrong = judges.fig3_3_claims(_chain(lambda r: -1.0 + 0.001 * (r - 2)), 0.1)
+    assert [c.verdict for c in wrong] == ["fails"]
+    noisy = judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.3 * (r - 2), runs=5), 0.1)
+    assert [c.verdict for c in noisy] == ["undecided"]
+
+
+def test_fig3_4_slope_margin_is_the_declared_one():
+    table = _chain(lambda r: 1.0 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
+    table["kappa"] = 1.0
+    claims = judges.fig3_4_claims(table, 0.2)
+    assert [c.verdict for c in claims] == ["holds"] and claims[0].printed == 1.0
+    steep = _chain(lambda r: 1.5 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
+    steep["kappa"] = 1.0
+    assert [c.verdict for c in judges.fig3_4_claims(steep, 0.2)] == ["fails"]
+
+
+def _plateau(drift, runs=5, layers=range(1, 21)):
+    """Decay to a plateau of level 1 that drifts by ``drift`` (relative) over layers 10..20."""
+    rows = []
+    for run in range(runs):
+        for layer in layers:
+            level = 1.0 + drift * max(layer - 10, 0) / 10 + 0.001 * run
+            rows.append(("bn_tanh", run, layer, level + 5.0 * 0.5**layer))
+    return pd.DataFrame(rows, columns=["network", "run", "layer", "distance"])
+
+
+def test_fig3_2_plateau_flat_can_fail():
+    flat = judges.fig3_2_claims(_plateau(0.0), 10, [400], 10, 0.2)
+    assert [c.verdict for c in flat] == ["holds", "holds"]
+    drifting = judges.fig3_2_claims(_plateau(1.0), 10, [400], 10, 0.2)
+    assert drifting[1].verdict == "fails"
+
+
+def test_worst_case_picks_the_case_that_decides_for_all():
+    """A failing case decides "for every case" even when another case is undecided with a
+    larger point value; among holding cases the one nearest its limit is reported."""
+    from sigprop.papers.mean_field.cases import worst_case
+    from sigprop.stats import exact, from_se
+
+    cases = {"wide": from_se(0.9, 0.5), "fails": exact(1.2), "holds": exact(0.1)}
+    assert worst_case(cases, "<=", 1.0)[0] == "fails"
+    assert worst_case({"a": exact(0.1), "b": exact(0.8)}, "<=", 1.0)[0] == "b"
+    assert worst_case({"a": from_se(0.9, 0.5), "b": exact(0.1)}, "<=", 1.0)[0] == "a"
+    assert worst_case({"a": exact(-0.45), "b": exact(-0.58)}, "within", -0.5, 0.1)[0] == "b"
+    with pytest.raises(ValueError):
+        worst_case({}, "<=", 1.0)

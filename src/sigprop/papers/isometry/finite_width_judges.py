@@ -11,9 +11,107 @@ import math
 
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record, judge_records
+from ...stats import from_se
+from ..mean_field.cases import worst_case
 
-__all__ = ["prop5_1_claims"]
+__all__ = ["prop5_1_claims", "prop5_1_context", "prop5_1_records"]
+
+BOOTSTRAP = (
+    "interval: the bootstrap SE over runs (normal) of the worst case {{worst_{law}}}; the margin "
+    "is declared (config prop5_1.slope_margin)"
+)
+
+
+def prop5_1_records(laws: list[str], control: bool) -> tuple[Record, ...]:
+    """The claim records of Props. 5.1 / 5.2 (one slope per law, the laws' agreement, the
+    wrong-kernel control)."""
+    records = tuple(
+        Record(
+            f"slope_{law}",
+            f"{{prop_{law}}} / Thm. 5.15 at finite width, {law} weights of variance 1/d: the "
+            "error |rho_l - kappa_psi^l(rho_0)| shrinks like d^(-1/2): slope of log mean error "
+            "vs log d is -1/2 within {slope_margin:g} for every (activation, norm) ({setup})",
+            f"Thesis {{prop_{law}}}, Thm. 5.15 (mean field)", "paper", f"slope_{law}", "within",
+            -0.5, "slope_margin",
+            note=BOOTSTRAP.format(law=law) + ". The propositions state the "
+            "limit d -> infinity; -1/2 is the CLT rate on which their proof rests",
+        )
+        for law in laws
+    )  # fmt: skip
+    if len(laws) >= 2:
+        records += (
+            Record(
+                "laws_agree",
+                "Prop. 5.2: {law0} and {law1} weights give the same cosine curve: the mean "
+                "layer-averaged cosines differ by at most {agree_margin:g} at every (activation, "
+                "norm, d)",
+                "Thesis Prop. 5.2", "paper", "laws_diff", "within", 0.0, "agree_margin",
+                note="interval: Welch difference of two means over {runs} runs each (t, runs - 1 "
+                "df, conservative), worst case {laws_worst} of {n_comparisons}; the margin is "
+                "declared (config prop5_1.agree_margin)",
+            ),
+        )  # fmt: skip
+    if control:
+        records += (
+            Record(
+                "control_wrong_kernel",
+                "negative control: the post-LN chain of a non-centred phi compared with the "
+                "un-centred kernel kappa (not kappa_psi) does not converge with d: slope of the "
+                "error vs log d above {control_slope:g} in every case",
+                "Thesis Thm. 5.15 proof (post-LN effective activation)", "control",
+                "control_slope_m", ">=", "control_slope",
+                note="interval: bootstrap SE over runs (normal) of the worst case {control_worst}",
+            ),
+        )  # fmt: skip
+    return records
+
+
+def prop5_1_context(table: pd.DataFrame, *, widths, depth, laws, runs, **margins) -> dict:
+    """The derived numbers of Props. 5.1 / 5.2's claims (``prop5_1_records``)."""
+    context = {
+        "setup": f"{depth} layers, errors averaged over layers, slope of log mean error vs log d",
+        "runs": int(runs),
+        **{k: float(v) for k, v in margins.items()},
+    }
+    for law in laws:
+        t = table[table["law"] == law]
+        cases = {
+            f"{r.activation}/{r.norm}": from_se(r.slope, r.slope_se, n=int(runs))
+            for r in t.itertuples()
+        }
+        context[f"worst_{law}"], context[f"slope_{law}"] = worst_case(
+            cases, "within", -0.5, margins["slope_margin"]
+        )
+        context[f"prop_{law}"] = "Prop. 5.1" if law == "gaussian" else "Prop. 5.2"
+    if len(laws) >= 2:
+        first, second = (
+            table[table["law"] == g].set_index(["activation", "norm"]) for g in laws[:2]
+        )
+        diffs = {}
+        for d in widths:
+            for a, norm in first.index:
+                m0, s0 = first.loc[(a, norm), [f"mean_cosine_d{d}", f"mean_cosine_se_d{d}"]]
+                m1, s1 = second.loc[(a, norm), [f"mean_cosine_d{d}", f"mean_cosine_se_d{d}"]]
+                diffs[f"{a}/{norm} at d = {d}"] = from_se(
+                    m0 - m1, math.hypot(s0, s1), df=max(int(runs) - 1, 1), n=int(runs)
+                )
+        context["laws_worst"], context["laws_diff"] = worst_case(
+            diffs, "within", 0.0, margins["agree_margin"]
+        )
+        context |= {"law0": laws[0], "law1": laws[1], "n_comparisons": len(diffs)}
+    ctrl = table.dropna(subset=["slope_wrong_kernel"]) if "slope_wrong_kernel" in table else None
+    if ctrl is not None and len(ctrl):
+        cases = {
+            f"{r.law}/{r.activation}": from_se(
+                r.slope_wrong_kernel, r.slope_wrong_kernel_se, n=int(runs)
+            )
+            for r in ctrl.itertuples()
+        }
+        context["control_worst"], context["control_slope_m"] = worst_case(
+            cases, ">=", margins["control_slope"]
+        )
+    return context
 
 
 def prop5_1_claims(
@@ -22,9 +120,9 @@ def prop5_1_claims(
     widths: list[int],
     depth: int,
     laws: list[str],
-    slope_z: float,
-    slope_slack: float,
-    agree_z: float,
+    runs: int,
+    slope_margin: float,
+    agree_margin: float,
     control_slope: float,
     **_settings,
 ) -> list[Claim]:
@@ -32,77 +130,14 @@ def prop5_1_claims(
 
     Args:
         table: ``prop5_1``'s table.
-        widths, depth, laws: the measurement's settings.
-        slope_z, slope_slack: |slope + 1/2| <= slope_z SE + slope_slack.
-        agree_z: max |difference of the laws' mean layer-averaged cosine| / SE.
+        widths, depth, laws, runs: the measurement's settings.
+        slope_margin: the slope must lie in -1/2 +- this (declared margin).
+        agree_margin: the laws' mean layer-averaged cosines must agree within this.
         control_slope: the post-LN chain against the un-centred kappa must have slope above this.
     """
-    claims = []
-    table = table.assign(excess=(table["slope"] + 0.5).abs() - slope_z * table["slope_se"])
-    setup = f"{depth} layers, errors averaged over layers, slope of log mean error vs log d"
-    for law in laws:
-        t = table[table["law"] == law]
-        worst = t.loc[t["excess"].idxmax()]
-        prop = "Prop. 5.1" if law == "gaussian" else "Prop. 5.2"
-        claims.append(
-            evaluate(
-                id=f"isometry.prop5_1.slope_{law}",
-                statement=(
-                    f"{prop} / Thm. 5.15 at finite width, {law} weights of variance 1/d: the "
-                    "error |rho_l - kappa_psi^l(rho_0)| shrinks like d^{-1/2}; max over "
-                    f"(activation, norm) of |slope + 1/2| - {slope_z} SE ({setup})"
-                ),
-                source=f"Thesis {prop}, Thm. 5.15 (mean field)",
-                measured=worst["excess"],
-                relation="<=",
-                bound=slope_slack,
-                measured_se=worst["slope_se"],
-                note=(
-                    f"worst {worst['activation']}/{worst['norm']}: slope {worst['slope']:.3f} +- "
-                    f"{worst['slope_se']:.3f}; slack for the O(1/d) bias at small d"
-                ),
-            )
-        )
-    if len(laws) >= 2:
-        g0, g1 = laws[:2]
-        first = table[table["law"] == g0].set_index(["activation", "norm"])
-        second = table[table["law"] == g1].set_index(["activation", "norm"])
-        stats = []
-        for d in widths:
-            for a, norm in first.index:
-                m0, s0 = first.loc[(a, norm), [f"mean_cosine_d{d}", f"mean_cosine_se_d{d}"]]
-                m1, s1 = second.loc[(a, norm), [f"mean_cosine_d{d}", f"mean_cosine_se_d{d}"]]
-                stats.append((abs(m0 - m1) / math.hypot(s0, s1), a, norm, d))
-        z, a, norm, d = max(stats)
-        claims.append(
-            evaluate(
-                id="isometry.prop5_1.laws_agree",
-                statement=(
-                    f"Prop. 5.2: {g0} and {g1} weights give the same cosine curve: max over "
-                    "(activation, norm, d) of |difference of the mean layer-averaged cosine| / SE"
-                ),
-                source="Thesis Prop. 5.2",
-                measured=z,
-                relation="<=",
-                bound=agree_z,
-                note=f"worst {a}/{norm} at d = {d}; {len(stats)} comparisons, Bonferroni-style z",
-            )
-        )
-    ctrl = table.dropna(subset=["slope_wrong_kernel"]) if "slope_wrong_kernel" in table else None
-    if ctrl is not None and len(ctrl):
-        claims.append(
-            evaluate(
-                id="isometry.prop5_1.control_wrong_kernel",
-                statement=(
-                    "negative control: the post-LN chain of a non-centred phi compared with the "
-                    "un-centred kernel kappa (not kappa_psi) does not converge with d: min slope "
-                    "of the error vs log d"
-                ),
-                source="Thesis Thm. 5.15 proof (post-LN effective activation)",
-                measured=ctrl["slope_wrong_kernel"].min(),
-                relation=">=",
-                bound=control_slope,
-                note="cases: " + ", ".join(f"{r.law}/{r.activation}" for r in ctrl.itertuples()),
-            )
-        )
-    return claims
+    context = prop5_1_context(
+        table, widths=widths, depth=depth, laws=laws, runs=runs, slope_margin=slope_margin,
+        agree_margin=agree_margin, control_slope=control_slope,
+    )  # fmt: skip
+    records = prop5_1_records(list(laws), "control_slope_m" in context)
+    return judge_records(records, context, "isometry.prop5_1.")

@@ -12,9 +12,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record, judge_records
+from ...stats import exact
 
-__all__ = ["EPS", "FAMILIES", "SOURCE", "lemma4_2_claims"]
+__all__ = ["EPS", "FAMILIES", "RECORDS", "SOURCE", "lemma4_2_claims", "lemma4_2_context"]
 
 EPS = float(np.finfo(np.float64).eps)
 """float64 machine epsilon, the round-off unit (the value of ``torch.finfo(torch.float64).eps``)."""
@@ -28,6 +29,137 @@ SOURCE = "Thesis Lemma 4.2, Def. 4.1, Eq. (4.2)"
 def _delta_range(log10_delta_range: Sequence[float]) -> tuple[float, float]:
     lo, hi = (float(v) for v in log10_delta_range)
     return lo, hi
+
+
+SAMPLE = "exact: the extreme over all sampled matrices (a property of the sample, no interval)"
+
+RECORDS = (
+    Record(
+        "scale_invariance",
+        "I(cM) = I(M) for {n_wishart} random Wishart M and c = 10^U(-6, 6): the largest "
+        "|gap(cM) - gap(M)| is within {roundoff_units:g} round-off unit(s) n eps kappa(M)",
+        SOURCE + " part 1",
+        "identity",
+        "scale_units",
+        "<=",
+        0.0,
+        "roundoff_units",
+        note=SAMPLE + "; max absolute gap difference {scale_abs:.3g}; an identity of Def. 4.1",
+    ),
+    Record(
+        "gm_over_am",
+        "I(M) = GM/AM of M's eigenvalues (Eq. (4.2) in eigenvalues) for {n_spectrum} M = Q "
+        "diag(lambda) Q^T with kappa up to 1e{max_log10_condition:g}, within "
+        "{roundoff_units:g} round-off unit(s)",
+        SOURCE + " (proof)",
+        "identity",
+        "closed_units",
+        "<=",
+        0.0,
+        "roundoff_units",
+        note=SAMPLE + "; max absolute gap error {closed_abs:.3g}",
+    ),
+    Record(
+        "unit_range",
+        "I(M) <= 1 on all {n_cases} cases (I >= 0 holds by construction, I = exp(-gap)), "
+        "within {roundoff_units:g} x n_max eps",
+        SOURCE + " part 2",
+        "paper",
+        "max_isometry",
+        "<=",
+        1.0,
+        "unit",
+        note=SAMPLE + "; min I = {min_isometry:.3g}",
+    ),
+    Record(
+        "one_at_identity",
+        "I(c Q I_n Q^T) = 1 for {n_identity} random c, Q: the largest |1 - I| is within "
+        "{roundoff_units:g} x n_max eps",
+        SOURCE + " part 3 (M = c I_n; the thesis says M = I_n)",
+        "paper",
+        "identity_error",
+        "<=",
+        0.0,
+        "unit",
+        note=SAMPLE,
+    ),
+    Record(
+        "below_one_off_identity",
+        "off c I_n, I < 1: for {n_near_identity} M = c Q diag(1 + delta, 1, .., 1) Q^T, delta in "
+        "[1e{lo:g}, 1e{hi:g}], the gap equals log(1 + delta/n) - log(1 + delta)/n > 0 within "
+        "relative {deficit_rtol:g}",
+        SOURCE + " part 3 (only if)",
+        "paper",
+        "near_rel",
+        "<=",
+        0.0,
+        "deficit_rtol",
+        note=SAMPLE + "; smallest closed-form gap {near_min_gap:.3g}, largest measured I "
+        "{near_max_isometry:.12f}; tolerance: 100 x n eps / min gap",
+    ),
+    Record(
+        "zero_iff_singular",
+        "I(M) = 0 for all {n_singular} singular M (rank < n): measured is the number with I > 0",
+        SOURCE + " part 4",
+        "paper",
+        "singular_positive",
+        "<=",
+        0.0,
+        note=SAMPLE + "; singular = smallest eigenvalue <= n eps lambda_max "
+        "(isometry.isometry_gap)",
+    ),
+    Record(
+        "positive_if_nonsingular",
+        "I(M) > 0 for all {n_nonsingular} nonsingular M (kappa up to "
+        "1e{max_log10_condition:g}): measured is the number with I = 0",
+        SOURCE + " part 4 (only if)",
+        "paper",
+        "nonsingular_zero",
+        "<=",
+        0.0,
+        note=SAMPLE + "; min I over nonsingular cases {min_nonsingular:.3g}",
+    ),
+)
+
+
+def lemma4_2_context(
+    table: pd.DataFrame,
+    *,
+    max_log10_condition: float,
+    log10_delta_range: Sequence[float],
+    roundoff_units: float,
+    deficit_rtol: float,
+) -> dict:
+    """The derived numbers of Lemma 4.2's claims (``RECORDS``) from ``lemma4_2``'s table."""
+    lo, hi = _delta_range(log10_delta_range)
+    fam = {f: table[table["family"] == f] for f in FAMILIES}
+    nonsingular = table[table["family"] != "singular"]
+    near = fam["near_identity"]
+    wishart, spectrum = fam["wishart"], fam["spectrum"]
+    return {
+        "max_log10_condition": float(max_log10_condition),
+        "roundoff_units": float(roundoff_units),
+        "deficit_rtol": float(deficit_rtol),
+        "unit": roundoff_units * EPS * float(table["n"].max()),
+        "lo": lo,
+        "hi": hi,
+        "n_cases": len(table),
+        **{f"n_{f}": len(fam[f]) for f in FAMILIES},
+        "n_nonsingular": len(nonsingular),
+        "scale_units": exact((wishart["gap_error"] / wishart["roundoff"]).max()),
+        "scale_abs": wishart["gap_error"].max(),
+        "closed_units": exact((spectrum["gap_error"] / spectrum["roundoff"]).max()),
+        "closed_abs": spectrum["gap_error"].max(),
+        "max_isometry": exact(table["isometry"].max()),
+        "min_isometry": table["isometry"].min(),
+        "identity_error": exact((1.0 - fam["identity"]["isometry"]).abs().max()),
+        "near_rel": exact((near["gap_error"] / near["reference_gap"]).max()),
+        "near_min_gap": near["reference_gap"].min(),
+        "near_max_isometry": near["isometry"].max(),
+        "singular_positive": exact(float((fam["singular"]["isometry"] > 0).sum())),
+        "nonsingular_zero": exact(float((nonsingular["isometry"] <= 0).sum())),
+        "min_nonsingular": nonsingular["isometry"].min(),
+    }
 
 
 def lemma4_2_claims(
@@ -47,109 +179,11 @@ def lemma4_2_claims(
         roundoff_units: allowed gap error in units of n eps kappa(M).
         deficit_rtol: relative error allowed on the near-identity gap.
     """
-    lo, hi = _delta_range(log10_delta_range)
-    fam = {f: table[table["family"] == f] for f in FAMILIES}
-    scale_units = (fam["wishart"]["gap_error"] / fam["wishart"]["roundoff"]).max()
-    closed_units = (fam["spectrum"]["gap_error"] / fam["spectrum"]["roundoff"]).max()
-    nonsingular = table[table["family"] != "singular"]
-    ident = fam["identity"]
-    near = fam["near_identity"]
-    near_rel = (near["gap_error"] / near["reference_gap"]).max()
-    unit = roundoff_units * EPS * float(table["n"].max())
-    return [
-        evaluate(
-            id="isometry.lemma4_2.scale_invariance",
-            statement=(
-                f"I(cM) = I(M) for {len(fam['wishart'])} random Wishart M and c = 10^U(-6, 6): the "
-                f"largest |gap(cM) - gap(M)| is within {roundoff_units:g} round-off unit(s) "
-                "n eps kappa(M)"
-            ),
-            source=SOURCE + " part 1",
-            measured=scale_units,
-            relation="<=",
-            bound=0.0,
-            tolerance=roundoff_units,
-            note=f"max absolute gap difference {fam['wishart']['gap_error'].max():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.gm_over_am",
-            statement=(
-                f"I(M) = GM/AM of M's eigenvalues (Eq. (4.2) in eigenvalues) for "
-                f"{len(fam['spectrum'])} M = Q diag(lambda) Q^T with kappa up to "
-                f"1e{max_log10_condition:g}, within {roundoff_units:g} round-off unit(s)"
-            ),
-            source=SOURCE + " (proof)",
-            measured=closed_units,
-            relation="<=",
-            bound=0.0,
-            tolerance=roundoff_units,
-            note=f"max absolute gap error {fam['spectrum']['gap_error'].max():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.unit_range",
-            statement=(
-                f"I(M) <= 1 on all {len(table)} cases (I >= 0 holds by construction, I = "
-                f"exp(-gap)), within {roundoff_units:g} x n_max eps"
-            ),
-            source=SOURCE + " part 2",
-            measured=table["isometry"].max(),
-            relation="<=",
-            bound=1.0,
-            tolerance=unit,
-            note=f"min I = {table['isometry'].min():.3g}",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.one_at_identity",
-            statement=(
-                f"I(c Q I_n Q^T) = 1 for {len(ident)} random c, Q: the largest |1 - I| is within "
-                f"{roundoff_units:g} x n_max eps"
-            ),
-            source=SOURCE + " part 3 (M = c I_n; the thesis says M = I_n)",
-            measured=(1.0 - ident["isometry"]).abs().max(),
-            relation="<=",
-            bound=0.0,
-            tolerance=unit,
-        ),
-        evaluate(
-            id="isometry.lemma4_2.below_one_off_identity",
-            statement=(
-                f"off c I_n, I < 1: for {len(near)} M = c Q diag(1 + delta, 1, .., 1) Q^T, "
-                "delta in "
-                f"[1e{lo:g}, 1e{hi:g}], the gap equals log(1 + delta/n) - log(1 + delta)/n > 0 "
-                f"within relative {deficit_rtol:g}"
-            ),
-            source=SOURCE + " part 3 (only if)",
-            measured=near_rel,
-            relation="<=",
-            bound=0.0,
-            tolerance=deficit_rtol,
-            note=(
-                f"smallest closed-form gap {near['reference_gap'].min():.3g}, largest measured I "
-                f"{near['isometry'].max():.12f}; tolerance: 100 x n eps / min gap"
-            ),
-        ),
-        evaluate(
-            id="isometry.lemma4_2.zero_iff_singular",
-            statement=(
-                f"I(M) = 0 for all {len(fam['singular'])} singular M (rank < n): measured is the "
-                "number with I > 0"
-            ),
-            source=SOURCE + " part 4",
-            measured=float((fam["singular"]["isometry"] > 0).sum()),
-            relation="<=",
-            bound=0.0,
-            note="singular = smallest eigenvalue <= n eps lambda_max (isometry.isometry_gap)",
-        ),
-        evaluate(
-            id="isometry.lemma4_2.positive_if_nonsingular",
-            statement=(
-                f"I(M) > 0 for all {len(nonsingular)} nonsingular M (kappa up to "
-                f"1e{max_log10_condition:g}): measured is the number with I = 0"
-            ),
-            source=SOURCE + " part 4 (only if)",
-            measured=float((nonsingular["isometry"] <= 0).sum()),
-            relation="<=",
-            bound=0.0,
-            note=f"min I over nonsingular cases {nonsingular['isometry'].min():.3g}",
-        ),
-    ]
+    context = lemma4_2_context(
+        table,
+        max_log10_condition=max_log10_condition,
+        log10_delta_range=log10_delta_range,
+        roundoff_units=roundoff_units,
+        deficit_rtol=deficit_rtol,
+    )
+    return judge_records(RECORDS, context, "isometry.lemma4_2.")

@@ -102,7 +102,7 @@ ITEMS = [
         seed="Thesis Props. 5.1, 5.2; Thm. 5.15",
         measure=finite_width.prop5_1,
         judge=finite_width_judges.prop5_1_claims,
-        tolerances=("slope_z", "slope_slack", "agree_z", "control_slope"),
+        tolerances=("slope_margin", "agree_margin", "control_slope"),
         # NaN where no wrong-kernel fit is made
         nonfinite=(
             "slope_wrong_kernel",
@@ -134,7 +134,7 @@ ITEMS = [
         judge=hermite_table_judges.table5_2_claims,
         judge_args={
             "float_tolerance": "isometry/table5_2/float_tolerance",
-            "mc_z": "isometry/table5_2/mc_z",
+            "mc_margin": "isometry/table5_2/mc_margin",
         },
         nonfinite=("closed_form_error",),  # NaN where no closed form is known
     ),

@@ -10,9 +10,14 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record, judge_records
+from ...stats import exact
 
-__all__ = ["conditions", "theorem5_15_claims"]
+__all__ = ["RECORDS", "conditions", "theorem5_15_claims", "theorem5_15_context"]
+
+SOURCE = "Thesis Thm. 5.15 Eq. (5.14), Eqs. (5.11)-(5.13)"
+
+EXACT = "exact: iterated float64 quadrature kernels, the extreme over {grid}"
 
 
 def _cases(frame: pd.DataFrame) -> str:
@@ -30,6 +35,89 @@ def conditions(table: pd.DataFrame, case_tolerance: float) -> pd.DataFrame:
     )
 
 
+RECORDS = (
+    Record(
+        "printed_eq5_14",
+        "Thm. 5.15 as printed: Psi(rho_l) <= Psi(rho_0) alpha^l with alpha = (kappa(1) - "
+        "kappa(0)) / kappa'(1), Psi(rho) = |rho| / (1 - |rho|), wherever the theorem's "
+        "conditions hold; max excess over the bound ({grid})",
+        SOURCE,
+        "erratum",
+        "printed_excess",
+        "<=",
+        0.0,
+        "tol",
+        pair="isometry.theorem5_15.corrected_rate",
+        note=EXACT + "; post-LN ReLU: alpha 0.682 < the asymptotic rate kappa_psi'(0) = 0.733; "
+        "violated cases: {printed_violated}",
+    ),
+    Record(
+        "corrected_rate",
+        "Thm. 5.15 with the rate of its reduction to Thm. 5.8: Psi(rho_l) <= Psi(rho_0) alpha^l, "
+        "alpha = 1 / (2 - kappa_psi'(0)), wherever the conditions hold (phi non-linear; E phi = "
+        "0 for no norm, pre-/post-RMS, pre-LN; none for post-LN); max excess over the bound "
+        "({grid})",
+        SOURCE + "; Thm. 5.8 Eq. (5.6)",
+        "paper",
+        "corrected_excess",
+        "<=",
+        0.0,
+        "tol",
+        note=EXACT + "; tolerance: float64 round-off of iterated quadrature; cases: {valid_cases}",
+    ),
+    Record(
+        "alpha_below_one",
+        "Thm. 5.15: alpha = 1 / (2 - kappa_psi'(0)) < 1, i.e. every configured (non-linear) phi "
+        "satisfies the non-linearity condition kappa_psi'(0) < 1 under every norm whose centring "
+        "condition holds (max alpha)",
+        SOURCE,
+        "paper",
+        "alpha_max",
+        "<=",
+        "alpha_limit",
+        note="exact (quadrature). Taken over all rows whose centring condition holds, not only "
+        "those already filtered by kappa_psi'(0) < 1 - case_tolerance (which would make it hold "
+        "by construction); cases: {centred_cases}",
+    ),
+    Record(
+        "control_uncentred",
+        "negative control: with E phi != 0 and no centring layer (no norm, pre-/post-RMS, "
+        "pre-LN) the bound with alpha = 1 / (2 - kappa'(0)) fails, since rho_l tends to rho* > "
+        "0; min over those cases of the max excess",
+        SOURCE + " (centring condition)",
+        "control",
+        "uncentred_excess",
+        ">=",
+        "tol",
+        note=EXACT + "; cases: {uncentred_cases}",
+    ),
+)
+
+
+def theorem5_15_context(
+    table: pd.DataFrame, rho0: list[float], depth: int, case_tolerance: float, tol: float
+) -> dict:
+    """The derived numbers of Thm. 5.15's claims (``RECORDS``)."""
+    table = conditions(table, case_tolerance)
+    valid = table[table["conditions_hold"]]
+    centred = table[table["centred_ok"]]
+    invalid = table[~table["centred_ok"]]
+    return {
+        "grid": f"{len(rho0)} rho_0 in (-1, 1), layers 1..{depth}",
+        "tol": float(tol),
+        "alpha_limit": 1.0 - case_tolerance,
+        "printed_excess": exact(valid["max_excess_printed"].max(skipna=False)),
+        "printed_violated": _cases(valid[valid["max_excess_printed"] > tol]),
+        "corrected_excess": exact(valid["max_excess_corrected"].max(skipna=False)),
+        "valid_cases": _cases(valid),
+        "alpha_max": exact(centred["alpha_corrected"].max(skipna=False)),
+        "centred_cases": _cases(centred),
+        "uncentred_excess": exact(invalid["max_excess_corrected"].min(skipna=False)),
+        "uncentred_cases": _cases(invalid),
+        "has_uncentred": len(invalid) > 0,
+    }
+
+
 def theorem5_15_claims(
     table: pd.DataFrame,
     *,
@@ -39,7 +127,7 @@ def theorem5_15_claims(
     float_tolerance: float,
     **_settings,
 ) -> list[Claim]:
-    """Thm. 5.15 as printed (expected to fail), with the corrected rate, alpha < 1, and the
+    """Thm. 5.15 as printed (an erratum), with the corrected rate, alpha < 1, and the
     uncentred negative control, from ``theorem5_15``'s table.
 
     Args:
@@ -48,72 +136,6 @@ def theorem5_15_claims(
         case_tolerance: tolerance of kappa(0) = 0 (E phi = 0) and of kappa_psi'(0) < 1.
         float_tolerance: allowed excess over a bound (round-off of iterated quadrature).
     """
-    tol = float_tolerance
-    table = conditions(table, case_tolerance)
-    grid = f"{len(rho0)} rho_0 in (-1, 1), layers 1..{depth}"
-    valid = table[table["conditions_hold"]]
-    invalid = table[~table["centred_ok"]]
-    source = "Thesis Thm. 5.15 Eq. (5.14), Eqs. (5.11)-(5.13)"
-    claims = [
-        evaluate(
-            id="isometry.theorem5_15.printed_eq5_14",
-            statement=(
-                "Thm. 5.15 as printed: Psi(rho_l) <= Psi(rho_0) alpha^l with alpha = (kappa(1) - "
-                "kappa(0)) / kappa'(1), Psi(rho) = |rho| / (1 - |rho|), wherever the theorem's "
-                f"conditions hold; max excess over the bound ({grid})"
-            ),
-            source=source,
-            measured=valid["max_excess_printed"].max(skipna=False),
-            relation="<=",
-            bound=0.0,
-            tolerance=tol,
-            note=(
-                "expected failure (post-LN ReLU: alpha 0.682 < the asymptotic rate "
-                "kappa_psi'(0) = 0.733); violated cases: "
-                + _cases(valid[valid["max_excess_printed"] > tol])
-            ),
-        ),
-        evaluate(
-            id="isometry.theorem5_15.corrected_rate",
-            statement=(
-                "Thm. 5.15 with the rate of its reduction to Thm. 5.8: Psi(rho_l) <= Psi(rho_0) "
-                "alpha^l, alpha = 1 / (2 - kappa_psi'(0)), wherever the conditions hold (phi "
-                "non-linear; E phi = 0 for no norm, pre-/post-RMS, pre-LN; none for post-LN); "
-                f"max excess over the bound ({grid})"
-            ),
-            source=source + "; Thm. 5.8 Eq. (5.6)",
-            measured=valid["max_excess_corrected"].max(skipna=False),
-            relation="<=",
-            bound=0.0,
-            tolerance=tol,
-            note=f"float64 round-off of iterated quadrature; cases: {_cases(valid)}",
-        ),
-        evaluate(
-            id="isometry.theorem5_15.alpha_below_one",
-            statement=(
-                "Thm. 5.15: alpha = 1 / (2 - kappa_psi'(0)) < 1 for non-linear phi (max alpha "
-                "over the cases whose conditions hold)"
-            ),
-            source=source,
-            measured=valid["alpha_corrected"].max(skipna=False),
-            relation="<=",
-            bound=1.0 - tol,
-        ),
-    ]
-    if len(invalid):
-        claims.append(
-            evaluate(
-                id="isometry.theorem5_15.control_uncentred",
-                statement=(
-                    "negative control: with E phi != 0 and no centring layer (no norm, pre-/"
-                    "post-RMS, pre-LN) the bound with alpha = 1 / (2 - kappa'(0)) fails, since "
-                    "rho_l tends to rho* > 0; min over those cases of the max excess"
-                ),
-                source=source + " (centring condition)",
-                measured=invalid["max_excess_corrected"].min(skipna=False),
-                relation=">=",
-                bound=tol,
-                note=f"cases: {_cases(invalid)}",
-            )
-        )
-    return claims
+    context = theorem5_15_context(table, rho0, depth, case_tolerance, float_tolerance)
+    records = RECORDS if context["has_uncentred"] else RECORDS[:-1]
+    return judge_records(records, context, "isometry.theorem5_15.")

@@ -11,20 +11,72 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record, judge_records
+from ...stats import exact
 
-__all__ = ["fig4_1_claims"]
+__all__ = ["RECORDS", "fig4_1_claims", "fig4_1_context"]
 
 SOURCE = "Thesis Fig. 4.1 and Sec. 4.1 (n = 2 ratio), Def. 4.1"
 
+EXACT = "exact: a deterministic float64 computation from the plotted vectors"
 
-def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
-    """Annotated I equal the closed forms; the printed n = 2 ratio is I / 2; the maximum is 1.
+RECORDS = (
+    Record(
+        "parallelogram_closed_form",
+        "n = 2: the annotated I of the {n_two} parallelograms equals 2 a b sin(theta) / "
+        "(a^2 + b^2) within {tolerance:g} (largest absolute difference)",
+        SOURCE,
+        "identity",
+        "err2",
+        "<=",
+        0.0,
+        "tolerance",
+        note=EXACT + "; two routes to I (eigenvalues of G, the closed form)",
+    ),
+    Record(
+        "printed_ratio_is_half",
+        "n = 2: the thesis's ratio a b sin(theta) / (a^2 + b^2) is I / 2 (same maximizer a = b, "
+        "theta = pi/2, maximum 1/2 not 1); measured is max |printed / I - 1/2|, 0 within "
+        "{tolerance:g}",
+        SOURCE + " (printed ratio)",
+        "identity",
+        "half",
+        "<=",
+        0.0,
+        "tolerance",
+        note=EXACT + "; the printed ratio is volume / (a^2 + b^2), I = det(G)^(1/2) / ((a^2 + "
+        "b^2) / 2): proportional, so the figure's point (same maximizer) stands",
+    ),
+    Record(
+        "parallelepiped_closed_form",
+        "n = 3: the annotated I of the {n_three} parallelepipeds equals 3 volume^(2/3) / "
+        "(a^2 + b^2 + c^2) within {tolerance:g}",
+        SOURCE + "; det G = volume^2",
+        "identity",
+        "err3",
+        "<=",
+        0.0,
+        "tolerance",
+        note=EXACT + "; volume = |(x_1 x x_2) . x_3| (numpy), independent of the eigenvalue route",
+    ),
+    Record(
+        "orthogonal_equal_norms_maximal",
+        "the example with the largest I (for n = 2 and 3) has I = 1 within {tolerance:g} "
+        "(orthogonal, equal norms: the maximum of Lemma 4.2)",
+        SOURCE + "; Lemma 4.2",
+        "paper",
+        "best_isometry",
+        "within",
+        1.0,
+        "tolerance",
+        printed=1.0,
+        note=EXACT + "; example: {best}",
+    ),
+)
 
-    Args:
-        table: ``isometry.example_table`` (label, n, vector, x, y, z, isometry, a, b, theta_deg).
-        tolerance: absolute float64 tolerance on I (values in [0, 1], a handful of flops).
-    """
+
+def fig4_1_context(table: pd.DataFrame, tolerance: float) -> dict:
+    """The derived numbers of Fig. 4.1's claims (``RECORDS``) from its plotted table."""
     two = table[table["n"] == 2].groupby("label").first(skipna=False)
     theta = np.radians(two["theta_deg"])
     closed2 = 2 * two["a"] * two["b"] * np.sin(theta) / (two["a"] ** 2 + two["b"] ** 2)
@@ -35,61 +87,24 @@ def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
         volume = abs(np.dot(np.cross(v[0], v[1]), v[2]))
         closed3.append(3 * volume ** (2 / 3) / (v**2).sum())
         annotated3.append(rows["isometry"].iloc[0])
-    err2 = (two["isometry"] - closed2).abs().max(skipna=False)
-    err3 = np.abs(np.array(annotated3) - np.array(closed3)).max()
     best = table.groupby("label")["isometry"].min().idxmax()
-    return [
-        evaluate(
-            id="isometry.fig4_1.parallelogram_closed_form",
-            statement=(
-                f"n = 2: the annotated I of the {len(two)} parallelograms equals "
-                f"2 a b sin(theta) / (a^2 + b^2) within {tolerance:g}"
-            ),
-            source=SOURCE,
-            measured=err2,
-            relation="<=",
-            bound=0.0,
-            tolerance=tolerance,
-            note="measured: the largest absolute difference",
-        ),
-        evaluate(
-            id="isometry.fig4_1.printed_ratio_is_half",
-            statement=(
-                "n = 2: the thesis's ratio a b sin(theta) / (a^2 + b^2) is I / 2 (same maximizer a "
-                f"= b, theta = pi/2, maximum 1/2 not 1); measured is max |printed / I - 1/2|, "
-                f"0 within {tolerance:g}"
-            ),
-            source=SOURCE + " (printed ratio)",
-            measured=(printed / two["isometry"] - 0.5).abs().max(skipna=False),
-            relation="<=",
-            bound=0.0,
-            tolerance=tolerance,
-            note="The printed ratio is volume / (a^2 + b^2); I = det(G)^{1/2} / ((a^2 + b^2) / 2).",
-        ),
-        evaluate(
-            id="isometry.fig4_1.parallelepiped_closed_form",
-            statement=(
-                f"n = 3: the annotated I of the {len(closed3)} parallelepipeds equals "
-                f"3 volume^(2/3) / (a^2 + b^2 + c^2) within {tolerance:g}"
-            ),
-            source=SOURCE + "; det G = volume^2",
-            measured=err3,
-            relation="<=",
-            bound=0.0,
-            tolerance=tolerance,
-            note="volume = |(x_1 x x_2) . x_3| (numpy), independent of the eigenvalue route",
-        ),
-        evaluate(
-            id="isometry.fig4_1.orthogonal_equal_norms_maximal",
-            statement=(
-                "the example with the largest I (for n = 2 and 3) has I = 1 within "
-                f"{tolerance:g} (orthogonal, equal norms: the maximum of Lemma 4.2)"
-            ),
-            source=SOURCE + "; Lemma 4.2",
-            measured=table.loc[table["label"] == best, "isometry"].min(),
-            relation="within",
-            bound=1.0,
-            tolerance=tolerance,
-            note=f"example: {best}",
-        ),
-    ]
+    return {
+        "tolerance": float(tolerance),
+        "n_two": len(two),
+        "n_three": len(closed3),
+        "best": best,
+        "err2": exact((two["isometry"] - closed2).abs().max(skipna=False)),
+        "half": exact((printed / two["isometry"] - 0.5).abs().max(skipna=False)),
+        "err3": exact(np.abs(np.array(annotated3) - np.array(closed3)).max()),
+        "best_isometry": exact(table.loc[table["label"] == best, "isometry"].min()),
+    }
+
+
+def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
+    """Annotated I equal the closed forms; the printed n = 2 ratio is I / 2; the maximum is 1.
+
+    Args:
+        table: ``isometry.example_table`` (label, n, vector, x, y, z, isometry, a, b, theta_deg).
+        tolerance: absolute float64 tolerance on I (values in [0, 1], a handful of flops).
+    """
+    return judge_records(RECORDS, fig4_1_context(table, tolerance), "isometry.fig4_1.")

@@ -31,7 +31,7 @@ ITEMS = [
         seed="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
         measure=fixed_point.measure,
         judge=fixed_point_judges.judge,
-        tolerances=("z",),
+        tolerances=("agreement_margin",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
             "reference_diag",
@@ -45,15 +45,15 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_1"},
         judge=judges.fig3_1_claims,
-        judge_args={"z": "mean_field/fig3_1/z"},
     ),
     Theorem(
         "mixing",
         seed="Thesis Assumption 3.1, Eq. (3.4)",
         measure=mixing.measure,
         judge=mixing_judges.judge,
-        # z also sets the layers of the rate fit, so the measurement reads it: no judge-only key.
-        tolerances=(),
+        # z sets the layers of the rate fit (a window, not a tolerance), so the measurement reads
+        # it; merged_margin is the judge's.
+        tolerances=("merged_margin",),
     ),
     Figure(
         "fig3_2",
@@ -65,7 +65,7 @@ ITEMS = [
             "batch_size": "mean_field/fig3_2/batch_size",
             "widths": "mean_field/gram_chain/widths",
             "plateau_from": "mean_field/fig3_2/plateau_from",
-            "z": "mean_field/fig3_2/z",
+            "plateau_margin": "mean_field/fig3_2/plateau_margin",
         },
     ),
     Figure(
@@ -74,7 +74,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_3"},
         judge=judges.fig3_3_claims,
-        judge_args={"z": "mean_field/fig3_3/z"},
+        judge_args={"slope_margin": "mean_field/fig3_3/slope_margin"},
     ),
     Figure(
         "fig3_4",
@@ -82,7 +82,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_4"},
         judge=judges.fig3_4_claims,
-        judge_args={"z": "mean_field/fig3_4/z", "allowance": "mean_field/fig3_4/allowance"},
+        judge_args={"slope_margin": "mean_field/fig3_4/slope_margin"},
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf
     ),
     Theorem(
@@ -90,6 +90,6 @@ ITEMS = [
         seed="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
         measure=tails.measure,
         judge=tail_judges.judge,
-        tolerances=("z",),
+        tolerances=("slope_margin",),
     ),
 ]

@@ -7,17 +7,21 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...claims import Claim, evaluate
-from ...stats import bootstrap_slope
+from ...claims import Claim, Record, judge_records
+from ...stats import bootstrap_slope, t_mean
+from .cases import worst_case
 
 __all__ = [
     "band",
     "decay_plateau_shape",
+    "FIG3_1_RECORDS",
+    "FIG3_2_RECORDS",
     "fig3_1_claims",
     "fig3_2_claims",
     "fig3_3_claims",
@@ -68,52 +72,124 @@ def fit_decay_plateau(layers, means, n: int, d: int) -> tuple[float, float, floa
     return tuple(float(v) for v in popt)
 
 
-def fig3_1_claims(table: pd.DataFrame, z: float) -> list[Claim]:
+RUNS = "interval: Student t over the {runs} independent runs (paired differences)"
+
+FIG3_1_RECORDS = (
+    Record(
+        "no_bn_grows",
+        "without BN (linear), ||G_l - G_0||_F at l = {last} exceeds its value at l = 1: the mean "
+        "over runs of the paired difference is > 0",
+        "Thesis Fig. 3.1 and Sec. 3.3.3 (JDB23a)", "paper", "grow", ">=", 0.0,
+        note=RUNS + "; G_0 is the mean-field prediction of the linear no-BN chain at every layer",
+    ),
+    Record(
+        "bn_contracts",
+        "with BN, ||G_l - G_*||_F at l = {last} is below its value at l = 0 for every "
+        "activation: the mean paired difference (l = {last} minus l = 0) is < 0",
+        "Thesis Fig. 3.1 and Sec. 3.3.3 (JDB23a)", "paper", "shrink", "<=", 0.0,
+        note=RUNS + "; the worst network {worst}; means: {all_means}",
+    ),
+)  # fmt: skip
+
+
+def fig3_1_context(table: pd.DataFrame) -> dict:
+    """The derived numbers of Fig. 3.1's claims (``FIG3_1_RECORDS``)."""
+    last = int(table["layer"].max())
+
+    def at(net, layer):
+        rows = table.query("network == @net and layer == @layer").sort_values("run")
+        return rows["distance"].to_numpy(float)
+
+    bn_nets = [x for x in dict.fromkeys(table["network"]) if x.startswith("bn_")]
+    shrink = {net: t_mean(at(net, last) - at(net, 0)) for net in bn_nets}
+    worst, worst_m = worst_case(shrink, "<=", 0.0)
+    return {
+        "last": last,
+        "runs": table["run"].nunique(),
+        "grow": t_mean(at("no_bn_linear", last) - at("no_bn_linear", 1)),
+        "shrink": worst_m,
+        "worst": worst,
+        "all_means": ", ".join(f"{k} {v.value:.3g}" for k, v in shrink.items()),
+    }
+
+
+def fig3_1_claims(table: pd.DataFrame) -> list[Claim]:
     """Fig. 3.1: without BN the distance to the mean-field Gram grows with l; with BN it shrinks.
 
     Args:
         table: columns network, run, layer, distance (one batch size and width).
-        z: significance in paired-t units over runs.
     """
-    last = int(table["layer"].max())
-    at = lambda net, layer: (  # noqa: E731
-        table.query("network == @net and layer == @layer").sort_values("run")["distance"]
+    return judge_records(FIG3_1_RECORDS, fig3_1_context(table), "mean_field.fig3_1.")
+
+
+FIG3_2_RECORDS = (
+    Record(
+        "decays",
+        "||G_l - G_*||_F at l = 1 exceeds its plateau (mean over layers >= {plateau_from}) for "
+        "every activation: the mean paired difference over runs is > 0",
+        SOURCE + "; Thesis Fig. 3.2", "paper", "decay", ">=", 0.0,
+        note=RUNS + "; the worst network {decay_worst}. Fitted shape c1 (1-alpha)^(l/2) + c2 "
+        "n/sqrt(d): {fitted}",
+    ),
+    Record(
+        "plateau_flat",
+        "on layers >= {plateau_from} the distance is flat: the per-run drift over the window "
+        "(OLS slope x window length / the run's plateau level) is 0 within {plateau_margin:g} "
+        "for every activation",
+        SOURCE + "; Thesis Fig. 3.2", "paper", "drift", "within", 0.0, "plateau_margin",
+        note=RUNS.replace("paired differences", "per-run drifts") + "; the worst network "
+        "{flat_worst}; the margin is declared (config fig3_2.plateau_margin: a relative change "
+        "over the window that a log-scale plot shows as flat)",
+    ),
+)  # fmt: skip
+
+
+def _plateau_drift(plateau: pd.DataFrame) -> np.ndarray:
+    """Per run: OLS slope of the distance over the window x its length / the run's mean level."""
+    span = plateau["layer"].max() - plateau["layer"].min()
+    return np.array(
+        [
+            np.polyfit(r["layer"], r["distance"], 1)[0] * span / r["distance"].mean()
+            for _, r in plateau.groupby("run")
+        ]
     )
-    grow = paired_t(at("no_bn_linear", last).to_numpy(), at("no_bn_linear", 1).to_numpy())
-    bn_nets = [x for x in dict.fromkeys(table["network"]) if x.startswith("bn_")]
-    shrink = {net: paired_t(at(net, last).to_numpy(), at(net, 0).to_numpy()) for net in bn_nets}
-    worst = max(shrink, key=shrink.get)
-    return [
-        evaluate(
-            id="mean_field.fig3_1.no_bn_grows",
-            statement=(
-                f"without BN (linear), ||G_l - G_0||_F at l = {last} exceeds its value at l = 1: "
-                f"paired t over runs >= {z}"
-            ),
-            source="Thesis Fig. 3.1 and Sec. 3.3.3 (JDB23a)",
-            measured=grow,
-            relation=">=",
-            bound=z,
-            note="G_0 is the mean-field prediction of the linear no-BN chain at every layer.",
+
+
+def fig3_2_context(table, batch_size, widths, plateau_from, plateau_margin) -> dict:
+    """The derived numbers of Fig. 3.2's claims (``FIG3_2_RECORDS``)."""
+    width = max(widths)
+    fits, decay, drift = {}, {}, {}
+    for net, g in table.groupby("network", sort=False):
+        means = g.groupby("layer")["distance"].mean()
+        fits[net] = fit_decay_plateau(means.index, means.to_numpy(), batch_size, width)
+        plateau = g.query("layer >= @plateau_from")
+        first = g.query("layer == 1").sort_values("run")["distance"].to_numpy()
+        level = plateau.groupby("run")["distance"].mean().sort_index().to_numpy()
+        decay[net] = t_mean(first - level)
+        drift[net] = t_mean(_plateau_drift(plateau))
+    decay_worst, decay_m = worst_case(decay, ">=", 0.0)
+    flat_worst, drift_m = worst_case(drift, "within", 0.0, plateau_margin)
+    return {
+        "plateau_from": plateau_from,
+        "plateau_margin": float(plateau_margin),
+        "runs": table["run"].nunique(),
+        "decay": decay_m,
+        "decay_worst": decay_worst,
+        "drift": drift_m,
+        "flat_worst": flat_worst,
+        "fitted": "; ".join(
+            f"{k}: c1 {c1:.3g}, alpha {a:.3g}, c2 {c2:.3g}" for k, (c1, a, c2) in fits.items()
         ),
-        evaluate(
-            id="mean_field.fig3_1.bn_contracts",
-            statement=(
-                f"with BN, ||G_l - G_*||_F at l = {last} is below its value at l = 0 for every "
-                f"activation: largest paired t over runs <= -{z}"
-            ),
-            source="Thesis Fig. 3.1 and Sec. 3.3.3 (JDB23a)",
-            measured=shrink[worst],
-            relation="<=",
-            bound=-z,
-            note=f"Weakest network {worst}; all: "
-            + ", ".join(f"{k} {v:.2f}" for k, v in shrink.items()),
-        ),
-    ]
+        "details": {"decays": {"fits": {k: list(v) for k, v in fits.items()}}},
+    }
 
 
 def fig3_2_claims(
-    table: pd.DataFrame, batch_size: int, widths: Sequence[int], plateau_from: int, z: float
+    table: pd.DataFrame,
+    batch_size: int,
+    widths: Sequence[int],
+    plateau_from: int,
+    plateau_margin: float,
 ) -> list[Claim]:
     """Fig. 3.2: exponential decay to a plateau; the fitted shape of Eq. (3.9) describes it.
 
@@ -122,100 +198,59 @@ def fig3_2_claims(
         batch_size: n of the figure.
         widths: the simulated widths; the figure shows the widest, d = max(widths).
         plateau_from: layers plateau_from..L form the plateau window.
+        plateau_margin: the declared margin of the plateau's relative drift.
     """
-    width = max(widths)
-    rows, fits = [], {}
-    for net, g in table.groupby("network", sort=False):
-        means = g.groupby("layer")["distance"].mean()
-        fits[net] = fit_decay_plateau(means.index, means.to_numpy(), batch_size, width)
-        plateau = g.query("layer >= @plateau_from")
-        per_run = plateau.groupby("run").apply(
-            lambda r: np.polyfit(r["layer"], r["distance"], 1)[0], include_groups=False
-        )
-        t_flat = float(per_run.mean() / (per_run.std(ddof=1) / math.sqrt(per_run.size)))
-        first = g.query("layer == 1").sort_values("run")["distance"].to_numpy()
-        level = plateau.groupby("run")["distance"].mean().sort_index().to_numpy()
-        rows.append((net, t_flat, paired_t(first, level)))
-    flat = max(rows, key=lambda r: abs(r[1]))
-    decay = min(rows, key=lambda r: r[2])
-    t_mult = stats.t_multiplier(z, table["run"].nunique())
-    fitted = "; ".join(
-        f"{k}: c1 {c1:.3g}, alpha {a:.3g}, c2 {c2:.3g}" for k, (c1, a, c2) in fits.items()
-    )
-    return [
-        evaluate(
-            id="mean_field.fig3_2.decays",
-            statement=(
-                "||G_l - G_*||_F at l = 1 exceeds its plateau (mean over layers "
-                f">= {plateau_from}) for every activation: smallest paired t >= {z}"
-            ),
-            source=SOURCE + "; Thesis Fig. 3.2",
-            measured=decay[2],
-            relation=">=",
-            bound=z,
-            note=f"Weakest network {decay[0]}. Fitted shape c1 (1-alpha)^(l/2) + c2 n/sqrt(d): "
-            + fitted,
-            details={"fits": {k: list(v) for k, v in fits.items()}},
-        ),
-        evaluate(
-            id="mean_field.fig3_2.plateau_flat",
-            statement=(
-                f"on layers >= {plateau_from} the distance is flat: the mean per-run slope is 0 "
-                f"within {z} SE (Student-t), largest |t| over activations"
-            ),
-            source=SOURCE + "; Thesis Fig. 3.2",
-            measured=abs(flat[1]),
-            relation="<=",
-            bound=t_mult,
-            note=f"Largest |t| for {flat[0]}; bound = t multiplier of {z} SE with runs - 1 dof.",
-        ),
-    ]
+    context = fig3_2_context(table, batch_size, widths, plateau_from, plateau_margin)
+    return judge_records(FIG3_2_RECORDS, context, "mean_field.fig3_2.")
 
 
-def _slope_claims(
-    table: pd.DataFrame,
-    x: str,
-    predicted: float,
-    z: float,
-    allowance: float,
-    figure: str,
-    what: str,
-    notes: dict[str, str] | None = None,
-) -> list[Claim]:
+def slope_records(net: str, figure: str, what: str, x: str) -> tuple[Record, ...]:
+    """The slope claim of one network of Fig. 3.3 / 3.4."""
+    return (
+        Record(
+            f"slope_{net}",
+            f"{net}: log-log slope of ||G_20 - G_*||_F in {what} ({x} = {{x_lo}}..{{x_hi}}) is "
+            "{predicted:g} within {slope_margin:g}",
+            SOURCE + f"; Thesis Fig. {figure[3:].replace('_', '.')}", "paper", "slope", "within",
+            "predicted", "slope_margin", printed="predicted",
+            note="interval: percentile bootstrap over runs (resampled per " + x + "); the margin "
+            "is declared (config " + figure + ".slope_margin){extra}",
+        ),
+    )  # fmt: skip
+
+
+def _slope_claims(table, x, predicted, margin, figure, what, notes=None) -> list[Claim]:
     claims = []
     for net, g in table.groupby("network", sort=False):
-        est = bootstrap_slope(g, x=x, y="distance")
         xs = sorted(int(v) for v in g[x].unique())
-        claims.append(
-            evaluate(
-                id=f"mean_field.{figure}.slope_{net}",
-                statement=(
-                    f"{net}: log-log slope of ||G_20 - G_*||_F in {what} ({x} = {xs[0]}..{xs[-1]}) "
-                    f"is {predicted:g} within {z} bootstrap SE"
-                    + (f" + {allowance:g}" if allowance else "")
-                ),
-                source=SOURCE + f"; Thesis Fig. {figure[3:].replace('_', '.')}",
-                measured=est.value,
-                measured_se=est.se,
-                relation="within",
-                bound=predicted,
-                tolerance=z * est.se + allowance,
-                note=(notes or {}).get(net, ""),
-            )
+        context = {
+            # n: the resampled runs (stats.bootstrap counts replicates), for the undecided note
+            "slope": replace(
+                bootstrap_slope(g, x=x, y="distance", as_measurement=True), n=g["run"].nunique()
+            ),
+            "predicted": float(predicted),
+            "slope_margin": float(margin),
+            "x_lo": xs[0],
+            "x_hi": xs[-1],
+            "extra": "; " + notes[net] if notes and net in notes else "",
+        }
+        claims += judge_records(
+            slope_records(net, figure, what, x), context, f"mean_field.{figure}."
         )
     return claims
 
 
-def fig3_3_claims(table: pd.DataFrame, z: float) -> list[Claim]:
-    """Fig. 3.3: ||G_20 - G_*||_F ~ d^{-1/2} (second term of Eq. (3.9) dominant)."""
-    return _slope_claims(table, "width", -0.5, z, 0.0, "fig3_3", "width d")
+def fig3_3_claims(table: pd.DataFrame, slope_margin: float) -> list[Claim]:
+    """Fig. 3.3: ||G_20 - G_*||_F ~ d^{-1/2} (second term of Eq. (3.9) dominant): the log-log
+    slope lies in -1/2 +- ``slope_margin`` (a declared margin, the interval from the data)."""
+    return _slope_claims(table, "width", -0.5, slope_margin, "fig3_3", "width d")
 
 
-def fig3_4_claims(table: pd.DataFrame, z: float, allowance: float) -> list[Claim]:
-    """Fig. 3.4: ||G_20 - G_*||_F grows about linearly in n (slope 1 within z SE + allowance).
+def fig3_4_claims(table: pd.DataFrame, slope_margin: float) -> list[Claim]:
+    """Fig. 3.4: ||G_20 - G_*||_F grows about linearly in n: slope 1 +- ``slope_margin``.
 
-    ``allowance``: "about linear" is not a sharp prediction (the bound carries kappa(G_*), which
-    itself depends on n); the allowance is a stated choice, recorded in each claim.
+    ``slope_margin``: "about linear" is not a sharp prediction (the bound carries kappa(G_*),
+    which itself depends on n); the margin is a stated choice, recorded in each claim.
     """
     kappas = table.groupby(["network", "batch_size"])["kappa"].first()
     notes = {
@@ -223,4 +258,4 @@ def fig3_4_claims(table: pd.DataFrame, z: float, allowance: float) -> list[Claim
         + ", ".join(f"{n}: {k:.3g}" for (m, n), k in kappas.items() if m == net)
         for net in table["network"].unique()
     }
-    return _slope_claims(table, "batch_size", 1.0, z, allowance, "fig3_4", "batch size n", notes)
+    return _slope_claims(table, "batch_size", 1.0, slope_margin, "fig3_4", "batch size n", notes)

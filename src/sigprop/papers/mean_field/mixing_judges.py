@@ -7,13 +7,13 @@ and torch-free (judge jobs load only this module).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record, judge_records
+from ...stats import from_se
+from .cases import worst_case
 
-__all__ = ["FIT_COLUMNS", "SOURCE_MIX", "judge"]
+__all__ = ["FIT_COLUMNS", "RECORDS", "SOURCE_MIX", "judge", "mixing_context"]
 
 SOURCE_MIX = "Thesis Assumption 3.1 (geometric ergodicity), Eq. (3.4) (JDB23a); a proxy"
 
@@ -29,90 +29,98 @@ FIT_COLUMNS = (
 )
 """Per-case columns of the ``mixing.measure`` table (repeated on every layer row of the case)."""
 
+WELCH = (
+    "interval: Welch difference of the two starts' means over {n_runs} runs each (t, runs - 1 "
+    "df, conservative), relative to the summary's level over layers {merged_from}..{depth}"
+)
 
-def judge(
-    table: pd.DataFrame,
-    *,
-    batch_size: int,
-    widths: Sequence[int],
-    activations: Sequence[str],
-    depth: int,
-    n_runs: int,
-    summaries: Sequence[str],
-    merged_from: int,
-    n_boot: int,
-    z: float,
-    **measure_settings,
-) -> list[Claim]:
-    """Claims of ``mixing`` from the measured table (worst case over widths, activations,
-    summaries).
+RECORDS = (
+    Record(
+        "starts_differ",
+        "negative control: after one layer the chains from near-collinear and from orthogonal "
+        "inputs still differ by more than the merge margin: |Delta_1| / level >= "
+        "{merged_margin:g}, every case of {cases}",
+        SOURCE_MIX, "control", "first", ">=", "merged_margin",
+        note=WELCH + "; the closest case {first_worst}. It fails when the starts are not apart, "
+        "so 'merged' would be vacuous",
+    ),
+    Record(
+        "decay",
+        "the difference of the two starts' mean summaries decays exponentially: the slope of "
+        "log|Delta_l| vs layer is < 0, every case of {cases}",
+        SOURCE_MIX, "paper", "decay", "<=", 0.0,
+        note="interval: bootstrap SE over runs ({n_boot} resamples, normal) of the worst case "
+        "{decay_worst}, fitted over layers 1..{decay_last} (the layers where |Delta_l| > z SE, "
+        "config mixing.z, a fit window); fitted alpha = 1 - exp(slope): {alphas}",
+    ),
+    Record(
+        "merged",
+        "the starts have merged by layer {merged_from}: the per-run averages of the summary over "
+        "layers {merged_from}..{depth} differ by at most {merged_margin:g} of its level, every "
+        "case of {cases}",
+        SOURCE_MIX, "paper", "tail", "within", 0.0, "merged_margin",
+        note=WELCH + "; the worst case {tail_worst}; the margin is declared (config "
+        "mixing.merged_margin)",
+    ),
+)  # fmt: skip
 
-    ``starts_differ`` (negative control): |Delta_1| / SE_1 >= z, the groups are still apart
-    after one layer, so merging is not vacuous. ``decay``: slope of log|Delta_l| vs l over its
-    bootstrap SE <= -z (a case with fewer than 3 layers to fit is the worst case, and fails).
-    ``merged``: the per-run averages over layers merged_from..depth differ by <= z Welch SE.
+
+def _cases(table: pd.DataFrame, n_runs: int, merged_from: int):
+    """Per case: the layer-1 difference, the tail difference (relative to the tail level) and
+    the decay slope, as measurements."""
+    first, tail, decay, alphas = {}, {}, {}, []
+    df = max(int(n_runs) - 1, 1)
+    for (act, width, summary), g in table.groupby(["activation", "width", "summary"], sort=False):
+        name = f"{act}, d={width}, {summary}"
+        late = g[g["layer"] >= merged_from]
+        level = float(((late["mean_collinear"] + late["mean_orthogonal"]) / 2).mean())
+        one = g[g["layer"] == 1].iloc[0]
+        r = g.iloc[0]
+        first[name] = from_se(abs(one["diff"]) / level, one["diff_se"] / level, df=df, n=n_runs)
+        tail[name] = from_se(r["tail_diff"] / level, r["tail_se"] / level, df=df, n=n_runs)
+        decay[name] = (from_se(r["slope"], r["slope_se"], n=n_runs), int(r["fit_last_layer"]))
+        alphas.append(f"{name}: {r['alpha']:.3f}")
+    return first, tail, decay, alphas
+
+
+def mixing_context(table: pd.DataFrame, *, merged_margin: float, **settings) -> dict:
+    """The derived numbers of the mixing claims (``RECORDS``)."""
+    first, tail, decay, alphas = _cases(table, settings["n_runs"], settings["merged_from"])
+    first_worst, first_m = worst_case(first, ">=", merged_margin)
+    tail_worst, tail_m = worst_case(tail, "within", 0.0, merged_margin)
+    decay_worst, decay_m = worst_case({k: v[0] for k, v in decay.items()}, "<=", 0.0)
+    cases = (
+        f"phi in {list(settings['activations'])}, d in {list(settings['widths'])}, summaries "
+        f"{list(settings['summaries'])}, n = {int(settings['batch_size'])}"
+    )
+    return {
+        **settings,
+        "merged_margin": float(merged_margin),
+        "cases": cases,
+        "first": first_m,
+        "first_worst": first_worst,
+        "tail": tail_m,
+        "tail_worst": tail_worst,
+        "decay": decay_m,
+        "decay_worst": decay_worst,
+        "decay_last": decay[decay_worst][1],
+        "alphas": ", ".join(alphas),
+    }
+
+
+def judge(table: pd.DataFrame, *, merged_margin: float, **settings) -> list[Claim]:
+    """Claims of ``mixing`` from the measured table (every case of widths, activations,
+    summaries must satisfy each claim; the deciding case is reported).
+
+    ``starts_differ`` (negative control): the groups are still apart after one layer by more
+    than the merge margin, so merging is not vacuous. ``decay``: the slope of log|Delta_l| vs l
+    is negative. ``merged``: the per-run averages over layers merged_from..depth differ by at
+    most ``merged_margin`` of the summary's level there.
 
     Args:
         table: the table of ``measure``.
-        batch_size, ..., z: the measurement's settings, quoted in the statements and notes.
-        measure_settings: the item's other settings (unused).
+        merged_margin: the declared margin of "merged", relative to the summary's level.
+        settings: the measurement's settings (batch_size, ..., z), quoted in the notes.
     """
-    keys = ["activation", "width", "summary"]
-    fit = table.drop_duplicates(keys)[[*keys, *FIT_COLUMNS]].reset_index(drop=True)
-    fit["decay_t"] = fit["slope"] / fit["slope_se"]
-    n = int(batch_size)
-    cases = f"phi in {list(activations)}, d in {list(widths)}, summaries {list(summaries)}, n = {n}"
-    desc = lambda r: f"{r['activation']}, d={r['width']}, {r['summary']}"  # noqa: E731
-    dt = fit["decay_t"]  # NaN (fewer than 3 layers to fit) is the worst case: fails
-    worst_decay = fit.loc[dt.isna().idxmax()] if dt.isna().any() else fit.loc[dt.idxmax()]
-    worst_tail = fit.loc[fit["tail_t"].idxmax()]
-    worst_first = fit.loc[fit["first_t"].idxmin()]
-    alphas = ", ".join(f"{desc(r)}: {r['alpha']:.3f}" for _, r in fit.iterrows())
-    claims = [
-        evaluate(
-            id="mean_field.mixing.starts_differ",
-            statement=(
-                "negative control: after one layer the chains from near-collinear and from "
-                f"orthogonal inputs still differ: |Delta_1| >= {z} Welch SE, closest case over "
-                f"{cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_first["first_t"]),
-            relation=">=",
-            bound=z,
-            note=f"Closest case {desc(worst_first)}; {n_runs} runs per start.",
-        ),
-        evaluate(
-            id="mean_field.mixing.decay",
-            statement=(
-                "the difference of the two starts' mean summaries decays exponentially: slope of "
-                f"log|Delta_l| vs layer <= -{z} bootstrap SE, worst case over {cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_decay["decay_t"]),
-            relation="<=",
-            bound=-z,
-            note=(
-                f"Worst case {desc(worst_decay)}: slope {worst_decay['slope']:.4f} +- "
-                f"{worst_decay['slope_se']:.4f} over layers 1..{worst_decay['fit_last_layer']}. "
-                f"Fitted alpha = 1 - exp(slope): {alphas}. SE: {n_boot} resamples of runs."
-            ),
-        ),
-        evaluate(
-            id="mean_field.mixing.merged",
-            statement=(
-                f"the starts have merged by layer {merged_from}: the per-run average of the "
-                f"summary over layers {merged_from}..{depth} differs by <= {z} Welch SE, worst "
-                f"case over {cases}"
-            ),
-            source=SOURCE_MIX,
-            measured=float(worst_tail["tail_t"]),
-            relation="<=",
-            bound=z,
-            note=(
-                f"Worst case {desc(worst_tail)}: difference {worst_tail['tail_diff']:.3g} +- "
-                f"{worst_tail['tail_se']:.3g}."
-            ),
-        ),
-    ]
-    return claims
+    context = mixing_context(table, merged_margin=merged_margin, **settings)
+    return judge_records(RECORDS, context, "mean_field.mixing.")
