@@ -8,9 +8,8 @@ from __future__ import annotations
 import pandas as pd
 
 from ... import hermite as H
-from ...claims import Claim, Record, judge_records
+from ...claims import Claim, Record, judge_records, worst_case
 from ...stats import exact, from_se
-from ..mean_field.cases import worst_case
 
 __all__ = [
     "SOURCE_TABLE5_1",

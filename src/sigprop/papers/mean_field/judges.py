@@ -13,9 +13,8 @@ import numpy as np
 import pandas as pd
 
 from ... import stats
-from ...claims import Claim, Record, judge_records
+from ...claims import Claim, Record, judge_records, worst_case
 from ...stats import bootstrap_slope, t_mean
-from .cases import worst_case
 
 __all__ = [
     "band",

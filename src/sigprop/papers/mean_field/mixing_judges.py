@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
+from ...claims import Claim, Record, judge_records, worst_case
 from ...stats import from_se
-from .cases import worst_case
 
 __all__ = ["FIT_COLUMNS", "RECORDS", "SOURCE_MIX", "judge", "mixing_context"]
 
