@@ -15,7 +15,7 @@ RNG = np.random.default_rng(0)
 
 
 def verdicts(claims):
-    return {c.id.rsplit(".", 1)[1]: c.passed for c in claims}
+    return {c.id.rsplit(".", 1)[1]: c.verdict for c in claims}
 
 
 def cosine_table(bn_level, vanilla_final, depth=50, runs=10):
@@ -28,10 +28,12 @@ def cosine_table(bn_level, vanilla_final, depth=50, runs=10):
     return pd.DataFrame(rows, columns=["network", "run", "layer", "abs_cos"])
 
 
-def test_fig1_claims_pass_and_fail():
-    assert all(c.passed for c in chain_judges.fig1_claims(cosine_table(0.1, 0.8), 32, 0.5))
+def test_fig1_claims_hold_and_fail():
+    held = chain_judges.fig1_claims(cosine_table(0.1, 0.8), 32, 0.5)
+    assert {c.verdict for c in held} == {"holds"} and {c.kind for c in held} == {"paper"}
+    assert {c.interval for c in held} == {"t"}
     failed = chain_judges.fig1_claims(cosine_table(0.9, 0.2), 32, 0.5)
-    assert not any(c.passed for c in failed)
+    assert {c.verdict for c in failed} == {"fails"}
 
 
 def gap_curve(slope_decay, slope_plateau, runs=20, depth=50):
@@ -43,14 +45,27 @@ def gap_curve(slope_decay, slope_plateau, runs=20, depth=50):
     return pd.DataFrame(rows, columns=["width", "run", "layer", "log_gap"])
 
 
-def test_fig2a_claims_pass_on_decay_then_plateau():
-    out = verdicts(chain_judges.fig2a_claims(gap_curve(-0.1, 0.0), (5, 20), (30, 50), 3.0))
-    assert out == {"decay_d32": True, "plateau_d32": True}
+def test_fig2a_claims_hold_on_decay_then_plateau():
+    out = verdicts(chain_judges.fig2a_claims(gap_curve(-0.1, 0.0), (5, 20), (30, 50), 0.1))
+    assert out == {"decay_d32": "holds", "plateau_d32": "holds"}
 
 
 def test_fig2a_claims_fail_on_growth_and_on_a_still_decaying_chain():
-    out = verdicts(chain_judges.fig2a_claims(gap_curve(0.1, -0.05), (5, 20), (30, 50), 3.0))
-    assert out == {"decay_d32": False, "plateau_d32": False}
+    out = verdicts(chain_judges.fig2a_claims(gap_curve(0.1, -0.05), (5, 20), (30, 50), 0.1))
+    assert out == {"decay_d32": "fails", "plateau_d32": "fails"}
+
+
+def test_fig2a_plateau_margin_is_a_margin_not_standard_errors():
+    """A drift of 0.003 per layer (6% over the window) is inside a 10% margin and outside a 5% one,
+    whatever the number of runs: fewer runs can only make it undecided, never a hold."""
+    margin = chain_judges.plateau_slope_margin(0.1, (30, 50))
+    assert margin == pytest.approx(math.log(1.1) / 20)
+    flat = chain_judges.fig2a_claims(gap_curve(-0.1, 0.003, runs=40), (5, 20), (30, 50), 0.1)
+    assert verdicts(flat)["plateau_d32"] == "holds"
+    tight = chain_judges.fig2a_claims(gap_curve(-0.1, 0.003, runs=40), (5, 20), (30, 50), 0.02)
+    assert verdicts(tight)["plateau_d32"] == "fails"
+    few = chain_judges.fig2a_claims(gap_curve(-0.1, 0.003, runs=2), (5, 20), (30, 50), 0.05)
+    assert verdicts(few)["plateau_d32"] in ("undecided", "fails")
 
 
 def power_law_table(exponent, correction=0.0, runs=20, noise=0.01, paper_exponent=-0.46):
@@ -67,19 +82,23 @@ def power_law_table(exponent, correction=0.0, runs=20, noise=0.01, paper_exponen
 
 
 def fig2b(table):
-    return chain_judges.fig2b_claims(table, (100, 600), 3.0, (1, 500), -0.46, 0.005)
+    return chain_judges.fig2b_claims(table, (100, 600), 0.02, (1, 500), -0.46)
 
 
-def test_fig2b_exponent_claim_passes_on_inverse_sqrt_with_finite_width_curvature():
+def test_fig2b_exponent_claim_holds_on_inverse_sqrt_with_finite_width_curvature():
     ok, paper = fig2b(power_law_table(-0.5, correction=0.8))
-    assert ok.passed and ok.measured == pytest.approx(-0.5, abs=0.01)
+    assert ok.verdict == "holds" and ok.measured == pytest.approx(-0.5, abs=0.01)
+    assert ok.interval == "bootstrap" and ok.tolerance == 0.02
     assert ok.details["plain_slope"] < -0.505  # the curvature a plain fit would see
-    assert paper.passed and paper.measured == pytest.approx(-0.46, abs=0.005)
+    assert paper.verdict == "holds" and paper.measured == pytest.approx(-0.46, abs=0.005)
+    assert paper.printed == -0.46
 
 
 def test_fig2b_exponent_claims_fail_on_other_exponents():
+    """The margin (0.02) is below half the distance between -1/2 and -0.46: each claim tells
+    the two apart."""
     bad, paper = fig2b(power_law_table(-0.46, paper_exponent=-0.5))
-    assert not bad.passed and not paper.passed
+    assert bad.verdict == "fails" and paper.verdict == "fails"
     assert len(bad.details["local_slopes"]) == 5
 
 

@@ -202,7 +202,9 @@ def synthetic_table(constants, slope=-0.5, offdiag=None, runs=8, seed=0):
 
 
 def claims_by_id(table, main):
-    claims = fig6_claims(table, main, fit_min_width=32, slope_z=3.0, distinct_z=5.0, offdiag_z=3.0)
+    claims = fig6_claims(
+        table, main, fit_min_width=32, slope_margin=0.05, distinct_margin=0.1, offdiag_margin=0.005
+    )
     return {c.id: c for c in claims}
 
 
@@ -210,7 +212,10 @@ def test_fig6_claims_pass_on_the_conjectured_law():
     consts = {"relu": 1.3, "sigmoid": 0.4}
     table = synthetic_table(consts, offdiag={"relu": 0.07, "sigmoid": 0.23})
     claims = claims_by_id(table, list(consts))
-    assert all(c.passed for c in claims.values()), [c.id for c in claims.values() if not c.passed]
+    bad = [c.id for c in claims.values() if c.verdict != "holds"]
+    assert not bad, bad
+    assert claims["orthogonality.fig6.curves_differ"].kind == "control"
+    assert claims["orthogonality.fig6.k_offdiag_relu"].kind == "control"
     assert claims["orthogonality.fig6.slope_relu"].measured == pytest.approx(-0.5, abs=0.02)
     assert claims["orthogonality.fig6.slope_relu"].details["fit_widths"] == [32, 64, 128, 256]
 
@@ -223,15 +228,23 @@ def test_fig6_claims_fail_where_they_should():
         synthetic_table(consts, slope=-0.3, offdiag={"tanh": 0.05}), ["relu", "tanh"]
     )
     for what in ("slope_tanh", "curves_differ", "k_offdiag_tanh", "k_offdiag_relu"):
-        assert not claims[f"orthogonality.fig6.{what}"].passed, what
+        assert claims[f"orthogonality.fig6.{what}"].verdict == "fails", what
+
+
+def test_fig6_activations_beyond_the_seeds_four_are_setup_checks():
+    consts = {"relu": 1.3, "sigmoid": 0.4, "linear": 0.9}
+    table = synthetic_table(consts, offdiag={"relu": 0.07, "sigmoid": 0.23})
+    claims = claims_by_id(table, ["relu", "sigmoid"])
+    assert claims["orthogonality.fig6.slope_linear"].kind == "setup"
+    assert claims["orthogonality.fig6.slope_relu"].kind == "paper"
 
 
 def test_fig6_claims_reject_bad_arguments():
     table = synthetic_table({"relu": 1.0, "tanh": 1.0})
     with pytest.raises(ValueError, match="main"):
-        fig6_claims(table, ["relu", "gelu"], 32, 3.0, 5.0, 3.0)
+        fig6_claims(table, ["relu", "gelu"], 32, 0.05, 0.1, 0.005)
     with pytest.raises(ValueError, match=">= 3 widths"):
-        fig6_claims(table, ["relu", "tanh"], 128, 3.0, 5.0, 3.0)
+        fig6_claims(table, ["relu", "tanh"], 128, 0.05, 0.1, 0.005)
 
 
 @pytest.mark.parametrize(

@@ -164,23 +164,72 @@ def test_gaussian_chain_records_consistent_metrics(tiny_chain):
     assert start["gap"].mean() > 0.5
 
 
-def test_claims_pass_on_the_chain_and_fail_on_counterexamples(tiny_chain):
+def thm1(table, widths=(8, 32)):
+    claims = ogb.thm1_claims(table, list(widths), (1, 3), (6, 12), 0.1, 0.05, 0.5, 6)
+    return {c.id.split(".", 2)[2]: c for c in claims}
+
+
+def test_claims_on_the_chain_and_on_counterexamples(tiny_chain):
     table = og.thm1_table(tiny_chain, (1, 3), (6, 12))
-    claims = {c.id: c for c in ogb.thm1_claims(table, [8, 32], (1, 3), (6, 12), 3.0, 0.5)}
-    assert claims["orthogonality.thm1.bound_literal"].passed
-    assert claims["orthogonality.thm1.control_transient_only"].passed
-    assert claims["orthogonality.thm1.decay_n4_d32"].passed
-    broken = table.assign(mean_gap=table["mean_gap"] * 1e4)
-    claims = {c.id: c for c in ogb.thm1_claims(broken, [8], (1, 3), (6, 12), 3.0, 0.5)}
-    assert not claims["orthogonality.thm1.bound_literal"].passed
-    assert not claims["orthogonality.thm1.bound_rigorous"].passed
+    claims = thm1(table)
+    assert claims["decay_n4_d32"].verdict == "holds"
+    assert claims["bound_literal"].verdict in ("holds", "undecided")
+    assert claims["plateau_n_exponent"].kind == "setup"
+    assert claims["control_floor_rate"].kind == "control"
+    # at these widths both bounds exceed every possible gap: no data can make them fail
+    broken = thm1(table.assign(mean_gap=table["mean_gap"] * 1e4), [8])
+    assert {broken[f"bound_{r}"].verdict for r in ("literal", "rigorous")} == {"undecided"}
+    assert "VACUOUS" in broken["bound_literal"].note
 
     w2 = og.w2_depth_table(tiny_chain)
-    verdicts = {c.id: c.passed for c in ogb.w2_depth_claims(w2, 6, 1e-12)}
-    assert all(v for k, v in verdicts.items() if "control" not in k)  # 12 layers: no plateau yet
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(w2, 1e-12, 6)}
+    assert "orthogonality.w2_depth.control_transient_only" not in verdicts
+    assert {verdicts[f"orthogonality.w2_depth.{k}"] for k in (
+        "gelbrich_below_coupling", "coupling_below_n_v2", "lemma2")} == {"holds"}  # fmt: skip
     swapped = w2.assign(lower=w2["upper"] * 1.01 + 1e-9)
-    verdicts = {c.id: c.passed for c in ogb.w2_depth_claims(swapped, 6, 1e-12)}
-    assert not verdicts["orthogonality.w2_depth.gelbrich_below_coupling"]
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(swapped, 1e-12, 6)}
+    assert verdicts["orthogonality.w2_depth.gelbrich_below_coupling"] == "fails"
+
+
+def test_thm1_bounds_are_vacuous_where_they_exceed_every_possible_gap(tiny_chain):
+    """Issue 24, list 3: a bound above the largest possible gap sqrt((n-1)/n) at every point
+    cannot fail, so it is undecided (VACUOUS), never a hold; where it is informative (below
+    that level somewhere) the same claim holds or fails with the data."""
+    table = og.thm1_table(tiny_chain, (1, 3), (6, 12))
+    level = table["vacuous_level"]
+    vacuous = table.assign(bound_literal=2 * level, bound_rigorous=3 * level)
+    claim = thm1(vacuous)["bound_literal"]
+    assert claim.verdict == "undecided" and "VACUOUS" in claim.note
+    informative = table.assign(bound_literal=0.5 * level, bound_rigorous=0.5 * level)
+    small = informative.assign(mean_gap=0.1 * level, se_gap=0.001 * level)
+    large = informative.assign(mean_gap=0.9 * level, se_gap=0.001 * level)
+    assert thm1(small)["bound_literal"].verdict == "holds"
+    assert thm1(large)["bound_literal"].verdict == "fails"
+    assert thm1(large)["bound_rigorous"].verdict == "fails"
+
+
+def test_w2_cor3_is_vacuous_where_it_exceeds_every_possible_w2(tiny_chain):
+    w2 = og.w2_depth_table(tiny_chain)
+    level = w2["vacuous_level"]
+    by_id = lambda t: {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(t, 1e-12, 6)}  # noqa: E731
+    claim = by_id(w2.assign(cor3_literal=2 * level))["cor3_literal"]
+    assert claim.verdict == "undecided" and "VACUOUS" in claim.note
+    informative = w2.assign(cor3_literal=0.5 * level, upper_se=0.001 * level)
+    assert by_id(informative.assign(upper=0.1 * level))["cor3_literal"].verdict == "holds"
+    assert by_id(informative.assign(upper=0.9 * level))["cor3_literal"].verdict == "fails"
+
+
+def test_thm1_control_fails_when_the_plateau_decays_like_one_over_d(tiny_chain):
+    """Issue 24, list 3: the former control (the bound without its floor is exceeded on the
+    plateau) held for any positive plateau. The new one compares the plateau with a floor one
+    power of d faster, 3 n / (alpha d): it holds for a plateau well above that floor and fails
+    for one that decays as fast."""
+    table = og.thm1_table(tiny_chain, (1, 3), (6, 12))
+    floor = 3 * table["batch_size"] / (table["alpha_hat"] * table["width"])
+    above = table.assign(mean_gap=3 * floor, se_gap=0.01 * floor)
+    below = table.assign(mean_gap=0.3 * floor, se_gap=0.01 * floor)
+    assert thm1(above)["control_floor_rate"].verdict == "holds"
+    assert thm1(below)["control_floor_rate"].verdict == "fails"
 
 
 def test_plateau_exponents_recover_a_known_law():
@@ -204,12 +253,13 @@ def test_radius_exponent_claims_fail_for_a_slow_radius():
         for r in range(10)
     ]
     table = pd.DataFrame(rows, columns=["batch_size", "width", "run", "plateau_upper"])
-    (claim,) = ogb.w2_width_claims(table, -0.25, 3.0)
-    assert claim.measured == pytest.approx(-0.15, abs=0.01) and not claim.passed
-    (row_claim,) = ogb.table1_claims(og.table1(table, 4), -0.25, 3.0)
-    assert not row_claim.passed
+    (claim,) = ogb.w2_width_claims(table, -0.25)
+    assert claim.measured == pytest.approx(-0.15, abs=0.01) and claim.verdict == "fails"
+    assert claim.interval == "bootstrap" and claim.printed == -0.25
+    (row_claim,) = ogb.table1_claims(og.table1(table, 4), -0.25)
+    assert row_claim.verdict == "fails"
     fast = table.assign(plateau_upper=table["width"] ** -1.0)
-    assert ogb.table1_claims(og.table1(fast, 4), -0.25, 3.0)[0].passed
+    assert ogb.table1_claims(og.table1(fast, 4), -0.25)[0].verdict == "holds"
     with pytest.raises(ValueError, match="not simulated"):
         og.table1(table, 8)
 

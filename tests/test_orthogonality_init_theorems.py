@@ -55,11 +55,15 @@ def test_theorem_checks_are_well_formed(item):
     claims = by_what(check)
     if item == "lemma_a8":
         # the Lyapunov-gap rate holds; the printed Eq. (A.13) rate (half of it) is refuted
-        assert claims["slope_d8"].passed and claims["slope_d16"].passed
-        assert not claims["printed_rate_d16"].passed  # d = 8 needs more runs to refute it
+        # 30 short runs: the 10% margin may not be decided, but the corrected rate never fails
+        assert {claims[f"slope_d{d}"].verdict for d in (8, 16)} <= {"holds", "undecided"}
+        erratum = claims["printed_rate_d16"]
+        assert erratum.kind == "erratum" and erratum.pair == "orthogonality.lemma_a8.slope_d16"
+        assert erratum.verdict == "fails" and erratum.printed == check.table["printed_a13"].iloc[1]
         assert (check.table["fit_first"] < check.table["fit_last"]).all()
     else:
-        assert all(c.passed for c in check.claims), [c.id for c in check.claims if not c.passed]
+        bad = [c.id for c in check.claims if c.verdict != "holds"]
+        assert not bad, bad
 
 
 def test_app_e_rejects_ratios_without_the_exact_and_the_wide_case():
@@ -72,8 +76,9 @@ def test_app_e_rejects_ratios_without_the_exact_and_the_wide_case():
 def test_whitening_negative_control_can_fail():
     """A bound above BN's one-layer gap makes the control fail (BN is not whitening)."""
     check = run_check("whitening", **SMALL["whitening"], bn_min_gap=0.99)
-    assert not by_what(check)["bn_not_exact"].passed
-    assert by_what(check)["exact"].passed
+    assert by_what(check)["bn_not_exact"].verdict == "fails"
+    assert by_what(check)["bn_not_exact"].kind == "control"
+    assert by_what(check)["exact"].verdict == "holds"
 
 
 def test_lemma_a8_rejects_d_below_n():
@@ -97,21 +102,21 @@ def synthetic_table(iterative_last: list[float], xavier_last: float = 0.95) -> p
 
 
 def test_init_gap_claims_pass_and_fail():
-    args = dict(xavier_min_gap=0.8, min_difference=0.5, growth_z=3.0)
+    args = dict(xavier_min_gap=0.8, min_difference=0.5)
     good = by_what(init_gap_claims(synthetic_table([0.1, 0.12, 0.11]), **args))
-    assert all(c.passed for c in good.values())
+    assert {c.verdict for c in good.values()} == {"holds"}
     assert set(good) == {
         "iterative_below_xavier", "iterative_every_run", "iterative_not_growing",
         "xavier_aligns", "orthogonal_aligns",
     }  # fmt: skip
     # one collapsed run fails the every-run claim, growth with depth fails the growth claim
     collapsed = by_what(init_gap_claims(synthetic_table([0.1, 0.99, 0.1]), **args))
-    assert not collapsed["iterative_every_run"].passed
+    assert collapsed["iterative_every_run"].verdict == "fails"
     growing = by_what(init_gap_claims(synthetic_table([0.5, 0.52, 0.55]), **args))
-    assert not growing["iterative_not_growing"].passed
-    assert not growing["iterative_below_xavier"].passed
+    assert growing["iterative_not_growing"].verdict == "fails"
+    assert growing["iterative_below_xavier"].verdict == "fails"
     weak = by_what(init_gap_claims(synthetic_table([0.1, 0.1, 0.1], xavier_last=0.6), **args))
-    assert not weak["xavier_aligns"].passed and not weak["orthogonal_aligns"].passed
+    assert weak["xavier_aligns"].verdict == "fails" and weak["orthogonal_aligns"].verdict == "fails"
     assert np.isclose(good["iterative_below_xavier"].measured, 0.95 - 0.11)
 
 

@@ -15,11 +15,13 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
-from ...stats import ols_slope
+from ...claims import Claim, Record
+from ...stats import exact, from_se, ols_slope
+from .verdicts import judge
 
 __all__ = [
     "CAPTION_EXPONENT",
+    "FIG2_3_RECORDS",
     "PRINTED_EXPONENT",
     "PRINTED_OFFSET",
     "boundary",
@@ -87,16 +89,23 @@ def fit_boundary(bounds: pd.DataFrame, min_points: int = 3) -> dict:
     in [k_low, k_high], the refits with log d_min shifted down one grid step at the points of
     positive (k_low) or negative (k_high) weight. The tolerance is max(k - k_low, k_high - k).
 
+    The claims' estimate ``k_mid`` is the refit at the middle of each grid step (log d_min
+    minus s/2) with ``k_se_total``, the OLS SE and the grid's rounding combined: the true
+    boundary is taken uniform in log over its grid step, so the slope's grid variance is
+    sum_i w_i^2 s_i^2 / 12.
+
     Returns:
-        k, c, k_se (OLS), k_low, k_high, tolerance, n (the batch sizes used); k etc. NaN if fewer
-        than ``min_points`` batch sizes have their boundary inside the grid.
+        k, c, k_se (OLS), k_low, k_high, tolerance, k_mid, k_se_total, n (the batch sizes used);
+        k etc. NaN if fewer than ``min_points`` batch sizes have their boundary inside the grid.
     """
     inside = bounds[bounds["status"] == "inside"]
     out = {"n": inside["n"].astype(int).tolist(), "min_points": min_points}
     if len(inside) < max(min_points, 2):
         return {
             **out,
-            **dict.fromkeys(["k", "c", "k_se", "k_low", "k_high", "tolerance"], math.nan),
+            **dict.fromkeys(
+                ["k", "c", "k_se", "k_low", "k_high", "tolerance", "k_mid", "k_se_total"], math.nan
+            ),
         }
     x = np.log(inside["n"].to_numpy(float))
     y = np.log(inside["d_min"].to_numpy(float))
@@ -106,6 +115,8 @@ def fit_boundary(bounds: pd.DataFrame, min_points: int = 3) -> dict:
     k_low = ols_slope(x, y - step * (weight > 0)).value
     k_high = ols_slope(x, y - step * (weight < 0)).value
     c = math.exp(y.mean() - k * x.mean())
+    mid, mid_se = ols_slope(x, y - step / 2)
+    grid_var = float(np.sum((weight / np.sum(weight**2)) ** 2 * step**2) / 12.0)
     return {
         **out,
         "k": k,
@@ -114,11 +125,115 @@ def fit_boundary(bounds: pd.DataFrame, min_points: int = 3) -> dict:
         "k_low": k_low,
         "k_high": k_high,
         "tolerance": max(k - k_low, k_high - k),
+        "k_mid": mid,
+        "k_se_total": math.sqrt(mid_se**2 + grid_var),
     }
 
 
+FIG2_3_RECORDS = (
+    Record(
+        "exponent_caption",
+        "the boundary of {a1} grows at most like n^2 (caption: A_1 holds for d = Omega(n^2)); "
+        "measured is the exponent k of the fit d_min = c n^k (OLS SE and grid rounding, "
+        "df = points - 2)",
+        SOURCE,
+        "paper",
+        "k",
+        "<=",
+        CAPTION_EXPONENT,
+        printed=CAPTION_EXPONENT,
+        note="{fit_note}",
+    ),
+    Record(
+        "exponent_printed",
+        "the boundary of {a1} has the exponent 1.8 of the printed curve (n - 28)^1.8: k of the "
+        "fit d_min = c n^k is 1.8 within {exponent_margin:g}",
+        SOURCE,
+        "paper",
+        "k",
+        "within",
+        PRINTED_EXPONENT,
+        tolerance="exponent_margin",
+        printed=PRINTED_EXPONENT,
+        note="Margin: orthogonality/fig2_3/exponent_margin, below half the distance 0.2 between "
+        "the printed 1.8 and the caption's 2, so the claim separates the two. {fit_note}",
+    ),
+    Record(
+        "printed_curve_separates",
+        "every pixel on or above the printed curve d = (n - 28)^1.8 satisfies {a1} in all runs; "
+        "measured is the fraction of valid pixels with n > 28 (where the curve is real) and "
+        "d >= (n - 28)^1.8 that fail (exact: a property of the simulated grid)",
+        SOURCE,
+        "paper",
+        "above_fail",
+        "<=",
+        0.0,
+        printed=PRINTED_EXPONENT,
+        note="{above_failing} of {above_total} pixels above the curve fail; {below_passing} of "
+        "{below_total} pixels below it pass. For n <= 28 the curve is not real and tests "
+        "nothing. Pass/fail per pixel is the thesis' rule over its runs.",
+    ),
+    Record(
+        "holds_above_n2",
+        "{a1} holds in all runs on every pixel with d >= {n2_constant:g} n^2 (the caption's "
+        "d = Omega(n^2) with this constant); measured is the fraction of such pixels that fail "
+        "(exact)",
+        SOURCE,
+        "setup",
+        "n2_fail",
+        "<=",
+        0.0,
+        note="{n2_pixels} valid pixels have d >= {n2_constant:g} n^2. The constant is our "
+        "choice (the caption gives none), so this is stronger than the seed: a setup check.",
+    ),
+    Record(
+        "monotone_in_d",
+        "passing is monotone in d: a pixel passing {a1} is never below a failing pixel of the "
+        "same n; measured is the number of passing pixels below a failing one (exact)",
+        f"{SOURCE}; sanity check of our boundary definition",
+        "setup",
+        "inversions",
+        "<=",
+        0.0,
+        note="Counts inversions on the grid; they do not move d_min (defined from above). Valid "
+        "pixels: {valid_pixels}.",
+    ),
+)
+
+
+def _fit_note(bounds: pd.DataFrame, fit: dict, min_fit_points: int) -> str:
+    inside = bounds[bounds["status"] == "inside"]
+    points = ", ".join(f"n={int(r.n)}: {r.d_min:.0f}" for r in inside.itertuples())
+    censored = ", ".join(
+        f"n={int(r.n)} ({r.status})" for r in bounds.itertuples() if r.status != "inside"
+    )
+    note = (
+        f"d_min(n) = smallest grid d from which every larger grid d passes ({points}); batch "
+        f"sizes with a censored boundary are left out ({censored or 'none'}). Fit at the grid "
+        f"steps' middles: k = {fit['k_mid']:.3f} +- {fit['k_se_total']:.3f} (OLS SE "
+        f"{fit['k_se']:.3f} and the grid's uniform rounding); at the passing widths "
+        f"d_min = {fit['c']:.3g} n^{fit['k']:.3f}, worst-case grid tilts "
+        f"[{fit['k_low']:.3f}, {fit['k_high']:.3f}]. Scratch reference (n <= 64, d <= 3072): "
+        "1.06 n^1.75."
+    )
+    if len(inside) < max(min_fit_points, 2):
+        note = (
+            f"fewer than {min_fit_points} batch sizes have their boundary inside the grid. " + note
+        )
+    return note
+
+
+def _fail_fraction(rows: pd.DataFrame) -> float:
+    return float((~rows["passed"]).mean()) if len(rows) else math.nan
+
+
 def fig2_3_claims(
-    table: pd.DataFrame, threshold: float, depth: int, min_fit_points: int, n2_constant: float
+    table: pd.DataFrame,
+    threshold: float,
+    depth: int,
+    min_fit_points: int,
+    n2_constant: float,
+    exponent_margin: float,
 ) -> list[Claim]:
     """Claims of Thesis Fig. 2.3 from the plotted pixel table.
 
@@ -128,6 +243,7 @@ def fig2_3_claims(
         min_fit_points: fewest batch sizes with an inside boundary for the exponent fit.
         n2_constant: C of the caption's d = Omega(n^2) tested directly: every pixel with
             d >= C n^2 must pass.
+        exponent_margin: margin of k around the printed 1.8 (below half of 2 - 1.8).
     """
     if table.empty or not table["valid"].any():
         raise ValueError("the pixel table has no valid pixel (d >= n)")
@@ -135,133 +251,50 @@ def fig2_3_claims(
     valid = table[table["valid"]]
     bounds = boundary(table)
     fit = fit_boundary(bounds, min_fit_points)
-    a1 = f"A_1({threshold:g} alpha_0, {depth})"
-    inside = bounds[bounds["status"] == "inside"]
-    points = ", ".join(f"n={int(r.n)}: {r.d_min:.0f}" for r in inside.itertuples())
-    censored = ", ".join(
-        f"n={int(r.n)} ({r.status})" for r in bounds.itertuples() if r.status != "inside"
-    )
-    fit_note = (
-        f"d_min(n) = smallest grid d from which every larger grid d passes ({points}); batch "
-        f"sizes with a censored boundary are left out ({censored or 'none'}). Fit "
-        f"d_min = {fit['c']:.3g} n^{fit['k']:.3f}, OLS SE {fit['k_se']:.3f}. Tolerance: the "
-        f"worst-case refit with d_min shifted down one grid step (the true boundary lies between "
-        f"the last failing and the first passing grid width): k in "
-        f"[{fit['k_low']:.3f}, {fit['k_high']:.3f}]. Scratch reference (n <= 64, d <= 3072): "
-        "1.06 n^1.75."
-    )
-    if len(inside) < max(min_fit_points, 2):
-        fit_note = (
-            f"fewer than {min_fit_points} batch sizes have their boundary inside the grid. "
-            + fit_note
-        )
-    fit_details = {k: v for k, v in fit.items()}
-    fit_details["boundary"] = bounds.to_dict(orient="list")
-
-    above_printed = valid[(valid["n"] > PRINTED_OFFSET) & (valid["d"] >= printed_curve(valid["n"]))]
-    below_printed = valid[(valid["n"] > PRINTED_OFFSET) & (valid["d"] < printed_curve(valid["n"]))]
+    real = valid[valid["n"] > PRINTED_OFFSET]
+    on_or_above = real["d"] >= printed_curve(real["n"])
+    above, below = real[on_or_above], real[~on_or_above]
     above_n2 = valid[valid["d"] >= n2_constant * valid["n"] ** 2]
-    inversions = int(bounds["inversions"].sum())
-
-    def fail_fraction(rows: pd.DataFrame) -> float:
-        return float((~rows["passed"]).mean()) if len(rows) else math.nan
-
-    return [
-        evaluate(
-            id="orthogonality.fig2_3.exponent_caption",
-            statement=(
-                f"the boundary of {a1} grows at most like n^2 (caption: A_1 holds for "
-                "d = Omega(n^2)); measured is the exponent k of the fit d_min = c n^k"
-            ),
-            source=SOURCE,
-            measured=fit["k"],
-            measured_se=fit["k_se"],
-            relation="<=",
-            bound=CAPTION_EXPONENT,
-            tolerance=0.0 if math.isnan(fit["tolerance"]) else fit["tolerance"],
-            note=fit_note,
-            details=fit_details,
-        ),
-        evaluate(
-            id="orthogonality.fig2_3.exponent_printed",
-            statement=(
-                f"the boundary of {a1} has the exponent 1.8 of the printed curve (n - 28)^1.8; "
-                "measured is k of the fit d_min = c n^k, within the grid tolerance"
-            ),
-            source=SOURCE,
-            measured=fit["k"],
-            measured_se=fit["k_se"],
-            relation="within",
-            bound=PRINTED_EXPONENT,
-            tolerance=0.0 if math.isnan(fit["tolerance"]) else fit["tolerance"],
-            note=fit_note,
-            details=fit_details,
-        ),
-        evaluate(
-            id="orthogonality.fig2_3.printed_curve_separates",
-            statement=(
-                f"every pixel on or above the printed curve d = (n - 28)^1.8 satisfies {a1} in "
-                "all runs; measured is the fraction of valid pixels with n > 28 (where the curve "
-                "is real) and d >= (n - 28)^1.8 that fail"
-            ),
-            source=SOURCE,
-            measured=fail_fraction(above_printed),
-            relation="<=",
-            bound=0.0,
-            note=(
-                f"{int((~above_printed['passed']).sum())} of {len(above_printed)} pixels above "
-                f"the curve fail; {int(below_printed['passed'].sum())} of {len(below_printed)} "
-                "pixels below it pass. For n <= 28 the curve is not real and tests nothing. "
-                "Pass/fail per pixel is exact for its 10 runs (the thesis' rule), so the "
-                "tolerance is 0."
-            ),
-            details={
-                "above_failing": int((~above_printed["passed"]).sum()),
-                "above_total": len(above_printed),
-                "below_passing": int(below_printed["passed"].sum()),
-                "below_total": len(below_printed),
+    n_points = len(fit["n"])
+    fit_details = dict(fit) | {"boundary": bounds.to_dict(orient="list")}
+    context = dict(
+        a1=f"A_1({threshold:g} alpha_0, {depth})",
+        exponent_margin=exponent_margin,
+        n2_constant=n2_constant,
+        fit_note=_fit_note(bounds, fit, min_fit_points),
+        k=from_se(fit["k_mid"], fit["k_se_total"], df=n_points - 2, n=n_points),
+        above_fail=exact(_fail_fraction(above)),
+        above_failing=int((~above["passed"]).sum()),
+        above_total=len(above),
+        below_passing=int(below["passed"].sum()),
+        below_total=len(below),
+        n2_fail=exact(_fail_fraction(above_n2)),
+        n2_pixels=len(above_n2),
+        inversions=exact(int(bounds["inversions"].sum())),
+        valid_pixels=len(valid),
+        details={
+            "exponent_caption": fit_details,
+            "exponent_printed": fit_details,
+            "printed_curve_separates": {
+                "above_failing": int((~above["passed"]).sum()),
+                "above_total": len(above),
+                "below_passing": int(below["passed"].sum()),
+                "below_total": len(below),
             },
-        ),
-        evaluate(
-            id="orthogonality.fig2_3.holds_above_n2",
-            statement=(
-                f"{a1} holds in all runs on every pixel with d >= {n2_constant:g} n^2 (the "
-                "caption's d = Omega(n^2) with this constant); measured is the fraction of such "
-                "pixels that fail"
-            ),
-            source=SOURCE,
-            measured=fail_fraction(above_n2),
-            relation="<=",
-            bound=0.0,
-            note=(
-                f"{len(above_n2)} valid pixels have d >= {n2_constant:g} n^2; the constant is "
-                "our choice (the caption gives none). Tolerance 0: pass/fail per pixel is exact."
-            ),
-            details={"pixels": len(above_n2), "failing": int((~above_n2["passed"]).sum())},
-        ),
-        evaluate(
-            id="orthogonality.fig2_3.monotone_in_d",
-            statement=(
-                f"passing is monotone in d: a pixel passing {a1} is never below a failing pixel "
-                "of the same n; measured is the number of passing pixels below a failing one"
-            ),
-            source=f"{SOURCE}; sanity check of our boundary definition",
-            measured=inversions,
-            relation="<=",
-            bound=0.0,
-            note=(
-                "Counts inversions on the grid; they do not move d_min (defined from above). "
-                f"Valid pixels: {len(valid)}."
-            ),
-            details={
+            "holds_above_n2": {
+                "pixels": len(above_n2),
+                "failing": int((~above_n2["passed"]).sum()),
+            },
+            "monotone_in_d": {
                 "inversions_per_n": dict(
                     zip(
                         bounds["n"].astype(int).tolist(), bounds["inversions"].tolist(), strict=True
                     )
                 )
             },
-        ),
-    ]
+        },
+    )
+    return judge(FIG2_3_RECORDS, context, "fig2_3")
 
 
 def pixel_table(frame: pd.DataFrame) -> pd.DataFrame:

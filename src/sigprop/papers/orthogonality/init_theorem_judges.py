@@ -9,13 +9,20 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record
+from ...stats import exact, from_se
+from .verdicts import judge
 
 __all__ = [
+    "APP_E_MLP_RECORDS",
+    "APP_E_RECORDS",
+    "LEMMA_A8_RECORDS",
+    "WHITENING_RECORDS",
     "DIRICHLET_ALPHAS",
     "FLOAT_TOLERANCE",
     "INIT_BATCH_FACTOR",
@@ -105,6 +112,114 @@ def _app_e_summary(table: pd.DataFrame) -> tuple[float, float, float, dict, dict
     return worst, flat_err, strict, m, mlp
 
 
+APP_E_RECORDS = (
+    Record(
+        "inequality",
+        "sum_i sigma_i^4 >= (sum_i sigma_i)^{{-2}} for every normalized spectrum (sum sigma_i^2 = "
+        "1; n in {batch_sizes}, {n_spectra} Dirichlet spectra per n and alpha, plus the flat "
+        "one): the minimum margin is >= 0 (exact)",
+        SOURCE_APP_E,
+        "paper",
+        "worst",
+        ">=",
+        0.0,
+        tolerance=FLOAT_TOLERANCE,
+        note="Tolerance: float64 round-off (FLOAT_TOLERANCE). App. E's 'V' is V^2.",
+    ),
+    Record(
+        "equality_flat",
+        "equality for the flat spectrum sigma_i^2 = 1/n: |margin| = 0 (exact)",
+        SOURCE_APP_E,
+        "identity",
+        "flat_err",
+        "<=",
+        0.0,
+        tolerance=FLOAT_TOLERANCE,
+    ),
+    Record(
+        "strict",
+        "strict away from the flat spectrum: V(W H)^2 <= (1 - r) V(H)^2 with r > 0; measured is "
+        "the least relative margin (V(H)^2 - V(W H)^2) / V(H)^2 over sampled spectra with "
+        "V(H)^2 >= {strict_min:g}, which must reach {strict_margin:g} (100x its round-off; exact)",
+        SOURCE_APP_E,
+        "paper",
+        "strict",
+        ">=",
+        STRICT_RELATIVE_MARGIN,
+        note="Dirichlet alphas {alphas} (alpha 1000: nearly flat, ratio -> 3/4); the least "
+        "ratios come from nearly rank-one spectra.",
+    ),
+    Record(
+        "paper_decreases",
+        "Eq. (6) with an orthogonal Q (polar factor of the slice V') lowers the gap: max over "
+        "random H of V(W H) - V(H) <= 0 (rank_gap: Eq. (2) on the smaller Gram; exact)",
+        SOURCE_APP_E,
+        "paper",
+        "paper_diff",
+        "<=",
+        0.0,
+        note="H: {kinds}, d in {widths}, n = d x {batch_ratios}, {n_matrices} each. For n > d the "
+        "gap of App. E's algebra is over the d nonzero singular values (rank_gap = V(H^T)); Eq. "
+        "(2) itself has the floor sqrt((n - d) / (n d)).",
+    ),
+    Record(
+        "paper_formula",
+        "the closed form of App. E: V(W H)^2 = (sum_i sigma_i)^{{-2}} - 1/k (k = min(d, n), "
+        "sum sigma_i^2 = 1); measured is the largest absolute error (exact)",
+        SOURCE_APP_E,
+        "identity",
+        "formula_err",
+        "<=",
+        0.0,
+        tolerance=FLOAT_TOLERANCE,
+    ),
+    Record(
+        "code_exact",
+        "the code variant (exponent -1, W H = V' V^T) orthogonalizes exactly when n = d: V(W H) "
+        "is round-off, at most 10 eps kappa(H) n; measured is the largest ratio "
+        "V(W H) / (eps kappa(H) n) (exact)",
+        SOURCE_APP_E + "; [code] improved_init",
+        "identity",
+        "code_ratio",
+        "<=",
+        ROUNDOFF_FACTOR,
+        note="Largest condition number kappa(H) = {code_kappa:.3g}. For n < d the code's "
+        "u[0:d, 0:d] has no d x d meaning (n < d raises); at n = d, V' = V is orthogonal, so "
+        "V(W H) = 0 in exact arithmetic.",
+    ),
+    Record(
+        "sliced_control",
+        "control: Eq. (6) as printed, with the sliced (non-orthogonal) V', raises the gap of "
+        "nearly isotropic H when n > d; measured is the smallest fraction of matrices (per d, n) "
+        "whose gap increases, which must reach {control_min_fraction} (exact: a property of the "
+        "sampled matrices)",
+        SOURCE_APP_E + "; Eq. (6) as printed, with the sliced V'",
+        "control",
+        "sliced",
+        ">=",
+        "control_min_fraction",
+        note="Shows that App. E needs an orthogonal Q: the check can fail.",
+    ),
+)
+
+APP_E_MLP_RECORDS = (
+    Record(
+        "mlp_{variant}",
+        "ReLU MLP initialized by iterative orthogonalization ({what}; width {mlp_width}, "
+        "{mlp_depth} Linear layers, n = {n_mlp}): at every orthogonalized layer "
+        "V(W_l H_l) < V(H_l); measured is the largest V(W_l H_l) - V(H_l) over layers and runs "
+        "(rank_gap, n > d; exact: every sampled layer)",
+        SOURCE_APP_E + "; DJB21 Sec. 5.2",
+        "paper",
+        "mlp",
+        "<=",
+        0.0,
+        note="n = 3 d > d as in the code, so the gap is rank_gap (the d nonzero singular values); "
+        "Eq. (2) values are in the table. Gaussian inputs of size width.",
+    ),
+)
+
+
 def judge_app_e(
     table: pd.DataFrame,
     *,
@@ -118,140 +233,86 @@ def judge_app_e(
     n_runs: int = 4,
     control_min_fraction: float = 0.5,
 ) -> list[Claim]:
-    """Claims of DJB21 App. E from ``measure_app_e``'s table.
+    """Claims of DJB21 App. E from ``measure_app_e``'s table (every number is a property of the
+    sampled spectra and matrices: exact).
 
     Tolerance: ``control_min_fraction`` (the sliced-V' control); the other arguments name the
     setting in the statements.
     """
     worst, flat_err, strict, m, mlp = _app_e_summary(table)
-    n_mlp = INIT_BATCH_FACTOR * mlp_width
-    sliced = min(m["sliced"]) if m["sliced"] else math.nan
-    claims = [
-        evaluate(
-            id="orthogonality.app_e.inequality",
-            statement=(
-                "sum_i sigma_i^4 >= (sum_i sigma_i)^{-2} for every normalized spectrum "
-                f"(sum sigma_i^2 = 1; n in {list(batch_sizes)}, {n_spectra} Dirichlet spectra "
-                "per n and alpha, plus the flat one): the minimum margin is >= 0"
-            ),
-            source=SOURCE_APP_E,
-            measured=worst,
-            relation=">=",
-            bound=0.0,
-            tolerance=FLOAT_TOLERANCE,
-            note="Tolerance: float64 round-off (FLOAT_TOLERANCE). App. E's 'V' is V^2.",
-        ),
-        evaluate(
-            id="orthogonality.app_e.equality_flat",
-            statement="equality for the flat spectrum sigma_i^2 = 1/n: |margin| = 0",
-            source=SOURCE_APP_E,
-            measured=flat_err,
-            relation="<=",
-            bound=0.0,
-            tolerance=FLOAT_TOLERANCE,
-        ),
-        evaluate(
-            id="orthogonality.app_e.strict",
-            statement=(
-                "strict away from the flat spectrum: V(W H)^2 <= (1 - r) V(H)^2 with r > 0; "
-                "measured is the least relative margin (V(H)^2 - V(W H)^2) / V(H)^2 over sampled "
-                f"spectra with V(H)^2 >= {STRICT_MIN_V2:g}, which must reach "
-                f"{STRICT_RELATIVE_MARGIN:g} (100x its round-off)"
-            ),
-            source=SOURCE_APP_E,
-            measured=strict,
-            relation=">=",
-            bound=STRICT_RELATIVE_MARGIN,
-            note=(
-                f"Dirichlet alphas {list(DIRICHLET_ALPHAS)} (alpha 1000: nearly flat, ratio "
-                "-> 3/4); the least ratios come from nearly rank-one spectra."
-            ),
-        ),
-        evaluate(
-            id="orthogonality.app_e.paper_decreases",
-            statement=(
-                "Eq. (6) with an orthogonal Q (polar factor of the slice V') lowers the gap: "
-                "max over random H of V(W H) - V(H) <= 0 (rank_gap: Eq. (2) on the smaller Gram)"
-            ),
-            source=SOURCE_APP_E,
-            measured=m["paper_diff"],
-            relation="<=",
-            bound=0.0,
-            note=(
-                f"H: {list(MATRIX_KINDS)}, d in {list(widths)}, n = d x {list(batch_ratios)}, "
-                f"{n_matrices} each. For n > d the gap of App. E's algebra is over the d nonzero "
-                "singular values (rank_gap = V(H^T)); Eq. (2) itself has the floor "
-                "sqrt((n - d) / (n d))."
-            ),
-        ),
-        evaluate(
-            id="orthogonality.app_e.paper_formula",
-            statement=(
-                "the closed form of App. E: V(W H)^2 = (sum_i sigma_i)^{-2} - 1/k (k = min(d, n), "
-                "sum sigma_i^2 = 1); measured is the largest absolute error"
-            ),
-            source=SOURCE_APP_E,
-            measured=m["formula_err"],
-            relation="<=",
-            bound=0.0,
-            tolerance=FLOAT_TOLERANCE,
-        ),
-        evaluate(
-            id="orthogonality.app_e.code_exact",
-            statement=(
-                "the code variant (exponent -1, W H = V' V^T) orthogonalizes exactly when n = d: "
-                "V(W H) is round-off, at most 10 eps kappa(H) n; measured is the largest ratio "
-                "V(W H) / (eps kappa(H) n)"
-            ),
-            source=SOURCE_APP_E + "; [code] improved_init",
-            measured=m["code_ratio"],
-            relation="<=",
-            bound=ROUNDOFF_FACTOR,
-            note=(
-                f"Largest condition number kappa(H) = {m['code_kappa']:.3g}. For n < d the "
-                "code's u[0:d, 0:d] has no d x d meaning (n < d raises); at n = d, V' = V is "
-                "orthogonal, so V(W H) = 0 in exact arithmetic."
-            ),
-        ),
-        evaluate(
-            id="orthogonality.app_e.sliced_control",
-            statement=(
-                "control: Eq. (6) as printed, with the sliced (non-orthogonal) V', raises the gap "
-                "of nearly isotropic H when n > d; measured is the smallest fraction of matrices "
-                f"(per d, n) whose gap increases, which must reach {control_min_fraction}"
-            ),
-            source=SOURCE_APP_E + "; Eq. (6) as printed, with the sliced V'",
-            measured=sliced,
-            relation=">=",
-            bound=control_min_fraction,
-            note="Shows that App. E needs an orthogonal Q: the check can fail.",
-        ),
-    ]
+    context = dict(
+        batch_sizes=list(batch_sizes),
+        n_spectra=n_spectra,
+        strict_min=STRICT_MIN_V2,
+        strict_margin=STRICT_RELATIVE_MARGIN,
+        alphas=list(DIRICHLET_ALPHAS),
+        kinds=list(MATRIX_KINDS),
+        widths=list(widths),
+        batch_ratios=list(batch_ratios),
+        n_matrices=n_matrices,
+        code_kappa=m["code_kappa"],
+        control_min_fraction=control_min_fraction,
+        worst=exact(worst),
+        flat_err=exact(flat_err),
+        strict=exact(strict),
+        paper_diff=exact(m["paper_diff"]),
+        formula_err=exact(m["formula_err"]),
+        code_ratio=exact(m["code_ratio"]),
+        sliced=exact(min(m["sliced"]) if m["sliced"] else math.nan),
+    )
+    claims = judge(APP_E_RECORDS, context, "app_e")
     for variant, what in (("paper", "Eq. (6) with orthogonal Q"), ("code", "the code variant")):
-        claims.append(
-            evaluate(
-                id=f"orthogonality.app_e.mlp_{variant}",
-                statement=(
-                    f"ReLU MLP initialized by iterative orthogonalization ({what}; width "
-                    f"{mlp_width}, {mlp_depth} Linear layers, n = {n_mlp}): at every "
-                    "orthogonalized layer V(W_l H_l) < V(H_l); measured is the largest "
-                    "V(W_l H_l) - V(H_l) over layers and runs (rank_gap, n > d)"
-                ),
-                source=SOURCE_APP_E + "; DJB21 Sec. 5.2",
-                measured=mlp[variant],
-                relation="<=",
-                bound=0.0,
-                note=(
-                    "n = 3 d > d as in the code, so the gap is rank_gap (the d nonzero singular "
-                    "values); Eq. (2) values are in the table. Gaussian inputs of size width."
-                ),
-            )
+        context = dict(
+            variant=variant,
+            what=what,
+            mlp_width=mlp_width,
+            mlp_depth=mlp_depth,
+            n_mlp=INIT_BATCH_FACTOR * mlp_width,
+            mlp=exact(mlp[variant]),
         )
+        claims += judge(APP_E_MLP_RECORDS, context, "app_e")
     return claims
 
 
 # ---------------------------------------------------------------------------------------------
 # Lemma A.8
+
+
+LEMMA_A8_RECORDS = (
+    Record(
+        "slope_d{d}",
+        "vanilla linear net, d={d}, n={n}, identity inputs: the slope of "
+        "log|V(S_l H_0) - sqrt((n-1)/n)| over {window_text} equals -[Psi(d/2) - Psi((d-1)/2)] "
+        "= {predicted:.4f} within {margin:.3g} ({relative_margin:.0%}; mean of per-run OLS slopes, "
+        "t over runs)",
+        SOURCE_A8,
+        "paper",
+        "slope",
+        "within",
+        "predicted",
+        tolerance="margin",
+        pair="",
+        note="Median slope {median_slope:.4f}. Window starts after {fit_start_efolds:g} e-folds "
+        "of the predicted rate and ends before any run's gap falls below {gap_floor:g} (float64 "
+        "saturation). H_0 = identity columns. Margin: orthogonality/lemma_a8/relative_margin, "
+        "below half the factor 2 between this rate and the printed one (claim printed_rate_d{d}).",
+    ),
+    Record(
+        "printed_rate_d{d}",
+        "erratum, d={d}: the same slope equals the rate of the printed Eq. (A.13), "
+        "-(1/2)[Psi(d/2) - Psi((d-1)/2)] = {printed:.4f}, within {printed_margin:.3g} (expected "
+        "to FAIL: Eq. (A.13) is the limit of log sigma_i, not log sigma_i^2)",
+        SOURCE_A8,
+        "erratum",
+        "slope",
+        "within",
+        "printed",
+        tolerance="printed_margin",
+        printed="printed",
+        pair="orthogonality.lemma_a8.slope_d{d}",
+        note="Thesis Eq. (A.13): the printed Lyapunov formula is off by 2.",
+    ),
+)
 
 
 def judge_lemma_a8(
@@ -263,60 +324,80 @@ def judge_lemma_a8(
     n_runs: int = 50,
     fit_start_efolds: float = 4.0,
     gap_floor: float = 1e-11,
-    slope_z: float = 3.0,
+    relative_margin: float = 0.1,
 ) -> list[Claim]:
     """Claims of Thesis Lemma A.8 from ``measure_lemma_a8``'s table (one row per width d).
 
-    Tolerance: ``slope_z`` (standard errors over runs); the other arguments name the setting in
-    the statements.
+    ``relative_margin``: the equivalence margin of each slope, relative to the rate it is
+    compared with; intervals: t over the ``n_runs`` per-run slopes. The erratum (the printed
+    Eq. (A.13)) is paired with the corrected claim of its width.
     """
     claims = []
     for row in table.itertuples(index=False):
-        d, n, slope, se = int(row.d), int(row.n), row.mean_slope, row.se
-        common = dict(
-            source=SOURCE_A8,
-            measured=slope,
-            measured_se=se,
-            relation="within",
-            tolerance=slope_z * se,
+        context = dict(
+            d=int(row.d),
+            n=int(row.n),
+            window_text=f"layers {row.fit_first}..{row.fit_last}",
+            predicted=row.predicted,
+            printed=row.printed_a13,
+            relative_margin=relative_margin,
+            margin=relative_margin * abs(row.predicted),
+            printed_margin=relative_margin * abs(row.printed_a13),
+            median_slope=row.median_slope,
+            fit_start_efolds=fit_start_efolds,
+            gap_floor=gap_floor,
+            slope=from_se(row.mean_slope, row.se, df=n_runs - 1, n=n_runs),
         )
-        window_text = f"layers {row.fit_first}..{row.fit_last}"
-        claims += [
-            evaluate(
-                id=f"orthogonality.lemma_a8.slope_d{d}",
-                statement=(
-                    f"vanilla linear net, d={d}, n={n}, identity inputs: the slope of "
-                    f"log|V(S_l H_0) - sqrt((n-1)/n)| over {window_text} equals "
-                    f"-[Psi(d/2) - Psi((d-1)/2)] = {row.predicted:.4f} within {slope_z} SE "
-                    "(mean of per-run OLS slopes)"
-                ),
-                bound=row.predicted,
-                note=(
-                    f"Median slope {row.median_slope:.4f}. Window starts after "
-                    f"{fit_start_efolds:g} e-folds of the predicted rate and ends before any "
-                    f"run's gap falls below {gap_floor:g} (float64 saturation). H_0 = identity "
-                    "columns."
-                ),
-                **common,
-            ),
-            evaluate(
-                id=f"orthogonality.lemma_a8.printed_rate_d{d}",
-                statement=(
-                    f"erratum check, d={d}: the same slope equals the rate of the printed Eq. "
-                    f"(A.13), -(1/2)[Psi(d/2) - Psi((d-1)/2)] = {row.printed_a13:.4f}, within "
-                    f"{slope_z} SE (expected to FAIL: Eq. (A.13) is the limit of log sigma_i, not "
-                    "log sigma_i^2)"
-                ),
-                bound=row.printed_a13,
-                note="Thesis Eq. (A.13): the printed Lyapunov formula is off by 2.",
-                **common,
-            ),
+        records = [
+            r if not r.pair else replace(r, pair=r.pair.format(**context)) for r in LEMMA_A8_RECORDS
         ]
+        claims += judge(records, context, "lemma_a8")
     return claims
 
 
 # ---------------------------------------------------------------------------------------------
 # whitening remark
+
+
+WHITENING_RECORDS = (
+    Record(
+        "exact",
+        "full whitening M^(-1/2) (M = W H H^T W^T) in place of diag(M)^(-1/2) in BN gives exactly "
+        "orthogonal samples after one layer when n <= d: max V(H_1) = 0 (exact)",
+        SOURCE_WHITENING,
+        "paper",
+        "white_exact",
+        "<=",
+        0.0,
+        tolerance=FLOAT_TOLERANCE,
+        note="d in {widths}, n in {batch_sizes}, {n_runs} runs, Gaussian and nearly rank-one H_0 "
+        "(small entries 1e-3). Tolerance: float64 round-off.",
+    ),
+    Record(
+        "rank_floor",
+        "for n > d whitening attains the least gap of rank-d samples, V(H_1) = "
+        "sqrt((n - d) / (n d)); measured is the largest deviation (exact)",
+        SOURCE_WHITENING,
+        "identity",
+        "floor_err",
+        "<=",
+        0.0,
+        tolerance=FLOAT_TOLERANCE,
+        note="Our derivation (the seed's remark covers n <= d).",
+    ),
+    Record(
+        "bn_not_exact",
+        "negative control: BN (Eq. (1), diagonal approximation) does not orthogonalize in one "
+        "layer: min V(BN(W H_0)) over runs (n <= d) >= {bn_min_gap:g} (exact: every sampled run)",
+        SOURCE_WHITENING,
+        "control",
+        "bn_min",
+        ">=",
+        "bn_min_gap",
+        note="The bound is 1e9 times FLOAT_TOLERANCE and far below BN's typical one-layer gap "
+        "(table: bn_mean), so the whitening claim is not passed by a map that does nothing.",
+    ),
+)
 
 
 def judge_whitening(
@@ -331,54 +412,17 @@ def judge_whitening(
 
     Tolerance: ``bn_min_gap`` (the BN control); the other arguments name the setting.
     """
-    exact = table[table["n"] <= table["d"]]
-    white_exact = _largest_or_zero(exact["whitening_max"])
-    bn_min = float(exact["bn_min"].min(skipna=False)) if len(exact) else math.inf
+    exact_rows = table[table["n"] <= table["d"]]
     floor_err = _largest_or_zero(table.loc[table["n"] > table["d"], "max_floor_error"])
-    claims = [
-        evaluate(
-            id="orthogonality.whitening.exact",
-            statement=(
-                "full whitening M^{-1/2} (M = W H H^T W^T) in place of diag(M)^{-1/2} in BN gives "
-                "exactly orthogonal samples after one layer when n <= d: max V(H_1) = 0"
-            ),
-            source=SOURCE_WHITENING,
-            measured=white_exact,
-            relation="<=",
-            bound=0.0,
-            tolerance=FLOAT_TOLERANCE,
-            note=(
-                f"d in {list(widths)}, n in {list(batch_sizes)}, {n_runs} runs, Gaussian and "
-                "nearly rank-one H_0 (small entries 1e-3). Tolerance: float64 round-off."
-            ),
+    context = dict(
+        widths=list(widths),
+        batch_sizes=list(batch_sizes),
+        n_runs=n_runs,
+        bn_min_gap=bn_min_gap,
+        white_exact=exact(_largest_or_zero(exact_rows["whitening_max"])),
+        floor_err=exact(floor_err if any(n > d for d in widths for n in batch_sizes) else math.nan),
+        bn_min=exact(
+            float(exact_rows["bn_min"].min(skipna=False)) if len(exact_rows) else math.inf
         ),
-        evaluate(
-            id="orthogonality.whitening.rank_floor",
-            statement=(
-                "for n > d whitening attains the least gap of rank-d samples, "
-                "V(H_1) = sqrt((n - d) / (n d)); measured is the largest deviation"
-            ),
-            source=SOURCE_WHITENING,
-            measured=floor_err if any(n > d for d in widths for n in batch_sizes) else math.nan,
-            relation="<=",
-            bound=0.0,
-            tolerance=FLOAT_TOLERANCE,
-        ),
-        evaluate(
-            id="orthogonality.whitening.bn_not_exact",
-            statement=(
-                "negative control: BN (Eq. (1), diagonal approximation) does not orthogonalize in "
-                f"one layer: min V(BN(W H_0)) over runs (n <= d) >= {bn_min_gap:g}"
-            ),
-            source=SOURCE_WHITENING,
-            measured=bn_min,
-            relation=">=",
-            bound=bn_min_gap,
-            note=(
-                "The bound is 1e9 times FLOAT_TOLERANCE and far below BN's typical one-layer gap "
-                "(table: bn_mean), so the whitening claim is not passed by a map that does "
-                "nothing."
-            ),
-        ),
-    ]
-    return claims
+    )
+    return judge(WHITENING_RECORDS, context, "whitening")

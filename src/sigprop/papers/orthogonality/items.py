@@ -24,6 +24,8 @@ from . import (
     init_theorems,
     real_judges,
     real_simulations,
+    sawa_judges,
+    stability_judges,
     training_judges,
     training_simulations,
 )
@@ -94,7 +96,7 @@ ITEMS = [
         judge_args={
             "decay_window": "orthogonality/fig2a/decay_window",
             "plateau_window": "orthogonality/fig2a/plateau_window",
-            "plateau_z": "orthogonality/fig2a/plateau_z",
+            "plateau_drift": "orthogonality/fig2a/plateau_drift",
         },
     ),
     Figure(
@@ -109,10 +111,9 @@ ITEMS = [
         judge=chain_judges.fig2b_claims,
         judge_args={
             "window": "orthogonality/fig2b/window",
-            "slope_z": "orthogonality/fig2b/slope_z",
+            "slope_margin": "orthogonality/fig2b/slope_margin",
             "paper_window": "orthogonality/fig2b/paper_window",
             "paper_slope": "orthogonality/fig2b/paper_slope",
-            "paper_slope_rounding": "orthogonality/fig2b/paper_slope_rounding",
         },
     ),
     Simulation(
@@ -134,7 +135,7 @@ ITEMS = [
             "batch_size": "orthogonality/real_gap/batch_size",
             "growth_window": "orthogonality/fig5/growth_window",
             "plateau_window": "orthogonality/fig5/plateau_window",
-            "z": "orthogonality/fig5/z",
+            "plateau_drift": "orthogonality/fig5/plateau_drift",
             "float_tolerance": "orthogonality/fig5/float_tolerance",
         },
     ),
@@ -163,8 +164,10 @@ ITEMS = [
             "widths": "orthogonality/thm1/widths",
             "decay_window": "orthogonality/thm1/decay_window",
             "plateau_window": "orthogonality/thm1/plateau_window",
-            "z": "orthogonality/thm1/z",
+            "plateau_drift": "orthogonality/thm1/plateau_drift",
+            "exponent_margin": "orthogonality/thm1/exponent_margin",
             "n_exponent_tolerance": "orthogonality/thm1/n_exponent_tolerance",
+            "n_runs": "orthogonality/gaussian_chain/n_runs",
         },
         # NaN at layer 0: the bounds start at layer 1
         nonfinite=(
@@ -182,6 +185,7 @@ ITEMS = [
         judge_args={
             "plateau_from": "orthogonality/w2_depth/plateau_from",
             "float_tolerance": "orthogonality/w2_depth/float_tolerance",
+            "n_runs": "orthogonality/gaussian_chain/n_runs",
         },
     ),
     Figure(
@@ -190,10 +194,7 @@ ITEMS = [
         reads={"chain": "gaussian_chain"},
         params={"window": "orthogonality/w2_width/window", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_width_claims,
-        judge_args={
-            "max_exponent": "orthogonality/w2_width/max_exponent",
-            "z": "orthogonality/w2_width/z",
-        },
+        judge_args={"max_exponent": "orthogonality/w2_width/max_exponent"},
     ),
     Table(
         "table1",
@@ -204,10 +205,7 @@ ITEMS = [
             "window": "orthogonality/w2_width/window",
         },
         judge=gaussian_bound_judges.table1_claims,
-        judge_args={
-            "max_exponent": "orthogonality/w2_width/max_exponent",
-            "z": "orthogonality/w2_width/z",
-        },
+        judge_args={"max_exponent": "orthogonality/w2_width/max_exponent"},
         # NaN where a batch size has too few widths to fit
         nonfinite=(
             "exponent",
@@ -258,6 +256,7 @@ ITEMS = [
             "depth": "orthogonality/a1_grid/depth",
             "min_fit_points": "orthogonality/fig2_3/min_fit_points",
             "n2_constant": "orthogonality/fig2_3/n2_constant",
+            "exponent_margin": "orthogonality/fig2_3/exponent_margin",
         },
         # first_fail NaN: the assumption never failed along the chain; the other three are NaN
         # on invalid pixels (d < n), which the judge leaves out by the `valid` column
@@ -276,7 +275,7 @@ ITEMS = [
         seed="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
         measure=drift_theorems.measure_theorem5,
         judge=drift_theorem_judges.judge_theorem5,
-        tolerances=("z", "control_z", "float_tolerance"),
+        tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
             "d",
@@ -304,20 +303,20 @@ ITEMS = [
             "n_draws": "orthogonality/theorem5/n_draws",
         },
         judge=drift_judges.drift_claims,
-        judge_args={"z": "orthogonality/drift/z"},
+        judge_args={"n_draws": "orthogonality/theorem5/n_draws"},
     ),
     Theorem(
         "lemma6",
         seed="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
         measure=drift_theorems.measure_lemma6,
-        judge=drift_theorem_judges.judge_lemma6,
-        tolerances=("z", "float_tolerance"),
+        judge=sawa_judges.judge_lemma6,
+        tolerances=("relative_margin", "float_tolerance"),
     ),
     Theorem(
         "lemma10",
         seed="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
         measure=drift_theorems.measure_lemma10,
-        judge=drift_theorem_judges.judge_lemma10,
+        judge=sawa_judges.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
         # NaN where n has no random-spectra search
         nonfinite=(
@@ -329,8 +328,8 @@ ITEMS = [
         "stability",
         seed="DJB21 App. B.1; Thesis App. A.2",
         measure=drift_theorems.measure_stability,
-        judge=drift_theorem_judges.judge_stability,
-        tolerances=("z", "control_z"),
+        judge=stability_judges.judge_stability,
+        tolerances=(),
     ),
     Theorem(
         "app_e",
@@ -367,7 +366,7 @@ ITEMS = [
         seed="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
         measure=init_theorems.measure_lemma_a8,
         judge=init_theorem_judges.judge_lemma_a8,
-        tolerances=("slope_z",),
+        tolerances=("relative_margin",),
     ),
     Theorem(
         "whitening",

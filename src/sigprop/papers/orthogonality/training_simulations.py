@@ -4,18 +4,111 @@
   bias-free ReLU MLPs without BN at several depths, Xavier (gain sqrt 2, the authors' code),
   iteratively orthogonalized (Eq. (6)), with orthogonal weights (App. A.5 (i)) and with adaptive
   gradient clipping (Eq. (A.21)), from the same Xavier draw; the orthogonality gap V(H_L)
-  (Eq. (2)) and the training loss per epoch.
+  (Eq. (2)) and the training loss per epoch, and ``agc_clip_share``: per log point, the share of
+  (SGD step, weight matrix) pairs since the previous log point whose gradient adaptive gradient
+  clipping rescaled (0 for a network without clipping; 0 at point 0, before any step).
 - ``deep_convnets``, DJB21 Fig. 7 (App. G): the conv nets of Table 3 with 20 and 80
   convolutions, Xavier vs the orthogonalizing init of App. G (Eq. (21) with Eq. (6)).
 """
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Iterator
+
+import torch
+
+from ...store import Labelled
+from ...training import experiment, loop
 from ...training.experiment import named_experiment
 
-__all__ = ["deep_convnets", "depth_orthogonality"]
+__all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
 
-depth_orthogonality = named_experiment(
+AGC_CURVE = "agc_clip_share"
+"""The curve of the share of weight-gradient updates that adaptive gradient clipping rescaled."""
+
+_depth_orthogonality = named_experiment(
     "orthogonality.depth_orthogonality", "DJB21 Figs. 3, 4; Thesis Fig. A.1", __name__
 )
 deep_convnets = named_experiment("orthogonality.deep_convnets", "DJB21 Fig. 7", __name__)
+
+
+@contextlib.contextmanager
+def clip_recorder() -> Iterator[dict]:
+    """Record, per ``training.loop.train`` call, whether each weight gradient was clipped.
+
+    Inside the block, every ``loop.adaptive_gradient_clip`` call appends its (R,) boolean "this
+    run's gradient was rescaled" (the test of Eq. (A.21): ||G||_F / ||W||_F^* >= lambda) to the
+    list of the current ``train`` call, keyed by its ``desc`` (``"<network> L=<depth>"``), with the
+    call's ``epochs`` and steps per epoch. The training itself is unchanged (the wrapped functions
+    return what the originals do).
+
+    Yields:
+        desc -> {"flags": [(R,) bool tensors in call order], "epochs": int, "steps": int}.
+    """
+    records: dict = {}
+    current: list = [None]
+    clip, train = loop.adaptive_gradient_clip, experiment.train
+
+    def counting_clip(weight, grad, lam):
+        dims = tuple(range(1, grad.dim()))
+        w_norm = torch.linalg.vector_norm(weight, dim=dims).clamp_min(loop.AGC_WEIGHT_FLOOR)
+        ratio = torch.linalg.vector_norm(grad, dim=dims) / w_norm
+        records[current[0]]["flags"].append((ratio >= lam).cpu())
+        return clip(weight, grad, lam)
+
+    def recording_train(stack, data, lrs, epochs, batch_size, *args, desc="train", **kwargs):
+        current[0] = desc
+        steps = len(data.train_x) // batch_size
+        records[desc] = {"flags": [], "epochs": epochs, "steps": steps}
+        return train(stack, data, lrs, epochs, batch_size, *args, desc=desc, **kwargs)
+
+    loop.adaptive_gradient_clip, experiment.train = counting_clip, recording_train
+    try:
+        yield records
+    finally:
+        loop.adaptive_gradient_clip, experiment.train = clip, train
+
+
+def clip_shares(record: dict, n_points: int, members: int) -> torch.Tensor:
+    """(members, n_points) float64: per log point (one per epoch after point 0), the share of
+    (step, weight matrix) pairs of that epoch whose gradient was clipped; zeros without calls."""
+    out = torch.zeros(members, n_points, dtype=torch.float64)
+    flags = record["flags"] if record else []
+    if not flags:
+        return out
+    epochs, steps = record["epochs"], record["steps"]
+    per_step = len(flags) // (epochs * steps)
+    if per_step * epochs * steps != len(flags) or n_points != epochs + 1:
+        raise ValueError(
+            f"{len(flags)} clipping calls do not split into {epochs} epochs x {steps} steps, "
+            f"or {n_points} log points are not one per epoch (log_every must be 0)"
+        )
+    stacked = torch.stack(flags).to(torch.float64).view(epochs, steps * per_step, members)
+    out[:, 1:] = stacked.mean(dim=1).T
+    return out
+
+
+def depth_orthogonality(**setup) -> Labelled:
+    """DJB21 Figs. 3, 4; Thesis Fig. A.1: ``network_training`` with experiment id
+    ``orthogonality.depth_orthogonality``, plus the curve ``agc_clip_share`` (module docstring)."""
+    with clip_recorder() as records:
+        result = _depth_orthogonality(**setup)
+    networks, depths = result.coords["network"], result.coords["depth"]
+    n_lr, n_runs = len(result.coords["lr"]), len(result.coords["run"])
+    n_points = len(result.coords["point"])
+    share = torch.stack(
+        [
+            torch.stack(
+                [
+                    clip_shares(records.get(f"{n} L={d}"), n_points, n_lr * n_runs).view(
+                        n_lr, n_runs, n_points
+                    )
+                    for d in depths
+                ]
+            )
+            for n in networks
+        ]
+    )
+    result.values[AGC_CURVE] = share
+    return result
