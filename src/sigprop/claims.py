@@ -384,14 +384,15 @@ def _field(value: Field, context: Mapping, text: bool = False):
 def judge_records(records: Sequence[Record], context: Mapping, prefix: str = "") -> list[Claim]:
     """Evaluate claim records on a context (the judge's derived numbers and arguments).
 
-    ``prefix`` is prepended to every record's id (``"<family>.<item>."``).
+    ``prefix`` is prepended to every record's id (``"<family>.<item>."``); an id may hold
+    ``{name}`` fields of the context (one record for a claim repeated per width: ``decay_d{d}``).
     """
     claims = []
     for r in records:
         details = context.get("details", {}).get(r.id, {}) if isinstance(context, Mapping) else {}
         claims.append(
             evaluate(
-                id=prefix + r.id,
+                id=prefix + r.id.format(**context),
                 statement=_field(r.statement, context, text=True),
                 source=_field(r.source, context, text=True),
                 kind=r.kind,

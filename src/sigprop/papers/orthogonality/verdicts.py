@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -29,8 +28,7 @@ FAMILY = "orthogonality."
 def judge(records: Sequence[Record], context: Mapping, item: str) -> list[Claim]:
     """Evaluate ``records`` on ``context`` with ids ``orthogonality.<item>.<id>``, where a
     record's id may hold ``{name}`` fields of the context (e.g. ``decay_d{d}``)."""
-    named = [replace(r, id=r.id.format(**context)) for r in records]
-    return judge_records(named, context, prefix=f"{FAMILY}{item}.")
+    return judge_records(records, context, prefix=f"{FAMILY}{item}.")
 
 
 def mean_of(mean: float, se: float, n: int) -> Measurement:
