@@ -139,9 +139,11 @@ def get_reads(wildcards):
 
 
 def get_script_params(wildcards):
-    """A figure's or table's script parameters: config lookups and constants."""
+    """A figure's or table's script parameters: config lookups and constants; a param reading
+    ``scale`` gets the item's own scale, so an override elsewhere does not rerun it."""
     item = _judged_item(wildcards)
-    return {**resolve(item.params, config), **item.constants}
+    scoped = {**config, "scale": get_item_scale(wildcards)}
+    return {**resolve(item.params, scoped), **item.constants}
 
 
 def get_simulation_function(wildcards):
