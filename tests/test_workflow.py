@@ -65,6 +65,11 @@ KERNEL_PATH = {"ATEN_CPU_CAPABILITY": "avx2", "MKL_CBWR": "COMPATIBLE"}
 machine): ATen's AVX2 code and MKL's compatible code path. On that machine MKL_CBWR changes the
 bits of a long BN chain (bench/results/kernel_paths.csv), as another CPU would."""
 
+EXACT_RTOL_ACROSS_KERNELS = 1e-3
+"""The declared slack of an ``exact`` value computed from random draws (e.g. the largest gap over
+the sampled layers) across kernel paths: such a value has no interval, and MKL_CBWR=COMPATIBLE
+moves the gap_chain tensors by 4e-4 of their range (bench/results/kernel_paths.csv)."""
+
 PART = ("orthogonality.fig2b", "orthogonality.lemma4", "rank_collapse.lemma4")
 """A few cheap items of the quick DAG (a long synthetic chain and two theorem measurements)."""
 
@@ -202,7 +207,7 @@ def test_part_of_the_dag_under_another_kernel_path_keeps_the_golden_verdicts(tmp
     golden = _golden()
     golden = golden[golden["id"].str.startswith(tuple(f"{i}." for i in PART))]
     assert len(golden) >= 10 and set(golden["id"]) == set(ledger["id"])
-    assert compare_golden(ledger, golden) == []
+    assert compare_golden(ledger, golden, rtol=EXACT_RTOL_ACROSS_KERNELS) == []
 
 
 @pytest.mark.workflow
