@@ -103,18 +103,22 @@ def test_quick_scale_reproduces_its_verdicts(quick_run):
 def test_each_claim_is_labelled_with_its_own_item_scale(quick_run):
     """Issue 24, item 7: quick where an item's slice is the quick config's, paper where it is
     the paper config's too (the claim ran at the seed's own settings)."""
+    ledger = pd.read_csv(quick_run / "results" / "claims.csv")
+    assert list(ledger["scale"]) == _item_scales(ledger, QUICK)
+    assert {"quick", "paper"} == set(ledger["scale"])
+
+
+def _item_scales(ledger: pd.DataFrame, config: dict) -> list[str]:
+    """The scale label each claim of ``ledger`` should carry: its item's (run_info.item_scale)."""
     from sigprop.run_info import item_scale, reference_configs
 
     registry = load_registry()
     references = reference_configs(ROOT / "config")
-    ledger = pd.read_csv(quick_run / "results" / "claims.csv")
-    family_item = ledger["id"].str.split(".").str[:2].str.join(".")
     expected = {
-        f"{family}.{item.name}": item_scale(registry, family, item, QUICK, references)
+        f"{family}.{item.name}": item_scale(registry, family, item, config, references)
         for family, item in registry.judged()
     }
-    assert list(ledger["scale"]) == list(family_item.map(expected))
-    assert {"quick", "paper"} == set(ledger["scale"])
+    return list(ledger["id"].str.split(".").str[:2].str.join(".").map(expected))
 
 
 def _lookup(config: dict, path: str):
@@ -249,7 +253,9 @@ def test_all_produces_figures_and_the_claims_ledger(workdir):
         "orthogonality.fig1.bn_orthogonalizes",
     } <= set(ledger["id"])
     assert ledger["measured"].notna().all()
-    assert set(ledger["scale"]) == {"custom"}  # the tiny config is neither quick nor paper
+    # each claim's scale is its item's: custom where the tiny config changes the item's slice
+    assert list(ledger["scale"]) == _item_scales(ledger, merge_configs(QUICK, TINY))
+    assert "custom" in set(ledger["scale"])
     assert "scale **custom**" in (workdir / "results" / "claims.md").read_text()
 
 
