@@ -145,6 +145,13 @@ def _judge_only_key(config: dict, family: str, name: str) -> tuple[str, object]:
     raise AssertionError(f"{family}.{name} has no judge-only numeric key")
 
 
+def _moved(value):
+    """Another valid value of a numeric key: half as large again (an integer: one more)."""
+    if isinstance(value, int):
+        return value + 1
+    return value * 1.5 if value else 0.1
+
+
 def _override(path: str, value) -> dict:
     """A config holding one key (``a/b/c``)."""
     override: dict = {}
@@ -161,7 +168,7 @@ def test_a_one_key_override_relabels_and_reruns_only_the_item_it_touches(quick_r
     """Issue 24, item 7: `--configfile` with one judge key of orthogonality.fig2b reruns that
     judge (and the ledger) only; every other item keeps its scale and its claims file."""
     path, value = _judge_only_key(QUICK, "orthogonality", "fig2b")
-    (quick_run / "override.yaml").write_text(yaml.safe_dump(_override(path, value * 1.5 + 1)))
+    (quick_run / "override.yaml").write_text(yaml.safe_dump(_override(path, _moved(value))))
     out = snakemake(quick_run, "all", "--configfile", "override.yaml", "-n")
     assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}, out.stdout
     assert "results/claims/orthogonality/fig2b.json" in out.stdout
@@ -374,7 +381,7 @@ def test_one_figure_reruns_without_its_simulation(workdir):
 def test_changing_a_tolerance_reruns_only_the_check(workdir):
     path, value = _judge_only_key(merge_configs(QUICK, TINY), "orthogonality", "fig2b")
     (workdir / "tol.yaml").write_text(
-        yaml.safe_dump(merge_configs(TINY, _override(path, value * 1.5 + 1)))
+        yaml.safe_dump(merge_configs(TINY, _override(path, _moved(value))))
     )
     out = snakemake(workdir, "all", "--configfile", "tol.yaml", "-n")
     assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
@@ -398,7 +405,7 @@ def test_changing_a_theorem_tolerance_reruns_only_its_judge(workdir):
     item = load_registry().get("rank_collapse", "lemma4", "theorem")
     merged = merge_configs(QUICK, TINY)["rank_collapse"]["lemma4"]
     key = next(k for k in item.tolerances if isinstance(merged.get(k), (int, float)))
-    settings = {**TINY["rank_collapse"].get("lemma4", {}), key: merged[key] * 1.5 + 1}
+    settings = {**TINY["rank_collapse"].get("lemma4", {}), key: _moved(merged[key])}
     config = {**TINY, "rank_collapse": {**TINY["rank_collapse"], "lemma4": settings}}
     (workdir / "theorem_tol.yaml").write_text(yaml.safe_dump(config))
     out = snakemake(workdir, "all", "--configfile", "theorem_tol.yaml", "-n")
