@@ -33,12 +33,14 @@ lint: $(VENV)/.installed
 
 golden: all
 	$(BIN)/sigprop golden --write
+	$(BIN)/sigprop summary --readme README.md .test/golden/quick_claims.csv
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/paper_cost.py
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/training.py
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/training_cost.py
+	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/kernel_paths.py
 
 clean:
 	rm -rf results figures logs benchmarks .snakemake report.html

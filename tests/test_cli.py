@@ -1,5 +1,6 @@
-"""The command line: sigprop list, show, golden, check-config."""
+"""The command line: sigprop list, show, golden, compare, summary, check-config."""
 
+import math
 import os
 import shutil
 from pathlib import Path
@@ -7,7 +8,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sigprop import claims, cli
+from sigprop import claims, cli, stats
 from sigprop.papers import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,16 +23,57 @@ def checkout(tmp_path, monkeypatch):
     return tmp_path
 
 
-def test_list_names_every_item_with_its_seed_and_verdicts(checkout, capsys):
-    claim = claims.evaluate("rank_collapse.fig2.x", "s", "Dan+20 Fig. 2", 1.0, "<=", 2.0)
-    claims.write("results/claims/rank_collapse/fig2.json", [claim])
+def _claims_of_fig2():
+    """A paper claim that holds, a control that fails, an identity (rank_collapse.fig2)."""
+    return [
+        claims.evaluate(
+            "rank_collapse.fig2.x", "s", "Dan+20 Fig. 2", "paper", stats.exact(1.0), "<=", 2.0
+        ),
+        claims.evaluate(
+            "rank_collapse.fig2.c", "s", "ours", "control", stats.t_mean([3.0, 3.1, 2.9]), "<=", 2
+        ),
+        claims.evaluate(
+            "rank_collapse.fig2.i", "s", "ours", "identity", stats.exact(1e-16), "<=", 1e-12
+        ),
+    ]
+
+
+def test_list_leads_with_the_paper_claims_and_names_every_item(checkout, capsys):
+    claims.write("results/claims/rank_collapse/fig2.json", _claims_of_fig2(), scale="quick")
+    claims.write_ledger(
+        ["results/claims/rank_collapse/fig2.json"], "results/claims.csv", "results/claims.md"
+    )
     assert cli.main(["list"]) == 0
     out = capsys.readouterr().out
+    assert out.startswith("Paper claims: 1 hold, 0 fail, 0 undecided (of 1).")
+    assert "control: 0 hold, 1 fail" in out and "identity: 1 hold" in out
     registry = load_registry()
     for family, item in registry.items():
         assert f"{family}  " in out and f" {item.name} " in out
     line = next(x for x in out.splitlines() if " fig2 " in x and x.startswith("rank_collapse"))
-    assert "Dan+20 Fig. 2" in line and "1 hold, 0 fail" in line
+    assert "Dan+20 Fig. 2" in line
+    assert "paper 1 hold, 0 fail; control 0 hold, 1 fail; identity 1 hold, 0 fail" in line
+
+
+def test_show_prints_the_item_scale_with_each_claim(checkout, capsys):
+    claims.write("results/claims/rank_collapse/fig2.json", _claims_of_fig2(), scale="quick")
+    assert cli.main(["show", "rank_collapse.fig2"]) == 0
+    out = capsys.readouterr().out
+    # fig2 runs at the seed's own settings in both configs: its claims are paper scale
+    assert "scale:      paper (this item's config slice" in out
+    assert "HOLDS paper rank_collapse.fig2.x: 1 (exact) <= 2 (tol 0) [quick]" in out
+    assert "FAILS control rank_collapse.fig2.c: 3 [" in out
+
+
+def test_show_names_a_custom_scale_from_the_item_slice(checkout, capsys):
+    (checkout / "over.yaml").write_text("rank_collapse:\n  depth_rank: {depth: 7}\n")
+    assert cli.main(["show", "rank_collapse.fig1", "--configfile", "config/config.yaml"]) == 0
+    assert "scale:      quick" in capsys.readouterr().out
+    files = ["config/config.yaml", "over.yaml"]
+    assert cli.main(["show", "rank_collapse.fig2", "--configfile", *files]) == 0
+    assert "scale:      custom" in capsys.readouterr().out
+    assert cli.main(["show", "rank_collapse.lemma4", "--configfile", *files]) == 0
+    assert "scale:      custom" not in capsys.readouterr().out  # lemma4 does not read depth_rank
 
 
 def test_show_resolves_a_figure_path_and_prints_code_config_inputs_claims(checkout, capsys):
@@ -47,21 +89,126 @@ def test_show_resolves_a_figure_path_and_prints_code_config_inputs_claims(checko
         cli.main(["show", "rank_collapse.nope"])
 
 
-def test_golden_compares_verdicts_exactly_and_measured_values_to_rtol(checkout, capsys):
-    golden = pd.DataFrame(
-        {"id": ["a.b.c", "a.b.d"], "verdict": ["pass", "fail"], "measured": [1.0, 2.0]}
-    )
+GOLDEN_ROWS = pd.DataFrame(
+    {
+        "id": ["a.b.exact", "a.b.runs", "a.b.ident"],
+        "kind": ["paper", "control", "identity"],
+        "verdict": ["holds", "fails", "holds"],
+        "measured": [1.0, 2.0, 1e-15],
+        "low": [1.0, 1.5, 1e-15],
+        "high": [1.0, 2.5, 1e-15],
+        "interval": ["exact", "t", "exact"],
+        "bound": [2.0, 1.0, 1e-12],
+        "tolerance": [0.0, 0.0, 0.0],
+    }
+)
+"""A golden file: an exact paper claim, a control from runs, an identity to round-off."""
+
+
+def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_interval():
+    golden = GOLDEN_ROWS
     assert cli.compare_golden(golden, golden) == []
-    moved = golden.assign(verdict=["pass", "pass"], measured=[1.0 + 1e-12, 2.5])
-    problems = cli.compare_golden(moved, golden)
-    assert problems == ["a.b.d: verdict fail -> pass", "a.b.d: measured 2.0 -> 2.5"]
-    assert cli.compare_golden(golden.iloc[:1], golden) == ["missing claim a.b.d"]
+    # another machine's rounding: inside the run interval, within rtol of an exact value, and
+    # an identity's round-off anywhere below its own bound
+    other = golden.assign(measured=[1.0 + 1e-9, 2.4, 3e-13])
+    assert cli.compare_golden(other, golden) == []
+    moved = golden.assign(measured=[1.001, 2.6, 2e-12])
+    assert cli.compare_golden(moved, golden) == [
+        "a.b.exact: measured 1.0 -> 1.001",
+        "a.b.ident: measured 1e-15 -> 2e-12",
+        "a.b.runs: measured 2.0 [1.5, 2.5] -> 2.6",
+    ]
+    relabelled = golden.assign(kind=["erratum", "control", "identity"])
+    assert cli.compare_golden(relabelled, golden) == ["a.b.exact: kind paper -> erratum"]
+    flipped = golden.assign(verdict=["holds", "undecided", "holds"])
+    assert cli.compare_golden(flipped, golden) == ["a.b.runs: verdict fails -> undecided"]
+    assert cli.compare_golden(golden.iloc[:2], golden) == ["missing claim a.b.ident"]
+    extra = pd.concat([golden, golden.iloc[:1].assign(id="a.b.new")])
+    assert cli.compare_golden(extra, golden) == ["new claim a.b.new (not in the golden file)"]
+    nan = golden.assign(measured=[math.nan, 2.0, 1e-15])
+    assert cli.compare_golden(nan, golden) == ["a.b.exact: measured 1.0 -> nan"]
+    assert cli.compare_golden(nan, nan) == []
+
+
+def test_golden_command_writes_the_golden_columns_and_compares(checkout, capsys):
     ledger = checkout / "claims.csv"
-    golden.to_csv(ledger, index=False)
+    GOLDEN_ROWS.assign(n=0, relation="<=", statement="s", scale="quick").to_csv(ledger, index=False)
     assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv", "--write"]) == 0
+    written = pd.read_csv(checkout / "g.csv")
+    assert list(written.columns) == cli.GOLDEN_COLUMNS
+    assert list(written["id"]) == sorted(GOLDEN_ROWS["id"])
     assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 0
-    moved.to_csv(ledger, index=False)
+    GOLDEN_ROWS.assign(measured=[1.0, 2.6, 1e-15]).to_csv(ledger, index=False)
     assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 1
+    assert "a.b.runs: measured 2.0 [1.5, 2.5] -> 2.6" in capsys.readouterr().out
+
+
+def test_compare_sets_two_ledgers_side_by_side(checkout, capsys):
+    a = GOLDEN_ROWS.assign(scale="quick")
+    b = a.assign(
+        verdict=["holds", "undecided", "holds"],
+        measured=[1.0, 1.2, 1e-15],
+        low=[1.0, 0.5, 1e-15],
+        high=[1.0, 1.9, 1e-15],
+    ).iloc[:2]
+    a.to_csv(checkout / "a.csv", index=False)
+    b.to_csv(checkout / "b.csv", index=False)
+    both = cli.compare_ledgers(a, b).set_index("id")
+    assert list(both["agree"]) == [True, False, False]
+    assert both.loc["a.b.runs", "verdict_b"] == "undecided"
+    assert cli.main(["compare", "a.csv", "b.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "! control  a.b.runs: A fails 2 [1.5, 2.5] | B undecided 1.2 [0.5, 1.9]" in out
+    assert "! identity a.b.ident: A holds 1e-15 | B absent" in out
+    assert "a.b.exact" not in out  # agreeing claims only with --all
+    assert "paper   : 1 agree, 0 differ, 0 in one ledger only" in out
+    assert "control : 0 agree, 1 differ, 0 in one ledger only" in out
+    assert "identity: 0 agree, 0 differ, 1 in one ledger only" in out
+    assert "A paper claims: 1 hold, 0 fail" in out
+    assert cli.main(["compare", "a.csv", "b.csv", "--all"]) == 0
+    assert "= paper    a.b.exact: A holds 1 | B holds 1" in capsys.readouterr().out
+    assert cli.main(["compare", "a.csv", "missing.csv"]) == 1
+
+
+def test_summary_counts_claims_per_kind_family_and_verdict(checkout, capsys):
+    ledger = GOLDEN_ROWS.assign(id=["x.f.a", "y.f.b", "x.g.c"])
+    ledger = pd.concat([ledger, ledger.iloc[:1].assign(id="y.f.d", verdict="undecided")])
+    table = cli.summary_table(ledger)
+    lines = table.splitlines()
+    assert lines[0] == "Paper claims: 1 hold, 0 fail, 1 undecided (of 2); 4 claims in all."
+    assert lines[2] == "| kind | family | holds | fails | undecided | invalid | claims |"
+    assert lines[4:] == [
+        "| paper | x | 1 | 0 | 0 | 0 | 1 |",
+        "| paper | y | 0 | 0 | 1 | 0 | 1 |",
+        "| **paper** | **all** | **1** | **0** | **1** | **0** | **2** |",
+        "| control | y | 0 | 1 | 0 | 0 | 1 |",
+        "| **control** | **all** | **0** | **1** | **0** | **0** | **1** |",
+        "| identity | x | 1 | 0 | 0 | 0 | 1 |",
+        "| **identity** | **all** | **1** | **0** | **0** | **0** | **1** |",
+    ]
+    ledger.to_csv(checkout / "l.csv", index=False)
+    assert cli.main(["summary", "l.csv"]) == 0
+    assert capsys.readouterr().out == table
+    readme = checkout / "README.md"
+    readme.write_text(f"# x\n\n{cli.SUMMARY_START}\nold\n{cli.SUMMARY_END}\n\n## y\n")
+    assert cli.main(["summary", "l.csv", "--readme", "README.md"]) == 0
+    assert readme.read_text() == f"# x\n\n{cli.SUMMARY_START}\n{table}{cli.SUMMARY_END}\n\n## y\n"
+    readme.write_text("# no block\n")
+    with pytest.raises(SystemExit, match="no block between"):
+        cli.main(["summary", "l.csv", "--readme", "README.md"])
+
+
+def test_the_readme_block_is_the_summary_of_the_golden_file(capsys, monkeypatch):
+    """README.md's claims table is generated: `sigprop summary --readme README.md
+    .test/golden/quick_claims.csv` rewrites it after the golden file changes."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    block = text.split(cli.SUMMARY_START + "\n")[1].split(cli.SUMMARY_END)[0]
+    assert cli.main(["summary", str(cli.GOLDEN)]) == 0
+    assert block == capsys.readouterr().out, (
+        "README.md's claims summary is stale: run "
+        "`sigprop summary --readme README.md .test/golden/quick_claims.csv`"
+    )
 
 
 def test_check_config_names_the_file_line_and_key(checkout, capsys):

@@ -166,8 +166,11 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
 )
 @pytest.mark.parametrize("align", [True, False], ids=["aligned", "unaligned"])
 def test_chunked_runs_equal_one_pass_bit_for_bit(arch, align, monkeypatch):
-    """Runs in chunks (the smallest the alignment allows) == all runs in one pass, every bit;
-    chunks of one run, which move the Haar draws off their 64-byte alignment, do not."""
+    """Runs in chunks (the smallest the alignment allows) == all runs in one pass, every bit:
+    on one machine and kernel path, MKL's results depend on the data's 64-byte alignment, which
+    aligned chunks keep. Chunks of one run move the Haar draws off that alignment: their QR may
+    round otherwise (on some CPUs it does, on AVX-512 ones it does not), so they agree with the
+    one pass to round-off only; no test asserts which bits a given CPU produces."""
     g = torch.Generator().manual_seed(3)
     x = torch.randn(7, 8, generator=g, dtype=torch.float64)  # D = 7, n = 8, C = 2: odd blocks
     y = torch.randint(0, 2, (8,), generator=g)
@@ -182,15 +185,16 @@ def test_chunked_runs_equal_one_pass_bit_for_bit(arch, align, monkeypatch):
     assert [len(c) for c in chunks] == ([16, 4] if align else [1] * 20)
     chunked = bn_mlp.gradient_profile(*args, gap_layers=[0, 1, arch.depth - 1])
     assert whole.gaps.keys() == chunked.gaps.keys() == {0, 1, arch.depth - 1}
-    same = [
-        torch.equal(_bits(chunked.log_grad), _bits(whole.log_grad)),
-        torch.equal(_bits(chunked.loss), _bits(whole.loss)),
-        *[torch.equal(_bits(chunked.gaps[k]), _bits(gap)) for k, gap in whole.gaps.items()],
+    pairs = [
+        (chunked.log_grad, whole.log_grad),
+        (chunked.loss, whole.loss),
+        *[(chunked.gaps[k], gap) for k, gap in whole.gaps.items()],
     ]
-    if align:
-        assert all(same)
-    elif arch.init == "orthogonal":  # MKL's QR of a misaligned block: other bits (measured)
-        assert not all(same)
+    for a, b in pairs:
+        if align:
+            assert torch.equal(_bits(a), _bits(b))
+        else:  # the same draws, rounded perhaps otherwise: equal to round-off in float64
+            torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12, equal_nan=True)
 
 
 def test_run_chunks_follow_the_memory_budget(monkeypatch):

@@ -40,3 +40,59 @@ def test_the_config_hash_ignores_the_label_only():
     assert config_sha256(a) == config_sha256(b)
     b["device"] = "cpu"
     assert config_sha256(a) != config_sha256(b)
+
+
+def test_item_scale_comes_from_the_item_slice():
+    """Issue 24, item 7: quick, paper or custom per item, from its own config slice."""
+    from sigprop.papers import load_registry
+    from sigprop.run_info import item_scale, reference_configs
+
+    registry = load_registry()
+    references = reference_configs(CONFIG)
+    quick, paper = load("config.yaml"), load("config.yaml", "paper.yaml")
+    fig2b = registry.get("orthogonality", "fig2b", "figure")
+    assert item_scale(registry, "orthogonality", fig2b, quick, references) == "quick"
+    assert item_scale(registry, "orthogonality", fig2b, paper, references) == "paper"
+    # one judge key of fig2b: fig2b is custom, an item that does not read it keeps its label
+    custom = load("config.yaml")
+    key = next(k for k, v in custom["orthogonality"]["fig2b"].items() if isinstance(v, float))
+    custom["orthogonality"]["fig2b"][key] *= 2
+    assert item_scale(registry, "orthogonality", fig2b, custom, references) == "custom"
+    fig2a = registry.get("orthogonality", "fig2a", "figure")
+    assert item_scale(registry, "orthogonality", fig2a, custom, references) == "quick"
+    # a simulation's setup reaches every item that reads it
+    custom["orthogonality"]["gap_chain"]["n_runs"] = 3
+    assert item_scale(registry, "orthogonality", fig2a, custom, references) == "custom"
+    # the label in the run's config is no part of the slice
+    quick["scale"] = "paper"
+    assert item_scale(registry, "orthogonality", fig2b, quick, references) == "quick"
+
+
+def test_an_item_whose_slice_is_the_same_at_both_scales_is_labelled_paper():
+    from sigprop.papers import load_registry
+    from sigprop.run_info import item_scale, reference_configs
+
+    registry = load_registry()
+    references = reference_configs(CONFIG)
+    quick = load("config.yaml")
+    same = [
+        (family, item)
+        for family, item in registry.judged()
+        if registry.item_slice(family, item, references["quick"])
+        == registry.item_slice(family, item, references["paper"])
+    ]
+    assert same, "no item runs at the seed's settings in the quick config"
+    for family, item in same:
+        assert item_scale(registry, family, item, quick, references) == "paper"
+    differ = [(f, i) for f, i in registry.judged() if (f, i) not in same]
+    assert {item_scale(registry, f, i, quick, references) for f, i in differ} == {"quick"}
+
+
+def test_the_run_record_reuses_the_reference_configs():
+    from sigprop.run_info import reference_configs
+
+    references = reference_configs(CONFIG)
+    assert references["quick"] == load("config.yaml")
+    assert references["paper"] == load("config.yaml", "paper.yaml")
+    record = run_record(load("config.yaml"), [], CONFIG, references=references)
+    assert record["scale"] == "quick"

@@ -9,6 +9,8 @@ intervals and verdicts. Items are named ``family.item`` or by any of their files
 (``figures/orthogonality/fig2b.pdf``). ``sigprop compare A B`` sets two ledgers side by side (two
 machines, quick vs paper, CPU vs CUDA). ``sigprop golden`` compares the claims ledger of a quick
 run with the recorded golden verdicts and intervals (``--write`` records them anew).
+``sigprop summary [LEDGER]`` prints a Markdown table of a ledger's claims per kind, family and
+verdict (paper claims first; ``--readme README.md`` rewrites the README's generated block).
 ``sigprop check-config FILE...`` validates config files as the workflow does, naming the file
 and line of a YAML error and the full path of a bad key.
 """
@@ -28,12 +30,21 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .claims import KINDS, headline, kind_counts, verdict_counts
+from .claims import KINDS, VERDICTS, headline, kind_counts, verdict_counts
 from .config import merge_configs
 from .papers import load_registry
 from .registry import Item, Registry, resolve, simulation_setup
+from .run_info import item_scale, reference_configs
 
-__all__ = ["compare_golden", "compare_ledgers", "item_files", "main", "parse_target"]
+__all__ = [
+    "compare_golden",
+    "compare_ledgers",
+    "item_files",
+    "main",
+    "parse_target",
+    "replace_block",
+    "summary_table",
+]
 
 GOLDEN = Path(".test/golden/quick_claims.csv")
 GOLDEN_COLUMNS = [
@@ -172,6 +183,8 @@ def cmd_show(registry: Registry, args) -> int:
     if item.kind in ("figure", "table"):
         print(f"script:     workflow/scripts/{family}/{item.script_file}")
     print("outputs:    " + ", ".join(item_files(family, item)))
+    scale = item_scale(registry, family, item, config, reference_configs(Path("config")))
+    print(f"scale:      {scale} (this item's config slice and what it reads, vs quick and paper)")
     print(f"config ({', '.join(args.configfile)}):")
     print(
         yaml.dump(_config_slice(family, item, config), Dumper=_NoAliases, sort_keys=False).rstrip()
@@ -243,8 +256,11 @@ def compare_golden(ledger, golden, rtol: float = 1e-6, atol: float = 1e-12) -> l
         if a["verdict"] != b["verdict"]:
             problems.append(f"{claim}: verdict {b['verdict']} -> {a['verdict']}")
         if not _reproduced(a["measured"], b, rtol, atol):
-            where = f"[{b.get('low', math.nan)!r}, {b.get('high', math.nan)!r}]"
-            problems.append(f"{claim}: measured {b['measured']!r} {where} -> {a['measured']!r}")
+            low, high = float(b.get("low", math.nan)), float(b.get("high", math.nan))
+            where = "" if math.isnan(low) or low == high else f" [{low!r}, {high!r}]"
+            problems.append(
+                f"{claim}: measured {float(b['measured'])!r}{where} -> {float(a['measured'])!r}"
+            )
     return problems
 
 
@@ -252,9 +268,9 @@ def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Two ledgers side by side, one row per claim id in either: both kinds, verdicts and
     intervals, and whether they agree (same verdict and overlapping intervals)."""
     cols = ["kind", "verdict", "measured", "low", "high", "interval", "scale"]
-    both = a.set_index("id")[cols].join(
-        b.set_index("id")[cols], how="outer", lsuffix="_a", rsuffix="_b"
-    )
+    both = pd.merge(
+        a[["id", *cols]], b[["id", *cols]], on="id", how="outer", suffixes=("_a", "_b")
+    ).set_index("id")
     overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])
     both["agree"] = (both["verdict_a"] == both["verdict_b"]) & overlap
     both["kind"] = both["kind_a"].fillna(both["kind_b"])
@@ -315,6 +331,77 @@ def cmd_golden(registry: Registry, args) -> int:
         print(line)
     print(f"{len(ledger)} claims; {len(problems)} differences from {args.golden}")
     return 1 if problems else 0
+
+
+SUMMARY_START = "<!-- claims-summary:start -->"
+SUMMARY_END = "<!-- claims-summary:end -->"
+"""The markers of the README's generated block (``sigprop summary --readme README.md``)."""
+
+
+def summary_table(table: pd.DataFrame) -> str:
+    """A ledger's claims per kind (paper first, ``KINDS`` order), family and verdict, as a
+    Markdown table led by the paper claims' headline; each kind ends with its total row.
+
+    Reads only the columns ``id`` (family = its first part), ``kind`` and ``verdict``, so it
+    works on a full ledger (``results/claims.csv``) and on the golden file alike."""
+    table = table.assign(
+        family=table["id"].str.split(".").str[0],
+        kind=table["kind"] if "kind" in table else "(none)",
+    )
+    verdicts = [*VERDICTS, *sorted(set(table["verdict"]) - set(VERDICTS))]
+    kinds = [*KINDS, *sorted(set(table["kind"]) - set(KINDS))]
+    counts = pd.crosstab([table["kind"], table["family"]], table["verdict"]).reindex(
+        columns=verdicts, fill_value=0
+    )
+    paper = table[table["kind"] == "paper"]["verdict"]
+    lines = [
+        f"Paper claims: {verdict_counts(paper)} (of {len(paper)}); {len(table)} claims in all.",
+        "",
+        "| kind | family | " + " | ".join(verdicts) + " | claims |",
+        "|---|---|" + "---:|" * (len(verdicts) + 1),
+    ]
+    for kind in kinds:
+        if kind not in counts.index.get_level_values(0):
+            continue
+        rows = counts.loc[kind]
+        for family, row in rows.iterrows():
+            cells = " | ".join(str(int(row[v])) for v in verdicts)
+            lines.append(f"| {kind} | {family} | {cells} | {int(row.sum())} |")
+        total = rows.sum()
+        cells = " | ".join(f"**{int(total[v])}**" for v in verdicts)
+        lines.append(f"| **{kind}** | **all** | {cells} | **{int(total.sum())}** |")
+    return "\n".join(lines) + "\n"
+
+
+def replace_block(text: str, block: str, start: str = SUMMARY_START, end: str = SUMMARY_END) -> str:
+    """``text`` with what lies between the ``start`` and ``end`` marker lines replaced by
+    ``block``; ValueError when the markers are missing or out of order."""
+    head, found, rest = text.partition(start + "\n")
+    body, found_end, tail = rest.partition(end)
+    if not found or not found_end:
+        raise ValueError(f"no block between {start} and {end}")
+    return f"{head}{start}\n{block}{end}{tail}"
+
+
+def cmd_summary(registry: Registry, args) -> int:
+    """``sigprop summary [LEDGER]``: the ledger per kind, family and verdict (Markdown)."""
+    if not args.ledger.exists():
+        print(f"sigprop: ledger {args.ledger} not found")
+        return 1
+    block = summary_table(pd.read_csv(args.ledger, keep_default_na=False, na_values=[""]))
+    if args.readme is None:
+        print(block, end="")
+        return 0
+    text = args.readme.read_text()
+    try:
+        updated = replace_block(text, block)
+    except ValueError as error:
+        raise SystemExit(f"sigprop: {args.readme}: {error}") from None
+    if updated != text:
+        args.readme.write_text(updated)
+    state = "rewritten" if updated != text else "up to date"
+    print(f"{args.readme}: claims summary of {args.ledger} {state}")
+    return 0
 
 
 def _read_yaml(path: Path) -> dict:
@@ -394,6 +481,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare.add_argument("b", type=Path, help="another claims.csv (another machine, scale, device)")
     compare.add_argument("--all", action="store_true", help="print agreeing claims too")
     golden.add_argument("--write", action="store_true", help="record the ledger as golden")
+    summary = sub.add_parser(
+        "summary", help="a ledger's claims per kind, family and verdict, as a Markdown table"
+    )
+    summary.add_argument("ledger", nargs="?", type=Path, default=Path("results/claims.csv"))
+    summary.add_argument(
+        "--readme",
+        type=Path,
+        help=f"rewrite the block between {SUMMARY_START} and {SUMMARY_END} in this file",
+    )
     check = sub.add_parser(
         "check-config",
         help="validate config files (YAML syntax with file and line, schema, cross-key checks)",
@@ -413,6 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": cmd_show,
         "golden": cmd_golden,
         "compare": cmd_compare,
+        "summary": cmd_summary,
         "check-config": cmd_check_config,
         "benchmarks": cmd_benchmarks,
     }[args.command]

@@ -341,7 +341,11 @@ class Registry:
     def item_slice(self, family: str, item: Item, config: Mapping) -> dict:
         """Every config value an item's claims depend on: its own slice (a theorem's whole
         slice; a figure's or table's params, constants and judge arguments) and the setup of
-        every simulation or theorem it reads. Equal slices mean equal claims."""
+        every simulation or theorem it reads. Equal slices mean equal claims.
+
+        A param that reads the ``scale`` label itself (e.g. a table printing its scale) is not
+        part of the slice: the label is derived from the slice (``run_info.item_scale``)."""
+        config = {**config, "scale": "(derived from this slice)"}
         if item.kind == "simulation":
             return {"setup": simulation_setup(family, item, config)}
         if item.kind == "theorem":

@@ -35,14 +35,24 @@ def config_sha256(config: Mapping) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+"""libyaml's safe loader where PyYAML has it: the pure-Python one took a fifth of a dry run."""
+
+
+def _read(path: Path) -> dict:
+    return yaml.load(path.read_text(), Loader=_LOADER) or {}
+
+
 def reference_configs(config_dir: str | Path) -> dict[str, dict]:
-    """The merged config of each named scale (``SCALES``), read from ``config_dir``."""
+    """The merged config of each named scale (``SCALES``), read from ``config_dir`` (each file
+    once)."""
     config_dir = Path(config_dir)
+    files = {file: _read(config_dir / file) for names in SCALES.values() for file in names}
     references = {}
-    for name, files in SCALES.items():
+    for name, names in SCALES.items():
         reference: dict = {}
-        for file in files:
-            reference = merge_configs(reference, yaml.safe_load((config_dir / file).read_text()))
+        for file in names:
+            reference = merge_configs(reference, files[file])
         references[name] = reference
     return references
 
@@ -64,16 +74,19 @@ def item_scale(registry, family: str, item, config: Mapping, references: Mapping
 
 
 def run_record(
-    config: Mapping, configfiles: Sequence[str], config_dir: str | Path, overrides: bool = False
+    config: Mapping,
+    configfiles: Sequence[str],
+    config_dir: str | Path,
+    overrides: bool = False,
+    references: Mapping[str, Mapping] | None = None,
 ) -> dict:
-    """The run's scale (quick, paper or custom), config files, config sha256 and git state."""
+    """The run's scale (quick, paper or custom), config files, config sha256 and git state.
+    ``references``: ``reference_configs(config_dir)``, when already read."""
     config_dir = Path(config_dir)
+    references = references if references is not None else reference_configs(config_dir)
     scale = "custom"
-    for name, files in SCALES.items():
-        reference: dict = {}
-        for file in files:
-            reference = merge_configs(reference, yaml.safe_load((config_dir / file).read_text()))
-        if _canonical(reference) == _canonical(config):
+    for name in SCALES:
+        if _canonical(references[name]) == _canonical(config):
             scale = name
             break
     revision = git_revision(config_dir)

@@ -1,8 +1,10 @@
 """Validation before any job, and the target lists of rule all."""
 
+import functools
 import os
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 from snakemake.utils import validate
 
@@ -25,12 +27,16 @@ from sigprop.workflow import render_description
 
 validate(config, schema="../schemas/config.schema.yaml")
 
+SCALE_REFERENCES = reference_configs(Path(workflow.basedir) / "config")
+"""The merged quick and paper configs: each item's scale label compares its slice with them."""
+
 # The scale label comes from what runs, not from a key: quick, paper or custom (sigprop.run_info).
 RUN = run_record(
     config,
     workflow.configfiles,
     Path(workflow.basedir) / "config",
     overrides=bool(workflow.config_settings.config),
+    references=SCALE_REFERENCES,
 )
 config["scale"] = RUN["scale"]
 RUN["confidence"] = config["claims"]["confidence"]
@@ -41,9 +47,6 @@ config["ledger_headline"] = ledger_headline("results/claims.csv")
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
 REGISTRY.check_config(config)
-
-SCALE_REFERENCES = reference_configs(Path(workflow.basedir) / "config")
-"""The merged quick and paper configs: each item's scale label compares its slice with them."""
 
 # Every dataset the config's real-data items read can be had (prepared, local, Debian package,
 # download), or the run stops here, before any job, with the data layer's message.
@@ -103,12 +106,16 @@ def get_resource(kind, name):
     return of_item
 
 
-def previous_run_seconds(kind):
-    """A compute rule's priority: the job's seconds in the last run here (0 if none), so that
-    the longest ready job starts first (``sigprop.job_benchmarks.previous_seconds``)."""
+def previous_run_seconds(rule):
+    """A compute rule's priority: the job's seconds in the last run here, so that the longest
+    ready job starts first (``sigprop.job_benchmarks.previous_seconds``). A job that never ran
+    here (a fresh clone) falls back to its item's ``runtime`` (minutes at paper scale, a rank
+    only: the training simulations declare 600 and start before the 30-minute ones)."""
 
     def of_job(wildcards):
-        return previous_seconds(f"benchmarks/{wildcards.family}/{kind}_{wildcards.item}.tsv")
+        seconds = previous_seconds(f"benchmarks/{wildcards.family}/{rule}_{wildcards.item}.tsv")
+        kind = {"simulate": "simulation", "measure": "theorem"}[rule]
+        return seconds or _item(wildcards, kind).runtime
 
     return of_job
 
@@ -139,9 +146,11 @@ def get_reads(wildcards):
 
 
 def get_script_params(wildcards):
-    """A figure's or table's script parameters: config lookups and constants."""
+    """A figure's or table's script parameters: config lookups and constants; a param reading
+    ``scale`` gets the item's own scale, so an override elsewhere does not rerun it."""
     item = _judged_item(wildcards)
-    return {**resolve(item.params, config), **item.constants}
+    scoped = {**config, "scale": get_item_scale(wildcards)}
+    return {**resolve(item.params, scoped), **item.constants}
 
 
 def get_simulation_function(wildcards):
@@ -202,8 +211,14 @@ def get_judge_args(wildcards):
 
 def get_item_scale(wildcards):
     """The scale of this item's claims, from its own config slice (sigprop.run_info.item_scale)."""
-    item = _judged_item(wildcards)
-    return item_scale(REGISTRY, wildcards.family, item, config, SCALE_REFERENCES)
+    return _item_scale(wildcards.family, wildcards.item)
+
+
+@functools.cache
+def _item_scale(family, name):
+    """Once per item and run: three params of a judge job read it."""
+    item = _judged_item(SimpleNamespace(family=family, item=name))
+    return item_scale(REGISTRY, family, item, config, SCALE_REFERENCES)
 
 
 def get_judged_figure(wildcards):
