@@ -88,7 +88,8 @@ _TRAINING_OWN = ("dataset", "depths", "epochs", "train_size", "test_size")
 _ACCURACY_CURVES = ("train_loss", "train_accuracy", "test_loss", "test_accuracy",
                     "log_gradient_ratio")  # fmt: skip
 """NaN once a run diverged (never at the configured scales; declared so a diverged run shows)."""
-_LAYER_CURVES = ("weight_isometry_gap", "gradient_norm")
+_LAYER_CURVES = ("weight_isometry_gap", "gradient_norm", "weight_displacement",
+                 "random_displacement_gap")  # fmt: skip
 """NaN at layers beyond a network's depth (padding) and once a run diverged."""
 
 
@@ -119,7 +120,9 @@ def _training_figure(name: str, seed: str, simulation: str, judge, script: str, 
         params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
         constants={"figure": name},
         judge=judge,
-        judge_args=f"gradients/{name}",
+        judge_args=f"gradients/{name}"
+        if layers
+        else {"settings": f"gradients/{name}", "dataset": f"gradients/{simulation}/dataset"},
         script=script,
         nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
     )
@@ -206,7 +209,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/min_slope",
-            "z": f"{_CLAIMS}/z",
             "min_difference": f"{_CLAIMS}/degenerate_min_difference",
             "distinct": "gradients/depth_sweep/degenerate/distinct",
             "repeats": "gradients/depth_sweep/degenerate/repeats",
@@ -221,7 +223,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/min_slope",
-            "z": f"{_CLAIMS}/z",
             "min_difference": f"{_CLAIMS}/gaussian_min_difference",
             "batch_size": "gradients/data/batch_size",
         },
@@ -390,7 +391,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/nonlinear_min_slope",
-            "z": f"{_CLAIMS}/z",
             "gap_floor": f"{_CLAIMS}/gap_floor",
             "gap_decay": f"{_CLAIMS}/gap_decay",
         },
