@@ -13,9 +13,8 @@ import pytest
 import torch
 import yaml
 
-from sigprop.claims import judge_records
-
 from sigprop import data, metrics
+from sigprop.claims import judge_records
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import batch_rank as exp
 from sigprop.papers.gradients import batch_rank_table as checks

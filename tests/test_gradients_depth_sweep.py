@@ -158,7 +158,9 @@ def test_fig6_3_claims_pass_and_fail_on_known_slopes():
     }
     assert all(c.verdict == "holds" for c in claims.values())
     assert claims["gradients.fig6_3.gaussian_explodes"].interval == "t"
-    np.testing.assert_allclose(claims["gradients.fig6_3.gaussian_explodes"].measured, 0.01, atol=1e-3)
+    np.testing.assert_allclose(
+        claims["gradients.fig6_3.gaussian_explodes"].measured, 0.01, atol=1e-3
+    )
     assert claims["gradients.fig6_3.gaussian_explodes"].details["candidate_rates"][
         "half_log_B_over_B_minus_2"
     ] == pytest.approx(0.5 * np.log(100 / 98))

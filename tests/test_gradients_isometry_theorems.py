@@ -62,7 +62,9 @@ def test_theorem6_3_holds_and_the_printed_interval_fails():
     assert all(v.values()), v
     kinds = {c.id.rsplit(".", 1)[-1]: (c.kind, c.pair) for c in check.claims}
     assert kinds["printed_eigenvalues_unit_interval"] == (
-        "erratum", "gradients.theorem6_3.factor_unit_interval")
+        "erratum",
+        "gradients.theorem6_3.factor_unit_interval",
+    )
     assert kinds["factor_unit_interval"][0] == "paper"
     few = run_item("theorem6_3", widths=(4,), spreads=(0.3,), draws=50, device="cpu")
     weingarten = next(c for c in few.claims if c.id.endswith("weingarten"))

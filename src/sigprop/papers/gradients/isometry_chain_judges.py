@@ -193,9 +193,9 @@ def _decay_record(d: int) -> Record:
 def _authors_record(d: int) -> Record:
     plotted = d in PLOTTED_WIDTHS
     why = (
-        "the thesis draws this curve (Fig. 6.1, d in {50, 100})"
+        "the thesis draws this curve (Fig. 6.1, d = 50 and 100)"
         if plotted
-        else "SETUP, not a paper claim: the thesis plots the dashed curve only at d in {50, 100}; "
+        else "SETUP, not a paper claim: the thesis plots the dashed curve only at d = 50 and 100; "
         "at this width C = 0.015 is a constant the thesis never states"
     )
     return Record(

@@ -411,7 +411,9 @@ ITEMS = [
     _training_simulation("shaped_fmnist", "Thesis Fig. C.6", _ACCURACY_CURVES),
     _training_simulation("shaped_cifar100", "Thesis Fig. C.7", _ACCURACY_CURVES),
     _training_simulation(
-        "weight_orthogonality", "Thesis Figs. 6.6, C.3, C.4", _LAYER_CURVES,
+        "weight_orthogonality",
+        "Thesis Figs. 6.6, C.3, C.4",
+        _LAYER_CURVES,
         own=(*_TRAINING_OWN, "eval_size"),  # its figures use no accuracy: a small evaluation
     ),  # fmt: skip
     *[
