@@ -55,11 +55,20 @@ def test_lemma6_2_claims_hold():
 
 def test_theorem6_3_holds_and_the_printed_interval_fails():
     check = run_item(
-        "theorem6_3", widths=(4,), spreads=(0.01, 0.3), draws=400, roundoff_units=8.0, device="cpu"
+        "theorem6_3", widths=(4,), spreads=(0.01, 0.3), draws=2000, roundoff_units=8.0, device="cpu"
     )
     v = _verdicts(check)
     assert v.pop("printed_eigenvalues_unit_interval") is False  # erratum: trace d forces max >= 1
     assert all(v.values()), v
+    kinds = {c.id.rsplit(".", 1)[-1]: (c.kind, c.pair) for c in check.claims}
+    assert kinds["printed_eigenvalues_unit_interval"] == (
+        "erratum",
+        "gradients.theorem6_3.factor_unit_interval",
+    )
+    assert kinds["factor_unit_interval"][0] == "paper"
+    few = run_item("theorem6_3", widths=(4,), spreads=(0.3,), draws=50, device="cpu")
+    weingarten = next(c for c in few.claims if c.id.endswith("weingarten"))
+    assert weingarten.verdict != "holds" or weingarten.high - weingarten.low > 0  # an interval
     loose = run_item(
         "theorem6_3", widths=(4,), spreads=(0.3,), draws=400, control_factor=0.5, device="cpu"
     )

@@ -76,10 +76,10 @@ def _fig65_table(sin_slope):
 
 
 def test_fig65_claims_fail_without_explosion():
-    ok = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.13), 0.05, 0.002, 2.0)}
+    ok = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.13), 0.05, 0.002)}
     assert all(ok.values()) and "gradients.fig6_5.explodes_sin" in ok
-    bad = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.01), 0.05, 0.002, 2.0)}
-    assert not bad["gradients.fig6_5.explodes_sin"]
+    bad = {c.id: c.passed for c in checks.fig6_5_claims(_fig65_table(0.01), 0.05, 0.002)}
+    assert bad["gradients.fig6_5.explodes_sin"] is False
 
 
 def test_fig_c1_claims_on_exact_power_law():
@@ -90,11 +90,11 @@ def test_fig_c1_claims_on_exact_power_law():
         for run in range(3)
     ]
     table = pd.DataFrame(rows, columns=["activation", "gain", "layer", "run", "rate"])
-    got = {c.id: c for c in checks.fig_c1_claims(table, 0.4, 0.98, 0.4, 1.0, 2.0)}
+    got = {c.id: c for c in checks.fig_c1_claims(table, 0.4, 0.98, 0.4, 1.0)}
     assert got["gradients.fig_c1.power_law_sin"].details["c2"] == pytest.approx(2.0)
     assert got["gradients.fig_c1.increasing_sin"].passed
     # 1 / c2 = 0.5 > 0.4: gamma = 0.4 does not make the rates summable (k = 0.8)
-    assert not got["gradients.fig_c1.gain_exponent_sin"].passed
+    assert got["gradients.fig_c1.gain_exponent_sin"].verdict == "fails"
     assert got["gradients.fig_c1.gain_exponent_sin"].measured == pytest.approx(0.5)
 
 
@@ -107,17 +107,17 @@ def test_fig_c2_claims_use_identity_baseline():
                 rows.append(("identity", depth, gamma, run, 0.016 + noise))
                 rows.append(("sin", depth, gamma, run, 0.016 + 0.13 * math.exp(-3 * gamma) + noise))
     table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
-    claims = checks.fig_c2_claims(table, 1.0, 0.01, 2.0, baseline="identity", used_exponent=1.0)
+    claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=1.0)
     got = {c.id: c.passed for c in claims}
     assert all(got.values()) and len(got) == 4
     strict = {
         c.id: c.passed
-        for c in checks.fig_c2_claims(table, 0.5, 0.01, 2.0, baseline="identity", used_exponent=0.5)
+        for c in checks.fig_c2_claims(table, 0.5, 0.01, baseline="identity", used_exponent=0.5)
     }
-    assert not strict["gradients.fig_c2.no_explosion_sin"]
-    assert not strict["gradients.fig_c2.used_exponent_sin"]  # 0.13 e^-1.5 = 0.029 > 0.01
+    assert strict["gradients.fig_c2.no_explosion_sin"] is False
+    assert strict["gradients.fig_c2.used_exponent_sin"] is False  # 0.13 e^-1.5 = 0.029 > 0.01
     with pytest.raises(ValueError, match="used_exponent"):
-        checks.fig_c2_claims(table, 1.0, 0.01, 2.0, baseline="identity", used_exponent=0.4)
+        checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=0.4)
 
 
 # ---- given inputs (issue 11): the gain simulations take images/labels in place of the draw ----

@@ -1,17 +1,18 @@
 """Claims of Thesis §6.4 and app. C.5 (activation shaping; Figs. 6.5, C.1, C.2), from the plotted
-tables. Uncertainties are over independent runs; "confidence limit" = mean -+ z SE (one-sided).
+tables. Intervals are Student-t over independent runs (paired by run where two curves share a
+run's weights); "every step / depth" claims report the least favourable one.
 """
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
-from ...stats import mean_se, ols_slope
+from ... import stats
+from ...claims import Claim, Record, judge_records
+from ...stats import ols_slope
 from . import shaping
+from .verdicts import least_favourable, per_run
 
 __all__ = ["depth_slopes", "fig6_5_claims", "fig_c1_claims", "fig_c2_claims"]
 
@@ -28,84 +29,75 @@ def depth_slopes(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["exponent", "activation", "run", "slope"])
 
 
-def fig6_5_claims(
-    table: pd.DataFrame, explosion_slope: float, flat_slope: float, z: float
-) -> list[Claim]:
+_SPAN = "depths {span}"
+FIG6_5_EXPLODES = Record(
+    "explodes_{act}",
+    "without gain, {act}: log||grad W_1|| grows exponentially in depth: the mean per-run slope "
+    "over " + _SPAN + " (t over runs) is >= {explosion_slope} per layer",
+    SOURCE_65,
+    "paper",
+    "slope",
+    ">=",
+    "explosion_slope",
+)
+FIG6_5_FLAT = Record(
+    "identity_flat",
+    "without gain, identity: the mean per-run slope of log||grad W_1|| over " + _SPAN + " (t over "
+    "runs) lies within +-{flat_slope} per layer (Thm. 6.5 with torch BN)",
+    SOURCE_65,
+    "paper",
+    "slope",
+    "within",
+    0.0,
+    "flat_slope",
+)
+FIG6_5_BOUNDED = Record(
+    "bounded_{act}",
+    "with gain alpha_l = (l + 1)^-{gamma}, {act}: no explosion: the mean per-run slope over "
+    + _SPAN
+    + " (t over runs) is <= 0",
+    SOURCE_65,
+    "paper",
+    "slope",
+    "<=",
+    0.0,
+)
+
+
+def _with_id(record: Record, **names) -> Record:
+    """``record`` with its id formatted (one record template per activation)."""
+    return Record(**{**record.__dict__, "id": record.id.format(**names)})
+
+
+def fig6_5_claims(table: pd.DataFrame, explosion_slope: float, flat_slope: float) -> list[Claim]:
     """Without gain sin/tanh explode, identity stays flat; with the gain schedule none grows.
 
     Args:
         table: columns exponent, activation, depth, run, log_grad (of ``fc_1``).
-        explosion_slope: without gain (exponent 0) the lower confidence limit of the mean per-run
-            slope d log||grad|| / dL of sin and tanh must reach this (config: 0.05 per layer).
+        explosion_slope: without gain (exponent 0) the interval of the mean per-run slope
+            d log||grad|| / dL of sin and tanh must lie above this (config: 0.05 per layer).
         flat_slope: without gain the identity's mean slope must lie within +- this of 0.
-        z: one-sided confidence multiplier of the SE over runs.
     """
     slopes = depth_slopes(table)
     depths = sorted(table["depth"].unique())
-    span = f"depths {depths[0]}..{depths[-1]}"
-    gains = sorted(g for g in slopes["exponent"].unique() if g > 0)
+    base = dict(span=f"{depths[0]}..{depths[-1]}", explosion_slope=explosion_slope,
+                flat_slope=flat_slope)  # fmt: skip
+    acts = set(slopes["activation"])
     claims = []
 
-    def stat(gamma, act):
+    def run(record, gamma, act):
         s = slopes[(slopes["exponent"] == gamma) & (slopes["activation"] == act)]["slope"]
-        return mean_se(s.to_numpy())
+        c = {**base, "act": act, "gamma": gamma, "slope": per_run(s.to_numpy())}
+        c["details"] = {record.id: {"mean_slope": c["slope"].value, "exponent": gamma}}
+        return judge_records([record], c, prefix="gradients.fig6_5.")
 
-    for act in ("sin", "tanh"):
-        if act not in set(slopes["activation"]):
-            continue
-        m, se = stat(0.0, act)
-        claims.append(
-            evaluate(
-                id=f"gradients.fig6_5.explodes_{act}",
-                statement=(
-                    f"without gain, {act}: log||grad W_1|| grows exponentially in depth; the lower "
-                    f"confidence limit (mean - {z} SE) of the per-run slope over {span} is >= "
-                    f"{explosion_slope} per layer"
-                ),
-                source=SOURCE_65,
-                measured=m - z * se,
-                measured_se=se,
-                relation=">=",
-                bound=explosion_slope,
-                details={"mean_slope": m},
-            )
-        )
-    if "identity" in set(slopes["activation"]):
-        m, se = stat(0.0, "identity")
-        claims.append(
-            evaluate(
-                id="gradients.fig6_5.identity_flat",
-                statement=(
-                    f"without gain, identity: the mean per-run slope of log||grad W_1|| over "
-                    f"{span} is 0 within {flat_slope} per layer (Thm. 6.5 with torch BN)"
-                ),
-                source=SOURCE_65,
-                measured=m,
-                measured_se=se,
-                relation="within",
-                bound=0.0,
-                tolerance=flat_slope,
-            )
-        )
-    for gamma in gains:
-        for act in sorted(slopes["activation"].unique()):
-            m, se = stat(gamma, act)
-            claims.append(
-                evaluate(
-                    id=f"gradients.fig6_5.bounded_{act}",
-                    statement=(
-                        f"with gain alpha_l = (l + 1)^-{gamma}, {act}: no explosion; the upper "
-                        f"confidence limit (mean + {z} SE) of the per-run slope over {span} "
-                        "is <= 0"
-                    ),
-                    source=SOURCE_65,
-                    measured=m + z * se,
-                    measured_se=se,
-                    relation="<=",
-                    bound=0.0,
-                    details={"mean_slope": m, "exponent": gamma},
-                )
-            )
+    for act in [a for a in ("sin", "tanh") if a in acts]:
+        claims += run(_with_id(FIG6_5_EXPLODES, act=act), 0.0, act)
+    if "identity" in acts:
+        claims += run(FIG6_5_FLAT, 0.0, "identity")
+    for gamma in sorted(g for g in slopes["exponent"].unique() if g > 0):
+        for act in sorted(acts):
+            claims += run(_with_id(FIG6_5_BOUNDED, act=act), gamma, act)
     return claims
 
 
@@ -114,13 +106,74 @@ def _run_means(table: pd.DataFrame, by: list[str], value: str = "rate") -> pd.Da
     return table.groupby([*by, "run"])[value].mean().unstack("run")
 
 
+FIG_C1 = (
+    Record(
+        "increasing_{act}",
+        "{act}: R(l, alpha) (mean over layers {layers}) increases with alpha: every step between "
+        "neighbouring gains (paired by run, t over runs) is >= 0; measured is the step "
+        "{step_at}, the least favourable",
+        f"{SOURCE_C}, Fig. C.1",
+        "paper",
+        "step",
+        ">=",
+        0.0,
+    ),
+    Record(
+        "power_law_{act}",
+        "{act}: R = c1 alpha^c2 fits the run-mean rates at alpha >= {fit_min_gain} (log-log OLS) "
+        "with R^2 >= {min_r2}; c1 = {c1:.3g} +- {c1_se:.2g}, c2 = {c2:.3g} +- {c2_se:.2g} (R^2 of "
+        "this sample's fit: exact)",
+        f"{SOURCE_C}, Fig. C.1",
+        "paper",
+        "r2",
+        ">=",
+        "min_r2",
+    ),
+    Record(
+        "gain_exponent_{act}",
+        "{act}: the heuristic gain exponent k / c2 (k = {k}) is <= the gamma = {used_exponent} of "
+        "Fig. 6.5 (interval from the SE of c2, OLS with n - 2 df), i.e. gamma c2 >= k: "
+        "alpha_l = l^-gamma makes the sum of rates converge",
+        f"{SOURCE_C} (heuristic alpha_l = l^(-k/c2)); Thesis Fig. 6.5",
+        "paper",
+        "gamma",
+        "<=",
+        "used_exponent",
+    ),
+)
+
+
+def _fig_c1_context(runs: pd.DataFrame, act: str, settings: dict) -> dict:
+    gains = runs.index.to_numpy(float)
+    steps = np.diff(runs.to_numpy(), axis=0)  # paired over runs (common weights)
+    i, step = least_favourable(dict(enumerate(per_run(row) for row in steps)), ">=")
+    mean = runs.mean(axis=1).to_numpy()
+    sel = gains >= settings["fit_min_gain"]
+    fit = shaping.fit_power_law(gains[sel], mean[sel])
+    gamma, gamma_se = shaping.gain_exponent(fit.c2, fit.c2_se, settings["k"])
+    fit_details = {"c1": fit.c1, "c1_se": fit.c1_se, "c2": fit.c2, "c2_se": fit.c2_se,
+                   "r2": fit.r2, "gains_fitted": [float(g) for g in gains[sel]]}  # fmt: skip
+    return {
+        **settings,
+        **fit_details,
+        "act": act,
+        "step": step,
+        "step_at": f"alpha {gains[i]:g} -> {gains[i + 1]:g}",
+        "r2": stats.exact(fit.r2),
+        "gamma": stats.from_se(gamma, gamma_se, df=max(int(sel.sum()) - 2, 0), n=int(sel.sum())),
+        "details": {
+            f"increasing_{act}": {"step": [float(gains[i]), float(gains[i + 1])]},
+            f"power_law_{act}": fit_details,
+            f"gain_exponent_{act}": {
+                **fit_details,
+                "k_implied_by_gamma": settings["used_exponent"] * fit.c2,
+            },
+        },
+    }
+
+
 def fig_c1_claims(
-    table: pd.DataFrame,
-    fit_min_gain: float,
-    min_r2: float,
-    used_exponent: float,
-    k: float,
-    z: float,
+    table: pd.DataFrame, fit_min_gain: float, min_r2: float, used_exponent: float, k: float
 ) -> list[Claim]:
     """R(l, alpha) increases with the constant gain alpha and follows c1 alpha^c2 (Fig. C.1).
 
@@ -132,81 +185,88 @@ def fig_c1_claims(
     Args:
         table: columns activation, gain, layer, run, rate.
     """
+    settings = dict(fit_min_gain=fit_min_gain, min_r2=min_r2, used_exponent=used_exponent, k=k,
+                    layers=sorted(table["layer"].unique()))  # fmt: skip
     claims = []
-    layers = sorted(table["layer"].unique())
     for act in sorted(table["activation"].unique()):
         runs = _run_means(table[table["activation"] == act], ["gain"])  # gain x run
-        gains = runs.index.to_numpy(float)
-        steps = np.diff(runs.to_numpy(), axis=0)  # paired over runs (common weights)
-        step_mean = steps.mean(axis=1)
-        step_se = steps.std(axis=1, ddof=1) / math.sqrt(steps.shape[1])
-        worst = int(np.argmin(step_mean + z * step_se))
-        claims.append(
-            evaluate(
-                id=f"gradients.fig_c1.increasing_{act}",
-                statement=(
-                    f"{act}: R(l, alpha) (mean over layers {layers}) increases with alpha: every "
-                    f"step between neighbouring gains has upper confidence limit (mean + {z} SE) "
-                    ">= 0; measured is the smallest such limit"
-                ),
-                source=f"{SOURCE_C}, Fig. C.1",
-                measured=step_mean[worst] + z * step_se[worst],
-                measured_se=step_se[worst],
-                relation=">=",
-                bound=0.0,
-                details={"step": [float(gains[worst]), float(gains[worst + 1])]},
-            )
-        )
-        mean = runs.mean(axis=1).to_numpy()
-        sel = gains >= fit_min_gain
-        fit = shaping.fit_power_law(gains[sel], mean[sel])
-        gamma, gamma_se = shaping.gain_exponent(fit.c2, fit.c2_se, k)
-        fit_details = {
-            "c1": fit.c1,
-            "c1_se": fit.c1_se,
-            "c2": fit.c2,
-            "c2_se": fit.c2_se,
-            "r2": fit.r2,
-            "gains_fitted": [float(g) for g in gains[sel]],
-        }
-        claims += [
-            evaluate(
-                id=f"gradients.fig_c1.power_law_{act}",
-                statement=(
-                    f"{act}: R = c1 alpha^c2 fits the run-mean rates at alpha >= {fit_min_gain} "
-                    f"(log-log OLS) with R^2 >= {min_r2}; c1 = {fit.c1:.3g} +- {fit.c1_se:.2g}, "
-                    f"c2 = {fit.c2:.3g} +- {fit.c2_se:.2g}"
-                ),
-                source=f"{SOURCE_C}, Fig. C.1",
-                measured=fit.r2,
-                relation=">=",
-                bound=min_r2,
-                details=fit_details,
-            ),
-            evaluate(
-                id=f"gradients.fig_c1.gain_exponent_{act}",
-                statement=(
-                    f"{act}: the heuristic gain exponent k / c2 (k = {k}) is <= the gamma = "
-                    f"{used_exponent} of Fig. 6.5 within {z} SE, i.e. gamma c2 >= k: "
-                    f"alpha_l = l^-gamma makes the sum of rates converge"
-                ),
-                source=f"{SOURCE_C} (heuristic alpha_l = l^(-k/c2)); Thesis Fig. 6.5",
-                measured=gamma,
-                measured_se=gamma_se,
-                relation="<=",
-                bound=used_exponent,
-                tolerance=z * gamma_se,
-                details={**fit_details, "k_implied_by_gamma": used_exponent * fit.c2},
-            ),
-        ]
+        c = _fig_c1_context(runs, act, settings)
+        claims += judge_records([_with_id(r, act=act) for r in FIG_C1], c, "gradients.fig_c1.")
     return claims
+
+
+FIG_C2 = (
+    Record(
+        "decreasing_{act}",
+        "{act}: R at the early layers drops from gain exponent {first} to {last} at every depth "
+        "{depths} (paired by run, t over runs); measured is the drop at depth {drop_at}, the "
+        "least favourable",
+        f"{SOURCE_C}, Fig. C.2",
+        "paper",
+        "drop",
+        ">=",
+        0.0,
+    ),
+    Record(
+        "explodes_without_gain_{act}",
+        "{act}, gain exponent {first} (negative control): R - R_{baseline} (paired by run, t over "
+        "runs) is >= {max_excess} at every depth; measured is depth {no_gain_at}, the least "
+        "favourable",
+        f"{SOURCE_C}, Figs. C.2, C.9",
+        "control",
+        "no_gain",
+        ">=",
+        "max_excess",
+    ),
+    Record(
+        "no_explosion_{act}",
+        "{act}, gain exponents >= {flat_from}: R - R_{baseline} (paired by run, t over runs) is "
+        "<= {max_excess} per layer at every depth {depths}; measured is {shaped_at}, the least "
+        "favourable",
+        f"{SOURCE_C}, Fig. C.2",
+        "paper",
+        "shaped",
+        "<=",
+        "max_excess",
+    ),
+    Record(
+        "used_exponent_{act}",
+        "{act}, the gain exponent {used_exponent} of Fig. 6.5: R - R_{baseline} (paired by run, "
+        "t over runs) is <= {max_excess} per layer at every depth {depths}; measured is depth "
+        "{used_at}, the least favourable",
+        f"{SOURCE_C}, Figs. C.2 and 6.5",
+        "paper",
+        "used",
+        "<=",
+        "max_excess",
+    ),
+)
+
+
+def _fig_c2_context(wide: pd.DataFrame, act: str, c: dict) -> dict:
+    exps, depths = c["exponents"], c["depths"]
+    base = c["baseline"]
+    excess = (wide[act] - wide[base]).unstack("run")  # (depth, exponent) x run
+    drops = wide[act].xs(exps[0], level="exponent") - wide[act].xs(exps[-1], level="exponent")
+    drops = drops.unstack("run")
+    m = lambda frame, keys: {k: per_run(frame.loc[k].to_numpy()) for k in keys}  # noqa: E731
+    c = {**c, "act": act}
+    c["drop_at"], c["drop"] = least_favourable(m(drops, depths), ">=")
+    c["no_gain_at"], c["no_gain"] = least_favourable(
+        m(excess, [(d, exps[0]) for d in depths]), ">=")  # fmt: skip
+    shaped = [(d, g) for d in depths for g in exps if g >= c["flat_from"]]
+    (d, g), c["shaped"] = least_favourable(m(excess, shaped), "<=")
+    c["shaped_at"] = f"depth {d}, exponent {g:g}"
+    (c["used_at"], _), c["used"] = least_favourable(
+        m(excess, [(d, c["used_exponent"]) for d in depths]), "<=")  # fmt: skip
+    c["no_gain_at"] = c["no_gain_at"][0]
+    return c
 
 
 def fig_c2_claims(
     table: pd.DataFrame,
     flat_from: float,
     max_excess: float,
-    z: float,
     used_exponent: float,
     baseline: str = "identity",
 ) -> list[Claim]:
@@ -215,10 +275,9 @@ def fig_c2_claims(
     Args:
         table: columns activation, depth, exponent, run, rate.
         flat_from: exponents >= this must show no explosion: R - R_baseline (paired per run,
-            same weights) has upper confidence limit <= ``max_excess`` at every depth.
+            same weights) lies below ``max_excess`` at every depth.
         baseline: the activation whose R is the no-explosion reference (``linear``: Thm. 6.5's
             network, whose early-layer R is the input transient, not explosion).
-        z: one-sided confidence multiplier of the SE over runs.
         used_exponent: the gamma of Fig. 6.5 (0.4); the same no-explosion test is applied to it
             alone, so Fig. C.2 is read against the exponent the thesis trains with.
     """
@@ -228,95 +287,11 @@ def fig_c2_claims(
         index=["depth", "exponent", "run"], columns="activation", values="rate"
     )
     exps = sorted(table["exponent"].unique())
-    depths = sorted(table["depth"].unique())
+    c = dict(flat_from=flat_from, max_excess=max_excess, used_exponent=used_exponent,
+             baseline=baseline, exponents=exps, first=exps[0], last=exps[-1],
+             depths=sorted(table["depth"].unique()))  # fmt: skip
     claims = []
     for act in [a for a in wide.columns if a != baseline]:
-        excess = (wide[act] - wide[baseline]).unstack("run")  # (depth, exponent) x run
-        mean = excess.mean(axis=1)
-        se = excess.std(axis=1, ddof=1) / math.sqrt(excess.shape[1])
-        drops = [
-            mean_se(
-                (
-                    wide[act].xs(exps[0], level="exponent")
-                    - wide[act].xs(exps[-1], level="exponent")
-                ).xs(d)
-            )
-            for d in depths
-        ]
-        lows = [m - z * s for m, s in drops]
-        i = int(np.argmin(lows))
-        claims.append(
-            evaluate(
-                id=f"gradients.fig_c2.decreasing_{act}",
-                statement=(
-                    f"{act}: R at the early layers drops from gain exponent {exps[0]} to "
-                    f"{exps[-1]} at every depth {depths}; measured is the smallest lower "
-                    f"confidence limit (mean - {z} SE) of the paired drop"
-                ),
-                source=f"{SOURCE_C}, Fig. C.2",
-                measured=lows[i],
-                measured_se=drops[i][1],
-                relation=">=",
-                bound=0.0,
-                details={"depth": int(depths[i]), "drops": [m for m, _ in drops]},
-            )
-        )
-        no_gain = mean.xs(exps[0], level="exponent") - z * se.xs(exps[0], level="exponent")
-        claims.append(
-            evaluate(
-                id=f"gradients.fig_c2.explodes_without_gain_{act}",
-                statement=(
-                    f"{act}, gain exponent {exps[0]} (negative control): R - R_{baseline} has "
-                    f"lower confidence limit >= {max_excess} at every depth (measured: the "
-                    "smallest)"
-                ),
-                source=f"{SOURCE_C}, Figs. C.2, C.9",
-                measured=no_gain.min(),
-                measured_se=float(se.xs(exps[0], level="exponent")[no_gain.idxmin()]),
-                relation=">=",
-                bound=max_excess,
-            )
-        )
-        shaped = [(d, g) for d in depths for g in exps if g >= flat_from]
-        upper = pd.Series({key: mean[key] + z * se[key] for key in shaped})
-        worst = upper.idxmax()
-        claims.append(
-            evaluate(
-                id=f"gradients.fig_c2.no_explosion_{act}",
-                statement=(
-                    f"{act}, gain exponents >= {flat_from}: R - R_{baseline} has upper confidence "
-                    f"limit (mean + {z} SE) <= {max_excess} per layer at every depth {depths} "
-                    "(measured: the largest)"
-                ),
-                source=f"{SOURCE_C}, Fig. C.2",
-                measured=upper[worst],
-                measured_se=float(se[worst]),
-                relation="<=",
-                bound=max_excess,
-                details={
-                    "depth": int(worst[0]),
-                    "exponent": float(worst[1]),
-                    "upper_by_exponent": {
-                        str(g): float((mean + z * se).xs(g, level="exponent").max()) for g in exps
-                    },
-                },
-            )
-        )
-        used = (mean + z * se).xs(used_exponent, level="exponent")
-        claims.append(
-            evaluate(
-                id=f"gradients.fig_c2.used_exponent_{act}",
-                statement=(
-                    f"{act}, the gain exponent {used_exponent} of Fig. 6.5: R - R_{baseline} has "
-                    f"upper confidence limit (mean + {z} SE) <= {max_excess} per layer at every "
-                    f"depth {depths} (measured: the largest)"
-                ),
-                source=f"{SOURCE_C}, Figs. C.2 and 6.5",
-                measured=float(used.max()),
-                measured_se=float(se.xs(used_exponent, level="exponent")[used.idxmax()]),
-                relation="<=",
-                bound=max_excess,
-                details={"depth": int(used.idxmax()), "by_depth": used.to_dict()},
-            )
-        )
+        ctx = _fig_c2_context(wide, act, c)
+        claims += judge_records([_with_id(r, act=act) for r in FIG_C2], ctx, "gradients.fig_c2.")
     return claims

@@ -88,19 +88,23 @@ _TRAINING_OWN = ("dataset", "depths", "epochs", "train_size", "test_size")
 _ACCURACY_CURVES = ("train_loss", "train_accuracy", "test_loss", "test_accuracy",
                     "log_gradient_ratio")  # fmt: skip
 """NaN once a run diverged (never at the configured scales; declared so a diverged run shows)."""
-_LAYER_CURVES = ("weight_isometry_gap", "gradient_norm")
+_LAYER_CURVES = ("weight_isometry_gap", "gradient_norm", "weight_displacement",
+                 "random_displacement_gap")  # fmt: skip
 """NaN at layers beyond a network's depth (padding) and once a run diverged."""
 
 
-def _training_simulation(name: str, seed: str, nonfinite: tuple[str, ...]) -> Simulation:
-    """``training_simulations.<name>``: the shared training keys and its own."""
+def _training_simulation(
+    name: str, seed: str, nonfinite: tuple[str, ...], own: tuple[str, ...] = _TRAINING_OWN
+) -> Simulation:
+    """``training_simulations.<name>``: the shared training keys and its own (``own`` overrides
+    a shared key of the same name)."""
     return Simulation(
         name,
         seed=seed,
         run=getattr(training_simulations, name),
         setup={
             **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
-            **{key: f"gradients/{name}/{key}" for key in _TRAINING_OWN},
+            **{key: f"gradients/{name}/{key}" for key in own},
             "data_root": "data/root",
         },
         datasets=(f"gradients/{name}/dataset",),
@@ -119,7 +123,9 @@ def _training_figure(name: str, seed: str, simulation: str, judge, script: str, 
         params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
         constants={"figure": name},
         judge=judge,
-        judge_args=f"gradients/{name}",
+        judge_args=f"gradients/{name}"
+        if layers
+        else {"settings": f"gradients/{name}", "dataset": f"gradients/{simulation}/dataset"},
         script=script,
         nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
     )
@@ -154,7 +160,7 @@ ITEMS = [
         seed="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
         measure=iso.measure_theorem6_3,
         judge=iso_judges.judge_theorem6_3,
-        tolerances=("z", "control_factor", "roundoff_units"),
+        tolerances=("moment_margin", "control_factor", "roundoff_units"),
         # NaN outside the rows of its part (cases, orthogonal inputs, moments)
         nonfinite=(
             *_ISOMETRY_GAIN_NAN,
@@ -172,7 +178,7 @@ ITEMS = [
         seed="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
         measure=iso.measure_lemma_c8_c9,
         judge=iso_judges.judge_lemma_c8_c9,
-        tolerances=("control_threshold", "z", "roundoff_units"),
+        tolerances=("control_threshold", "roundoff_units"),
         # NaN outside the rows of its part (spectra, Monte Carlo runs)
         nonfinite=(
             *_ISOMETRY_GAIN_NAN,
@@ -206,7 +212,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/min_slope",
-            "z": f"{_CLAIMS}/z",
             "min_difference": f"{_CLAIMS}/degenerate_min_difference",
             "distinct": "gradients/depth_sweep/degenerate/distinct",
             "repeats": "gradients/depth_sweep/degenerate/repeats",
@@ -221,7 +226,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/min_slope",
-            "z": f"{_CLAIMS}/z",
             "min_difference": f"{_CLAIMS}/gaussian_min_difference",
             "batch_size": "gradients/data/batch_size",
         },
@@ -269,7 +273,7 @@ ITEMS = [
         seed="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
         measure=jac.measure_lemma_c12,
         judge=jac_judges.judge_lemma_c12,
-        tolerances=("max_orthogonal_slope", "min_gaussian_slope", "z"),
+        tolerances=("max_orthogonal_slope", "min_gaussian_slope"),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
             "run",
@@ -287,7 +291,7 @@ ITEMS = [
         seed="Thesis Lemmas C.14, C.15, Eq. (C.108)",
         measure=jac.measure_lemma_c14_c15,
         judge=jac_judges.judge_lemma_c14_c15,
-        tolerances=("z",),
+        tolerances=(),
         # NaN outside the rows of its part (several kinds of row);
         # S_gaussian NaN: the Gaussian control never hits
         nonfinite=(
@@ -390,7 +394,6 @@ ITEMS = [
             "window": f"{_CLAIMS}/window",
             "flat_slope": f"{_CLAIMS}/flat_slope",
             "min_slope": f"{_CLAIMS}/nonlinear_min_slope",
-            "z": f"{_CLAIMS}/z",
             "gap_floor": f"{_CLAIMS}/gap_floor",
             "gap_decay": f"{_CLAIMS}/gap_decay",
         },
@@ -407,7 +410,12 @@ ITEMS = [
     _training_simulation("shaped_mnist", "Thesis Fig. C.5", _ACCURACY_CURVES),
     _training_simulation("shaped_fmnist", "Thesis Fig. C.6", _ACCURACY_CURVES),
     _training_simulation("shaped_cifar100", "Thesis Fig. C.7", _ACCURACY_CURVES),
-    _training_simulation("weight_orthogonality", "Thesis Figs. 6.6, C.3, C.4", _LAYER_CURVES),
+    _training_simulation(
+        "weight_orthogonality",
+        "Thesis Figs. 6.6, C.3, C.4",
+        _LAYER_CURVES,
+        own=(*_TRAINING_OWN, "eval_size"),  # its figures use no accuracy: a small evaluation
+    ),  # fmt: skip
     *[
         _training_figure(
             name,

@@ -32,9 +32,11 @@ import torch
 
 from ...compute import resolve_device, resolve_dtype
 from ...data import dataset_spec
+from ...seeding import generators
 from ...store import Labelled
 from ...training.datasets import classification_data
 from ...training.loop import Curves, RunStack, train
+from ...training.probes import linear_weight_names, weight_isometry_gaps
 from . import bn_mlp
 from .bn_training import initial_networks
 
@@ -72,11 +74,56 @@ LAYER_CURVES = ("weight_isometry_gap", "gradient_norm")
 NaN at layers beyond a network's depth (fc_0 .. fc_L exist up to layer L) and once a run
 diverged."""
 
+DISPLACEMENT_CURVES = ("weight_displacement", "random_displacement_gap")
+"""The displacement probes of ``weight_orthogonality``, per (network, depth, run, layer, point),
+at the first and the last point only (NaN between; the training loop logs no weights in between):
+``weight_displacement`` = ||W_t - W_0||_F / ||W_0||_F, and ``random_displacement_gap`` = the
+isometry gap of W_0 + Delta, Delta a Gaussian matrix scaled to ||Delta||_F = ||W_t - W_0||_F
+(the counterfactual of Figs. 6.6, C.3: a step of SGD's size in a random direction). At point 0
+both are those of W_0 (displacement 0, gap of W_0)."""
+
+
+@torch.no_grad()
+def displacement_probes(
+    initial: Sequence[torch.Tensor], trained: Sequence[torch.Tensor], generator_list
+) -> dict[str, torch.Tensor]:
+    """``DISPLACEMENT_CURVES`` of stacked weights (R, out, in) per layer: each (R, layers).
+
+    Args:
+        initial, trained: W_0 and W_t of every Linear layer, stacked over runs.
+        generator_list: one generator per run, drawing the random directions (layer by layer).
+    """
+    moved, gaps = [], []
+    for w0, wt in zip(initial, trained, strict=True):
+        w0, wt = w0.detach().double(), wt.detach().double()
+        step = torch.linalg.matrix_norm(wt - w0)  # (R,)
+        noise = torch.stack([
+            torch.randn(w0.shape[1:], generator=g, dtype=torch.float64) for g in generator_list
+        ]).to(w0.device)  # fmt: skip
+        delta = noise * (step / torch.linalg.matrix_norm(noise)).view(-1, 1, 1)
+        moved.append(step / torch.linalg.matrix_norm(w0))
+        gaps.append(weight_isometry_gaps([w0 + delta])[:, 0])
+    return {
+        "weight_displacement": torch.stack(moved, dim=-1),
+        "random_displacement_gap": torch.stack(gaps, dim=-1),
+    }
+
+
+def _with_displacement(curves: dict, before: dict, after: dict) -> dict:
+    """Adds ``DISPLACEMENT_CURVES`` (R, layers, T): ``before`` at point 0, ``after`` at the last
+    point, NaN between."""
+    for key in DISPLACEMENT_CURVES:
+        ref = curves["weight_isometry_gap"]
+        out = torch.full_like(ref, math.nan, dtype=torch.float64)
+        out[..., 0], out[..., -1] = before[key], after[key]
+        curves[key] = out
+    return curves
+
 
 def _train_network(
     name: str, spec: dict, depth: int, setup: Mapping, batches, n_classes: int,
     probes: tuple[str, ...], experiment_id: str,
-) -> Curves:  # fmt: skip
+) -> dict[str, torch.Tensor]:  # fmt: skip
     """``n_runs`` networks of one kind and depth, trained as one stack. Run r's weights are
     ``bn_mlp``'s draw for (``<experiment_id>.<name>.L<depth>``, r), its minibatches its own
     stream of that id."""
@@ -91,12 +138,20 @@ def _train_network(
         batches.train_x.device,
     )  # fmt: skip
     rates = torch.full((len(runs),), float(setup["lr"]))
-    curves = train(
-        RunStack(nets), batches, rates, setup["epochs"], setup["batch_size"], eid, runs,
+    stack = RunStack(nets)
+    names = linear_weight_names(stack.base)
+    initial = [stack.params[n].detach().clone() for n in names]
+    curves: Curves = train(
+        stack, batches, rates, setup["epochs"], setup["batch_size"], eid, runs,
         probes=probes, desc=f"{name} L={depth}",
     )  # fmt: skip
     log.info("%s L=%d: %d runs trained in %.1f s", name, depth, len(runs), curves.seconds)
-    return curves
+    if "weight_isometry_gap" not in probes:
+        return curves.tensors()
+    draw = generators(eid, runs, "displacement")
+    before = displacement_probes(initial, initial, generators(eid, runs, "displacement"))
+    after = displacement_probes(initial, [stack.params[n] for n in names], draw)
+    return _with_displacement(curves.tensors(), before, after)
 
 
 def _log_gradient_ratio(norms: torch.Tensor, depth: int) -> torch.Tensor:
@@ -144,8 +199,9 @@ def shaped_training(
 
     Returns:
         dims (network, depth, run, point) with ``SCALAR_CURVES``, or (network, depth, run,
-        layer, point) with ``LAYER_CURVES``; both with ``epoch`` (0 = at initialization) and
-        each network's ``gain_exponent`` (recorded beside the curves: the thesis never states it).
+        layer, point) with ``LAYER_CURVES`` and ``DISPLACEMENT_CURVES``; both with ``epoch``
+        (0 = at initialization) and each network's ``gain_exponent`` (recorded beside the
+        curves: the thesis never states it).
     """
     unknown = set(networks) - set(NETWORKS)
     if unknown or not networks:
@@ -166,39 +222,49 @@ def shaped_training(
     setup = {"width": width, "norm": norm, "n_runs": n_runs, "lr": lr, "epochs": epochs,
              "batch_size": batch_size}  # fmt: skip
     probes = LAYER_CURVES if per_layer else ("gradient_norm",)
-    layers = max(depths) + 1
     values: dict[str, list] = {}
     for name, spec in specs.items():
         per_depth: dict[str, list] = {}
         for depth in depths:
             curves = _train_network(
                 name, spec, depth, setup, batches, n_classes, probes, experiment_id
-            ).tensors()
-            if per_layer:
-                for key in LAYER_CURVES:  # (R, L + 1, T), padded with NaN to max depth + 1
-                    t = curves[key]
-                    pad = torch.full((t.shape[0], layers - t.shape[1], t.shape[2]), math.nan,
-                                     dtype=t.dtype)  # fmt: skip
-                    per_depth.setdefault(key, []).append(torch.cat([t, pad], dim=1))
-            else:
-                curves["log_gradient_ratio"] = _log_gradient_ratio(curves["gradient_norm"], depth)
-                for key in SCALAR_CURVES:
-                    per_depth.setdefault(key, []).append(curves[key])
+            )
+            for key, t in _depth_curves(curves, depth, max(depths) + 1, per_layer).items():
+                per_depth.setdefault(key, []).append(t)
         for key, tensors in per_depth.items():
             values.setdefault(key, []).append(torch.stack(tensors))
     out = {key: torch.stack(tensors) for key, tensors in values.items()}
-    points = epochs + 1
+    gammas = [spec["gain_exponent"] for spec in specs.values()]
+    return _labelled(out, networks, depths, n_runs, epochs + 1, gammas, per_layer, experiment_id)
+
+
+def _depth_curves(curves: dict, depth: int, layers: int, per_layer: bool) -> dict:
+    """The saved curves of one (network, depth): per layer (R, layers, T), padded with NaN to
+    the largest depth + 1; else ``SCALAR_CURVES`` (R, T)."""
+    if not per_layer:
+        curves["log_gradient_ratio"] = _log_gradient_ratio(curves["gradient_norm"], depth)
+        return {key: curves[key] for key in SCALAR_CURVES}
+    out = {}
+    for key in (*LAYER_CURVES, *DISPLACEMENT_CURVES):
+        t = curves[key]
+        pad = torch.full((t.shape[0], layers - t.shape[1], t.shape[2]), math.nan, dtype=t.dtype)
+        out[key] = torch.cat([t, pad], dim=1)
+    return out
+
+
+def _labelled(out, networks, depths, n_runs, points, gammas, per_layer, experiment_id):
+    """The simulation's ``Labelled`` table, with ``epoch`` and ``gain_exponent`` beside."""
     shape = next(iter(out.values())).shape
     epoch = torch.arange(points, dtype=torch.float64)
     out["epoch"] = epoch.expand(shape).clone()
-    gammas = torch.tensor([spec["gain_exponent"] for spec in specs.values()], dtype=torch.float64)
+    gammas = torch.tensor(gammas, dtype=torch.float64)
     out["gain_exponent"] = gammas.view(-1, *[1] * (len(shape) - 1)).expand(shape).clone()
     dims = ["network", "depth", "run", "layer", "point"] if per_layer else [
         "network", "depth", "run", "point"]  # fmt: skip
     coords = {"network": list(networks), "depth": list(depths), "run": list(range(n_runs)),
               "point": list(range(points))}  # fmt: skip
     if per_layer:
-        coords["layer"] = list(range(layers))
+        coords["layer"] = list(range(max(depths) + 1))
     return Labelled(
         dims=dims,
         coords=coords,
@@ -206,7 +272,9 @@ def shaped_training(
         seeds={
             "experiment_ids": [f"{experiment_id}.{n}.L{d}" for n in networks for d in depths],
             "runs": list(range(n_runs)),
-            "streams": ["weights", "batches"],
+            "streams": ["weights", "batches", "displacement"]
+            if per_layer
+            else ["weights", "batches"],  # fmt: skip
             "data_subset": f"{experiment_id}.data",
         },
     )
