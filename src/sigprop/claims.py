@@ -389,10 +389,12 @@ def judge_records(records: Sequence[Record], context: Mapping, prefix: str = "")
     """
     claims = []
     for r in records:
-        details = context.get("details", {}).get(r.id, {}) if isinstance(context, Mapping) else {}
+        name = r.id.format(**context)
+        all_details = context.get("details", {})
+        details = all_details.get(name, all_details.get(r.id, {}))
         claims.append(
             evaluate(
-                id=prefix + r.id.format(**context),
+                id=prefix + name,
                 statement=_field(r.statement, context, text=True),
                 source=_field(r.source, context, text=True),
                 kind=r.kind,
