@@ -16,7 +16,7 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact, from_se
-from .records import judge
+from .records import judge, over_runs
 
 __all__ = [
     "FLOAT_TOLERANCE",
@@ -209,8 +209,8 @@ LEMMA4_IDENTITY = Record(
 
 
 def _lemma4_context(row, d, n, depth, n_runs, margins: dict) -> dict:
-    def over_runs(value, se):
-        return from_se(value, se, df=n_runs - 1, n=n_runs)
+    def t(value, se):
+        return over_runs(value, se, n_runs)
 
     l_eff = int(row.layers_averaged)
     tol = margins["centering_tolerance"]
@@ -221,14 +221,14 @@ def _lemma4_context(row, d, n, depth, n_runs, margins: dict) -> dict:
         "mean_abs_erg": row.mean_abs_ergodic_offdiag, "mean_abs_layer": row.mean_abs_layer_offdiag,
         "sqrt_l_erg": math.sqrt(l_eff) * row.mean_abs_ergodic_offdiag,
         "rms_bias": row.offdiag_rms_bias,
-        "off_mean": over_runs(row.offdiag_ergodic_mean, row.offdiag_ergodic_mean_se),
-        "cross": over_runs(row.offdiag_cross_run, row.offdiag_cross_run_se),
-        "row_mean": over_runs(row.n_row_mean_sq, row.n_row_mean_sq_se),
+        "off_mean": t(row.offdiag_ergodic_mean, row.offdiag_ergodic_mean_se),
+        "cross": t(row.offdiag_cross_run, row.offdiag_cross_run_se),
+        "row_mean": t(row.n_row_mean_sq, row.n_row_mean_sq_se),
         "r_centered": row.r_centered, "r_uncentered": row.r_uncentered,
-        "r_diff": over_runs(row.r_diff, row.r_diff_se), "r_allowance": tol * row.r_uncentered,
+        "r_diff": t(row.r_diff, row.r_diff_se), "r_allowance": tol * row.r_uncentered,
         "rank_half_centered": row.rank_half_centered,
         "rank_half_uncentered": row.rank_half_uncentered,
-        "rank_half_diff": over_runs(row.rank_half_diff, row.rank_half_diff_se),
+        "rank_half_diff": t(row.rank_half_diff, row.rank_half_diff_se),
         "rank_half_allowance": tol * row.rank_half_uncentered,
     }  # fmt: skip
 

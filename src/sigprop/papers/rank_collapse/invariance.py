@@ -16,7 +16,7 @@ import pandas as pd
 from ...claims import Claim, Record
 from ...stats import from_se, mean_se
 from ...trace_identities import frobenius_drift_from_traces
-from .records import judge
+from .records import judge, over_runs
 
 __all__ = ["eq52_claims", "eq52_table"]
 
@@ -86,8 +86,7 @@ def eq52_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
     context = {
         "small": gammas[0], "large": gammas[-1], "tolerance": tolerance, "worst": int(worst),
         "runs": runs,
-        "near_zero": from_se(abs(small.loc[worst, "mean_drift"]), small.loc[worst, "se"],
-                             df=runs - 1, n=runs),
+        "near_zero": over_runs(abs(small.loc[worst, "mean_drift"]), small.loc[worst, "se"], runs),
     }  # fmt: skip
     records = EQ52[:1]
     if len(gammas) > 1:

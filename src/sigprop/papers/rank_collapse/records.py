@@ -15,8 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record, judge_records
+from ...stats import Measurement
 
-__all__ = ["gamma_label", "judge", "paired", "per_run", "ratio"]
+__all__ = ["gamma_label", "judge", "over_runs", "paired", "per_run", "ratio"]
 
 
 def judge(records: Sequence[Record], context: Mapping, prefix: str) -> list[Claim]:
@@ -48,3 +49,10 @@ def ratio(a: pd.Series, b: pd.Series) -> np.ndarray:
     den = b.loc[common].to_numpy(float)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.where(den != 0, a.loc[common].to_numpy(float) / den, np.nan)
+
+
+def over_runs(mean: float, se: float, n_runs: int) -> Measurement:
+    """The mean of ``n_runs`` i.i.d. per-run values given as (mean, sd / sqrt(n)), as
+    ``stats.t_mean`` would give it from the values themselves (Student t, n - 1 df); for tables
+    that store the mean and SE over runs instead of the runs."""
+    return Measurement(float(mean), "t", n=int(n_runs), se=float(se), df=float(n_runs - 1))

@@ -15,9 +15,9 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record
-from ...stats import exact, from_se
+from ...stats import exact
 from ...store import require_finite
-from .records import judge
+from .records import judge, over_runs
 
 __all__ = [
     "judge_example9",
@@ -79,7 +79,7 @@ def judge_lemma3(
                 "depth": depth, "burn_in": burn_in, "n_runs": n_runs,
                 "rank_tolerance": rank_tolerance, "qr": last["log10_ratio_qr"],
                 "svd": last["log10_ratio_svd"], "r_mean": float(last["r_mean"]),
-                "rate": from_se(last["rate"], last["rate_se"], df=n_runs - 1, n=n_runs),
+                "rate": over_runs(last["rate"], last["rate_se"], n_runs),
                 "r_max": exact(last["r_max"]),
             }  # fmt: skip
             claims += judge(LEMMA3, context, "rank_collapse.lemma3.")
@@ -204,19 +204,15 @@ EQ78 = Record(
 
 def _example9_context(row: dict, width: int, antithetic: bool) -> dict:
     n_runs, n_samples, e = int(row["n_runs"]), int(row["n_samples"]), row["eps"]
-    df = n_runs - 1
-
-    def over_runs(value, se):
-        return from_se(value, se, df=df, n=n_runs)
 
     return {
         "case": f"{row['law']}_g{_tag(row['gamma'])}", "predicted": row["predicted_delta"],
         "paper_bound": row["paper_bound"],
         "setting": f"d={width}, {row['law']} W, gamma={row['gamma']:g}, eps={e:g}, {n_runs} runs "
         f"x {n_samples} W{' (+ antithetic -W)' if antithetic else ''}; t over runs",
-        "leading": over_runs(row["lambda1_plus"] - row["lambda1"], row["lambda1_plus_se"]),
-        "small": over_runs(row["small_plus"] - e**2, row["small_plus_se"]),
-        "frob": over_runs(row["frob_delta"], row["frob_delta_se"]),
+        "leading": over_runs(row["lambda1_plus"] - row["lambda1"], row["lambda1_plus_se"], n_runs),
+        "small": over_runs(row["small_plus"] - e**2, row["small_plus_se"], n_runs),
+        "frob": over_runs(row["frob_delta"], row["frob_delta_se"], n_runs),
     }  # fmt: skip
 
 
