@@ -445,17 +445,20 @@ def judge_lemma7(
     for (d, law), rows in table.groupby(["d", "law"], sort=False):
         est, se = rows["mc_estimate"].to_numpy(), rows["mc_se"].to_numpy()
         delta_f = float(rows["delta_f"].iloc[0])
+        n_pairs = int(rows["n_pairs"].iloc[0])
         context = {
             "d": int(d), "law": law, "delta_f": delta_f, "delta_f_margin": delta_f_margin,
             "allowance": delta_f_margin * abs(delta_f), "min_order": min_order,
-            "setting": f"d={int(d)}, {law} weights, {int(rows['n_pairs'].iloc[0])} antithetic "
+            "setting": f"d={int(d)}, {law} weights, {n_pairs} antithetic "
             "pairs",
             "gamma_min": gammas[-1], "gamma_max": gammas[0], "est_max": est[0], "se_max": se[0],
             "gap_max": est[0] - delta_f,
             "remainder": abs(rows["remainder_coef_gamma2"].iloc[0]) * gammas[-1] ** 2,
             "g3": ", ".join(f"{x:g}" for x in (gammas[0], gammas[1], gammas[-1])),
-            "estimate": from_se(est[-1], se[-1]),
-            "order": from_se(rows["remainder_order"].iloc[0], rows["remainder_order_se"].iloc[0]),
+            "estimate": from_se(est[-1], se[-1], n=n_pairs),
+            "order": from_se(
+                rows["remainder_order"].iloc[0], rows["remainder_order_se"].iloc[0], n=n_pairs
+            ),
         }  # fmt: skip
         claims += judge(LEMMA7, context, "rank_collapse.lemma7.")
     return claims
