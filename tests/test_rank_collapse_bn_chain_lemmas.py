@@ -145,7 +145,11 @@ def test_lemma4_claims_pass(lemma4_check):
         "offdiag_mean_g1", "offdiag_cross_run_g1", "row_mean_g1", "centering_r_g1",
         "centering_rank_half_g1", "centering_identity",
     } == set(claims)  # fmt: skip
-    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    # small settings: a margin claim may be undecided (a wide interval), never fail
+    assert all(c.verdict in ("holds", "undecided") for c in claims.values()), [
+        c for c in claims.values() if c.verdict not in ("holds", "undecided")
+    ]
+    assert claims["centering_identity"].verdict == "holds"
 
 
 def test_lemma4_offdiag_claims_fail_with_positive_weights(monkeypatch):
@@ -274,7 +278,11 @@ def test_lemma7_claims_pass(lemma7_check):
         "delta_f_d4_uniform",
         "remainder_order_d4_uniform",
     }
-    assert all(c.passed for c in claims.values()), [c for c in claims.values() if not c.passed]
+    # small settings: a margin claim may be undecided (a wide interval), never fail
+    assert all(c.verdict in ("holds", "undecided") for c in claims.values()), [
+        c for c in claims.values() if c.verdict not in ("holds", "undecided")
+    ]
+    assert {c.verdict for k, c in claims.items() if "order" in k} == {"holds"}
     # the gap shrinks as gamma decreases (the O(gamma) remainder)
     for _, rows in lemma7_check.table.groupby("law"):
         gaps = rows.sort_values("gamma")["gap"].abs().to_numpy()

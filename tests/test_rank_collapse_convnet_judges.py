@@ -11,7 +11,7 @@ from sigprop.papers.rank_collapse.gradient_vanishing import measure_prop19
 from sigprop.papers.rank_collapse.gradient_vanishing_judges import fig10_claims, judge_prop19
 
 
-def curves(per_network: dict, points=3, runs=2, depth=19) -> pd.DataFrame:
+def curves(per_network: dict, points=3, runs=3, depth=19) -> pd.DataFrame:
     """network -> {metric: [value at each point]}; run r adds 0.001 r."""
     rows = []
     for network, metrics in per_network.items():
@@ -68,39 +68,77 @@ def test_fig7_claims_pass_and_fail():
     }
 
 
-def alignment_table(sgd_align=1.0, bn_align=0.6, random_acc=0.1, fast_acc=0.1, bn_acc=0.8):
+def alignment_table(sgd_align=1.0, bn_align=0.6, random_acc=0.1, fast_acc=0.1, bn_acc=0.8,
+                    real_loss=2.301):  # fmt: skip
     return curves({
-        "BN": {"train_accuracy": [0.1, 0.5, bn_acc], "gradient_alignment": [bn_align] * 3},
-        "SGD": {"train_accuracy": [0.1, 0.1, 0.1], "gradient_alignment": [1.0, 1.0, sgd_align]},
+        "BN": {"train_accuracy": [0.1, 0.5, bn_acc], "gradient_alignment": [bn_align] * 3,
+               "train_loss": [2.303, 1.5, 0.7]},
+        "SGD": {"train_accuracy": [0.1, 0.1, 0.1], "gradient_alignment": [1.0, 1.0, sgd_align],
+                "train_loss": [2.303, 2.302, real_loss]},
         "SGD 100x lr": {"train_accuracy": [0.1, 0.1, fast_acc],
-                        "gradient_alignment": [1.0, math.nan, math.nan]},
+                        "gradient_alignment": [1.0, math.nan, math.nan],
+                        "train_loss": [2.303, 2.33, 2.34]},
         "SGD random data": {"train_accuracy": [0.1, 0.1, random_acc],
-                            "gradient_alignment": [1.0, 1.0, 1.0]},
+                            "gradient_alignment": [1.0, 1.0, 1.0],
+                            "train_loss": [2.303, 2.302, 2.301]},
     })  # fmt: skip
 
 
+FIG10 = dict(min_alignment=0.99, max_bn_alignment=0.9, chance_margin=0.05,
+             loss_path_margin=0.05, min_gap=0.1)  # fmt: skip
+
+
 def test_fig10_claims_pass_and_fail():
-    args = dict(min_alignment=0.99, max_bn_alignment=0.9, chance_margin=0.05,
-                path_tolerance=0.05, min_gap=0.1)  # fmt: skip
-    claims = short(fig10_claims(alignment_table(), **args))
-    assert all(c.passed for c in claims.values()), claims
-    # the 100x run dies (NaN alignment): its accuracy is still judged, not its alignment
-    assert claims["large_lr_does_not_help"].measured == pytest.approx(0.1005)
-    failing = short(fig10_claims(alignment_table(0.7, 0.95, 0.4, 0.6, 0.12), **args))
-    assert {k: c.passed for k, c in failing.items()} == {
-        "vanilla_gradients_aligned": False,
-        "bn_gradients_not_aligned": False,
-        "vanilla_untrainable": True,
-        "random_data_same_path": False,
-        "large_lr_does_not_help": False,
-        "bn_trains": False,
+    claims = short(fig10_claims(alignment_table(), **FIG10))
+    assert {k: c.verdict for k, c in claims.items()} == dict.fromkeys(claims, "holds")
+    assert claims["large_lr_stays_finite"].kind == "setup"
+    # the 100x run's alignment is NaN: its accuracy is still judged, not its alignment
+    assert claims["large_lr_does_not_help"].measured == pytest.approx(0.101)
+    failing = short(fig10_claims(alignment_table(0.7, 0.95, 0.4, 0.6, 0.12, 1.2), **FIG10))
+    assert {k: c.verdict for k, c in failing.items()} == {
+        "vanilla_gradients_aligned": "fails",
+        "bn_gradients_not_aligned": "fails",
+        "vanilla_untrainable": "holds",
+        "random_data_same_path": "fails",
+        "large_lr_stays_finite": "holds",
+        "large_lr_does_not_help": "fails",
+        "bn_trains": "fails",
     }
     # a NaN in an alignment the claims read makes them invalid, never averaged around
     damaged = alignment_table()
     damaged.loc[(damaged["network"] == "SGD") & (damaged["point"] == 1), "gradient_alignment"] = (
         math.nan
     )
-    assert short(fig10_claims(damaged, **args))["vanilla_gradients_aligned"].verdict == "invalid"
+    assert short(fig10_claims(damaged, **FIG10))["vanilla_gradients_aligned"].verdict == "invalid"
+
+
+def test_fig10_same_path_is_more_than_both_at_chance():
+    """List 3: both nets at chance accuracy, but the real-image net lowers its loss (it uses
+    its inputs): "the exact same path" fails, while vanilla_untrainable still holds."""
+    claims = short(fig10_claims(alignment_table(real_loss=1.9), **FIG10))
+    assert claims["vanilla_untrainable"].verdict == "holds"
+    assert claims["random_data_same_path"].verdict == "fails"
+    assert claims["random_data_same_path"].kind == "paper"
+
+
+def test_fig10_a_diverged_100x_run_never_counts_as_untrained():
+    """List 3: a 100x run that diverged (NaN loss, chance accuracy) fails the setup claim and is
+    left out of the paper claim; if every 100x run diverged the paper claim is invalid."""
+    table = alignment_table()
+    fast = table["network"] == "SGD 100x lr"
+    table.loc[fast & (table["run"] == 1) & (table["point"] == 2), "train_loss"] = math.nan
+    claims = short(fig10_claims(table, **FIG10))
+    assert claims["large_lr_stays_finite"].verdict == "fails"
+    assert claims["large_lr_stays_finite"].measured == 1
+    assert claims["large_lr_does_not_help"].n == 2  # runs 0 and 2 only
+    table.loc[fast & (table["point"] == 2), "train_loss"] = math.inf
+    claims = short(fig10_claims(table, **FIG10))
+    assert claims["large_lr_stays_finite"].measured == 3
+    assert claims["large_lr_does_not_help"].verdict == "invalid"
+    # a finite 100x run that trains fails the paper claim
+    trains = short(fig10_claims(alignment_table(fast_acc=0.7), **FIG10))
+    assert trains["large_lr_stays_finite"].verdict == "holds"
+    assert trains["large_lr_does_not_help"].verdict == "fails"
 
 
 PROP19 = dict(exact_tolerance=1e-10, control_max=0.5, min_alignment=0.99, max_bn_alignment=0.9)

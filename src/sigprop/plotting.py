@@ -27,12 +27,14 @@ from .store import atomic_path  # noqa: E402
 
 __all__ = [
     "PALETTE",
+    "RANGES",
     "STYLE",
     "colors",
     "figure",
     "mean_ci",
     "metric_grid",
     "metric_panels",
+    "quantity_range",
     "run_summary",
     "save",
     "twin_mean_ci",
@@ -70,23 +72,70 @@ def _mean_sd(values) -> tuple[float, float, float]:
     return mean, mean - sd, mean + sd
 
 
+RANGES = {
+    "accuracy": (0.0, 1.0),
+    "fraction": (0.0, 1.0),
+    "alignment": (0.0, 1.0),
+    "rank": (0.0, None),
+}
+"""The possible range of common quantities, for ``clip="auto"`` (``quantity_range``)."""
+
+
+def quantity_range(column: str) -> tuple[float | None, float | None] | None:
+    """The possible range of ``column`` by its name, or None when unknown: an accuracy, a
+    ``*_fraction`` or an alignment (mean |cos|) in [0, 1]; a rank (``rank``, ``soft_rank_*``,
+    ``r_lower_bound``) >= 0; nothing for a logarithm (``log_*``), which may be negative."""
+    if column.startswith("log"):
+        return None
+    for key in ("accuracy", "fraction", "alignment"):
+        if key in column:
+            return RANGES[key]
+    if "rank" in column or column == "r_lower_bound":
+        return RANGES["rank"]
+    return None
+
+
+def _clip_range(clip, y: str):
+    if clip is None:
+        return None
+    if isinstance(clip, str):
+        if clip != "auto":
+            raise ValueError(f"clip must be None, 'auto' or (low, high), got {clip!r}")
+        return quantity_range(y)
+    return tuple(clip)
+
+
 def run_summary(
-    table: pd.DataFrame, x: str, y: str, by: list[str] | None = None, band: str = "ci"
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    by: list[str] | None = None,
+    band: str = "ci",
+    clip=None,
+    level: float = 0.95,
 ) -> pd.DataFrame:
     """Mean of y over runs at each x (and group) with a band: x, *by, mean, low, high.
 
-    ``band="ci"``: Student-t 95% confidence interval of the mean; ``"sd"``: mean +- one
-    standard deviation over runs (Dan+20 Fig. 3: "mean and standard deviation").
+    ``band="ci"``: Student-t confidence interval of the mean at ``level`` (the claims' interval
+    over runs, ``stats.t_mean``); ``"sd"``: mean +- one standard deviation over runs (Dan+20
+    Fig. 3: "mean and standard deviation"). ``clip``: None (default, no clipping), ``(low,
+    high)`` (either may be None) or ``"auto"`` (``quantity_range(y)``): the band is cut to the
+    range the quantity can take (a rank >= 0, an accuracy in [0, 1]).
     """
     if band not in ("ci", "sd"):
         raise ValueError(f"band must be 'ci' or 'sd', got {band!r}")
-    summarize = stats.mean_ci if band == "ci" else _mean_sd
+    summarize = (lambda v: stats.mean_ci(v, level)) if band == "ci" else _mean_sd
     keys = [x, *(by or [])]
     rows = [
         (*(k if isinstance(k, tuple) else (k,)), *summarize(g.to_numpy()))
         for k, g in table.groupby(keys, sort=True)[y]
     ]
-    return pd.DataFrame(rows, columns=[*keys, "mean", "low", "high"])
+    out = pd.DataFrame(rows, columns=[*keys, "mean", "low", "high"])
+    bounds = _clip_range(clip, y)
+    if bounds is not None:
+        low, high = bounds
+        out[["low", "high"]] = out[["low", "high"]].clip(lower=low, upper=high)
+    return out
 
 
 def mean_ci(
@@ -97,6 +146,7 @@ def mean_ci(
     hue: str | None = None,
     palette=None,
     band: str = "ci",
+    clip=None,
     **kwargs,
 ):
     """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
@@ -104,9 +154,9 @@ def mean_ci(
     ``table`` holds one row per (x, hue, run); the band is the confidence interval of the mean
     over the runs (the seeds' usual band, e.g. DJB21 Fig. 3 and Thesis Fig. 6.3: mean and 95%
     confidence interval over independent runs), or with ``band="sd"``
-    one standard deviation.
+    one standard deviation. ``clip`` (``run_summary``) cuts the band to the quantity's range.
     """
-    summary = run_summary(table, x, y, [hue] if hue else None, band)
+    summary = run_summary(table, x, y, [hue] if hue else None, band, clip)
     levels = list(dict.fromkeys(summary[hue])) if hue else [None]
     cycle = palette if isinstance(palette, list | dict) else colors(len(levels), palette)
     for i, level in enumerate(levels):
@@ -135,7 +185,8 @@ def metric_grid(
     table: pd.DataFrame, rows: dict[str, str], facet: str, facet_title: str, x: str, **kwargs
 ):
     """A grid of ``mean_ci`` panels: one row per metric of ``rows`` (column -> y label), one
-    column per level of ``facet``; accuracies on [0, 1]. Returns (fig, axes)."""
+    column per level of ``facet``; accuracies on [0, 1]; ``kwargs`` (e.g. ``clip="auto"``) go to
+    ``mean_ci``. Returns (fig, axes)."""
     n_cols = table[facet].nunique()
     fig, axes = figure(ncols=n_cols, nrows=len(rows), width=3.4, squeeze=False)
     for ax_row, (metric, label) in zip(axes, rows.items(), strict=True):
@@ -147,12 +198,13 @@ def metric_grid(
     return fig, axes
 
 
-def metric_panels(table: pd.DataFrame, panels: dict[str, str], x: str, hue: str):
+def metric_panels(table: pd.DataFrame, panels: dict[str, str], x: str, hue: str, clip=None):
     """One ``mean_ci`` panel per metric of ``panels`` (column -> y label), side by side, one
-    line per ``hue`` level in order of appearance; accuracies on [0, 1]. Returns (fig, axes)."""
+    line per ``hue`` level in order of appearance; accuracies on [0, 1]; ``clip`` goes to
+    ``mean_ci`` (``"auto"``: each band within its quantity's range). Returns (fig, axes)."""
     fig, axes = figure(ncols=len(panels), width=4.2, squeeze=False)
     for ax, (metric, label) in zip(axes[0], panels.items(), strict=True):
-        mean_ci(ax, table, x=x, y=metric, hue=hue)
+        mean_ci(ax, table, x=x, y=metric, hue=hue, clip=clip)
         ax.set(xlabel=x, ylabel=label)
         if "accuracy" in metric:
             ax.set_ylim(0, 1)

@@ -12,5 +12,5 @@ table.to_csv(snakemake.output.csv, index=False)
 
 panels = {"train_accuracy": "training accuracy", "rank": "rank of the last hidden layer"}
 curves = curves_at_chosen_rates(table, "train_accuracy")
-fig, _ = plotting.metric_panels(curves, panels, x="iteration", hue="network")
+fig, _ = plotting.metric_panels(curves, panels, x="iteration", hue="network", clip="auto")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -11,11 +11,14 @@ table.to_csv(snakemake.output.csv, index=False)
 
 init, final = fig1_panels(table)
 fig, (left, right) = plotting.figure(ncols=2, width=4.2)
-plotting.mean_ci(left, init, x="depth", y="rank", hue="network", palette=plotting.PALETTE)
+plotting.mean_ci(
+    left, init, x="depth", y="rank", hue="network", palette=plotting.PALETTE, clip="auto"
+)
 left.set(xlabel="depth (hidden layers)", ylabel="rank of the last hidden layer at init")
 plotting.mean_ci(
-    right, final, x="depth", y="train_accuracy", hue="network", palette=plotting.PALETTE
-)
+    right, final, x="depth", y="train_accuracy", hue="network", palette=plotting.PALETTE,
+    clip="auto",
+)  # fmt: skip
 epochs = table["epoch"].max()
 right.set(xlabel="depth (hidden layers)", ylabel=f"training accuracy after {epochs:g} epochs")
 right.set_ylim(0, 1)

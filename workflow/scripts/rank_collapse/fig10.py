@@ -4,7 +4,6 @@ on a log scale (left) and the mean |cos| between per-sample gradients of the cla
 layer's rows on the probe batch (right) over iterations."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
@@ -15,8 +14,10 @@ panels = {
     "train_accuracy": "training accuracy (log scale)",
     "gradient_alignment": "gradient alignment, mean |cos|",
 }
-curves = curves_at_chosen_rates(table, "train_accuracy")
-fig, (left, right) = plotting.metric_panels(curves, panels, x="iteration", hue="network")
+# one step size per network: the raw curves, so a diverged run shows as a gap, not as a
+# missing network (the grid search drops a grid point with a NaN run)
+fig, (left, right) = plotting.metric_panels(table, panels, x="iteration", hue="network",
+                                            clip="auto")  # fmt: skip
 left.set(yscale="log", ylim=(0.01, 1))
 right.set_ylim(0, 1.05)
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

@@ -12,6 +12,7 @@ table.to_csv(snakemake.output.csv, index=False)
 curves = curves_at_chosen_rates(table, "train_loss")
 rows = {"train_accuracy": "training accuracy", "test_loss": "test loss"}
 fig, _ = plotting.metric_grid(
-    curves, rows, "depth", "depth {}", x="epoch", hue="network", palette=plotting.PALETTE
-)
+    curves, rows, "depth", "depth {}", x="epoch", hue="network", palette=plotting.PALETTE,
+    clip="auto",
+)  # fmt: skip
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

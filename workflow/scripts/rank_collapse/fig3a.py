@@ -12,7 +12,7 @@ table.to_csv(snakemake.output.csv, index=False)
 
 fig, ax = plotting.figure()
 table["gamma"] = table["gamma"].map(lambda g: "∞" if np.isinf(g) else f"{g:g}")
-plotting.mean_ci(ax, table, x="width", y="soft_rank_0.5", hue="gamma", band="sd", marker="o")
+plotting.mean_ci(ax, table, x="width", y="soft_rank_0.5", hue="gamma", clip="auto", marker="o")
 widths = np.sort(table["width"].unique()).astype(float)
 ax.plot(widths, np.sqrt(widths), "k--", lw=1, label=r"$\sqrt{d}$")
 plotting.width_axis(ax, widths, r"width $d$ ($= N$)")

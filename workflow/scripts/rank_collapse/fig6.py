@@ -23,7 +23,7 @@ for ax, metric, label in (
         part = curves[curves["network"].str.startswith("BN") == dashed]
         plotting.mean_ci(
             ax, part, x="epoch", y=metric, hue="network", palette=palette,
-            linestyle="--" if dashed else "-",
+            linestyle="--" if dashed else "-", clip="auto",
         )  # fmt: skip
     ax.set(xlabel="epoch", ylabel=label)
 handles, labels = right.get_legend_handles_labels()

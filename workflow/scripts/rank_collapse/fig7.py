@@ -16,5 +16,5 @@ panels = {
     "r_lower_bound": r"VGG19: lower bound on rank $r(H_L)$",
 }
 curves = curves_at_chosen_rates(table, "train_accuracy")
-fig, _ = plotting.metric_panels(curves, panels, x="iteration", hue="network")
+fig, _ = plotting.metric_panels(curves, panels, x="iteration", hue="network", clip="auto")
 plotting.save(fig, snakemake.output.pdf, snakemake.output.png)

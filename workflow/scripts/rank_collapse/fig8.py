@@ -19,7 +19,7 @@ for ax, gamma in zip(axes[0], gammas, strict=True):
         table[table["gamma"] == gamma],
         x="width",
         y="alpha_hat",
-        band="sd",
+        clip=(0.0, 1.0),
         marker="o",
         label=r"$\hat\alpha$",
     )

@@ -14,7 +14,7 @@ gammas = sorted(table["gamma"].unique())
 fig, axes = plotting.figure(ncols=len(gammas), sharey=True, squeeze=False)
 for ax, gamma in zip(axes[0], gammas, strict=True):
     panel = table[table["gamma"] == gamma].sort_values(["batch", "width"])
-    plotting.mean_ci(ax, panel, x="layer", y="rank_fraction", hue="curve")
+    plotting.mean_ci(ax, panel, x="layer", y="rank_fraction", hue="curve", clip="auto")
     ax.legend(title="width d, batch N", fontsize="small", loc="center right")
     ax.set(
         ylim=(0, 1.05),

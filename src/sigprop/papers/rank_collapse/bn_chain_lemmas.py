@@ -289,16 +289,16 @@ def measure_lemma4(
 
     - Eq. (31)-(32): the ergodic average Mbar_ij of every off-diagonal entry of M(H_l) tends to
       E_nu[M_ij] = 0. Rows are exchangeable, so all pairs share one mean; claim ``offdiag_mean``
-      tests the pair-averaged Mbar_ij against 0 (z standard errors over runs). Claim
+      tests the pair-averaged Mbar_ij against 0 (within ``offdiag_margin``, t over runs). Claim
       ``offdiag_cross_run`` tests every pair at once: for independent runs r != s,
       E[Mbar^r_ij Mbar^s_ij] = E[M_ij]^2, so the cross-run products averaged over pairs estimate
-      mean_{i<j} E[M_ij]^2 without bias and must be 0 within z standard errors (under the null
-      the products of distinct run pairs are uncorrelated, which gives the SE).
+      mean_{i<j} E[M_ij]^2 without bias and must be 0 within ``offdiag_margin`` squared (under
+      the null the products of distinct run pairs are uncorrelated, which gives the SE).
     - Row means: the comment says the batch average m_i = (1/N) sum_j H_ij is close to zero
       (footnote 8: CLT, O(1/sqrt N)). For a column-sign-symmetric X (Gaussian) every column of
       H_l is sign-symmetric too (flipping x_j flips column j of every layer), so cross terms
       vanish and E[N m_i^2] = (1/N) E||H_i:||^2 = 1 exactly after BN (our derivation). Claim
-      ``row_mean``: N * mean m_i^2 (layers, rows) is 1 within z SE over runs; the table also
+      ``row_mean``: N * mean m_i^2 (layers, rows) is 1 within ``row_mean_margin``; the table also
       reports the RMS row mean in units of 1/sqrt(N).
     - Centering: the same chain with ``Step("bn_centered")`` and the same weights and input.
       Row centering is right-multiplication by P = I - 11^T/N, which commutes with the left
@@ -306,13 +306,12 @@ def measure_lemma4(
       uncentered chain from XP draw for draw (our derivation; claim ``centering_identity``,
       measured on r(H_l)). Centering therefore only removes the single input direction 1_N.
       Claims ``centering_r`` / ``centering_rank_half``: the layer-averaged r(H) and
-      rank_{1/2}(H) of the two chains agree: the paired mean difference over runs lies within
-      z SE + ``centering_tolerance`` times the uncentered average (a relative allowance for
-      the one removed dimension, recorded in the claim).
+      rank_{1/2}(H) of the two chains agree: the t interval of the paired mean difference over
+      runs lies within ``centering_tolerance`` times the uncentered average (a relative margin
+      for the one removed dimension, recorded in the claim).
 
-    "z SE" means a two-sided test at the level of z normal standard errors with the Student-t
-    correction for the number of independent values (runs, or run pairs): the tolerance is
-    ``stats.t_multiplier(z, n)`` SE, e.g. 4.53 SE for 8 runs at z = 3 (``judge_lemma4``).
+    Every margin is a declared equivalence margin: the t interval over runs must lie inside it
+    (``judge_lemma4``); a wider interval (fewer runs) can only make a claim undecided.
 
     ``input_offset`` (0 in the paper) is added to every entry of X; a nonzero value breaks the
     column sign symmetry and makes ``row_mean`` fail (a negative control for tests).
@@ -678,10 +677,10 @@ def measure_lemma7(
     remainder is O(gamma^2), sharper than the stated O(gamma) (our derivation). Claims per
     (d, law), by ``judge_lemma7``:
 
-    - ``delta_f``: at the smallest gamma, |MC - delta_F| <= z SE + |c| gamma_min^2, where
-      c = (MC(gamma_max) - MC(gamma_min)) / (gamma_max^2 - gamma_min^2) is the fitted
-      gamma^2 remainder coefficient (independent of delta_F); delta_F from
-      ``metrics.frobenius_drift``.
+    - ``delta_f``: at the smallest gamma, the normal interval of MC lies within
+      ``delta_f_margin`` x |delta_F| of delta_F (``metrics.frobenius_drift``); the note reports
+      |c| gamma_min^2, with c = (MC(gamma_max) - MC(gamma_min)) / (gamma_max^2 - gamma_min^2)
+      the fitted gamma^2 remainder coefficient.
     - ``remainder_order``: the order p of the remainder c gamma^p, from g0 > g1 > g2 (the
       largest, second largest and smallest gamma) by solving (g0^p - g2^p) / (g1^p - g2^p) =
       (MC(g0) - MC(g2)) / (MC(g1) - MC(g2)); must be >= ``min_order`` (1: the lemma's

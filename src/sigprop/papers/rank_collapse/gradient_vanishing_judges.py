@@ -3,21 +3,58 @@
 
 "Gradient alignment" is our reading (the seed gives no formula): the mean |cos| between the
 per-sample gradients of each row of the classification layer, averaged over rows
-(``training.probes.gradient_alignment``).
+(``training.probes.gradient_alignment``). Every random quantity is a Student-t interval over
+runs; a run that diverged (NaN from then on) is never counted as an untrained one.
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
-from ...stats import mean_se
-from .training_judges import curves_at_chosen_rates, per_point_means
+from ...claims import Claim, Record
+from ...stats import exact, t_mean
+from .records import judge, paired, per_run
 
-__all__ = ["fig10_claims", "judge_prop19"]
+__all__ = ["diverged_runs", "fig10_claims", "judge_prop19"]
 
 SOURCE_PROP19 = "Dan+20 Prop. 19, Eq. (96) (App. H)"
 SOURCE_FIG10 = "Dan+20 App. H, Fig. 10"
+
+PROP19 = (
+    *(
+        Record(
+            f"prop19.{case}_gradients_collinear",
+            f"rank-one last-layer features h_i = c_i v ({reading}, d = {{width}}) under "
+            "cross-entropy: the per-sample gradients of every row of W_{{L+1}} are collinear, "
+            "|cos| = 1 for every pair (Eq. (96)); measured is 1 - the smallest |cos| over rows, "
+            "pairs and runs (float64, torch.func)",
+            SOURCE_PROP19, "identity", f"{case}_worst", "<=", "exact_tolerance",
+            note="exact to round-off (a property of every sample): it tests our gradients",
+        )
+        for case, reading in (("rank_one", "c_i of either sign"), ("rank_one_relu", "c_i >= 0"))
+    ),
+    Record(
+        "prop19.full_rank_control_not_aligned",
+        "control outside the hypothesis: Gaussian (full-rank) features in d = {width} give a "
+        "mean |cos| of at most {control_max:g} between per-sample gradients",
+        SOURCE_PROP19 + ", negative control", "control", "full_rank", "<=", "control_max",
+    ),
+    Record(
+        "prop19.deep_vanilla_aligned",
+        "{net}, Gaussian inputs: the per-sample last-layer gradients are aligned, mean |cos| >= "
+        "{min_alignment:g} (Sec. 4 and App. H: rank collapse makes the gradients collinear)",
+        SOURCE_PROP19 + " with Lemma 3", "paper", "deep_vanilla", ">=", "min_alignment",
+    ),
+    Record(
+        "prop19.deep_bn_not_aligned",
+        "{net} with BN: the per-sample last-layer gradients are not aligned, mean |cos| <= "
+        "{max_bn_alignment:g}",
+        SOURCE_PROP19 + " with Thm. 2", "paper", "deep_bn", "<=", "max_bn_alignment",
+    ),
+)  # fmt: skip
 
 
 def judge_prop19(
@@ -43,59 +80,95 @@ def judge_prop19(
             the BN MLP's at most the second.
     """
     by_case = {case: rows for case, rows in table.groupby("case")}
-    claims = []
-    for case, reading in (("rank_one", "c_i of either sign"), ("rank_one_relu", "c_i >= 0")):
-        worst = 1.0 - by_case[case]["min_abs_cos"].min(skipna=False)
-        claims.append(
-            evaluate(
-                id=f"rank_collapse.prop19.{case}_gradients_collinear",
-                statement=(
-                    f"rank-one last-layer features h_i = c_i v ({reading}, d = {width}) under "
-                    f"cross-entropy: the per-sample gradients of every row of W_{{L+1}} are "
-                    f"collinear, |cos| = 1 for every pair (Eq. (96)); measured is 1 - the "
-                    f"smallest |cos| over rows, pairs and runs (float64, torch.func)"
-                ),
-                source=SOURCE_PROP19,
-                measured=worst, relation="<=", bound=exact_tolerance,
-            )
-        )  # fmt: skip
-    mean, se = mean_se(by_case["full_rank"]["mean_abs_cos"].to_numpy())
-    claims.append(
-        evaluate(
-            id="rank_collapse.prop19.full_rank_control_not_aligned",
-            statement=(
-                f"control outside the hypothesis: Gaussian (full-rank) features in d = {width} "
-                f"give a mean |cos| of at most {control_max:g} between per-sample gradients"
-            ),
-            source=SOURCE_PROP19 + ", negative control",
-            measured=mean, measured_se=se, relation="<=", bound=control_max,
-        )
-    )  # fmt: skip
-    vanilla, vanilla_se = mean_se(by_case["deep_vanilla"]["mean_abs_cos"].to_numpy())
-    bn, bn_se = mean_se(by_case["deep_bn"]["mean_abs_cos"].to_numpy())
-    net = f"untrained ReLU MLP of depth {depth}, width {width}, PyTorch default init"
-    claims += [
-        evaluate(
-            id="rank_collapse.prop19.deep_vanilla_aligned",
-            statement=(
-                f"{net}, Gaussian inputs: the per-sample last-layer gradients are aligned, mean "
-                f"|cos| >= {min_alignment:g} (Sec. 4 and App. H: rank collapse makes the "
-                f"gradients collinear)"
-            ),
-            source=SOURCE_PROP19 + " with Lemma 3",
-            measured=vanilla, measured_se=vanilla_se, relation=">=", bound=min_alignment,
-        ),
-        evaluate(
-            id="rank_collapse.prop19.deep_bn_not_aligned",
-            statement=(
-                f"{net} with BN: the per-sample last-layer gradients are not aligned, mean "
-                f"|cos| <= {max_bn_alignment:g}"
-            ),
-            source=SOURCE_PROP19 + " with Thm. 2",
-            measured=bn, measured_se=bn_se, relation="<=", bound=max_bn_alignment,
-        ),
-    ]  # fmt: skip
-    return claims
+    context = {
+        "width": width, "exact_tolerance": exact_tolerance, "control_max": control_max,
+        "min_alignment": min_alignment, "max_bn_alignment": max_bn_alignment,
+        "net": f"untrained ReLU MLP of depth {depth}, width {width}, PyTorch default init",
+        **{
+            f"{case}_worst": exact(1.0 - by_case[case]["min_abs_cos"].min(skipna=False))
+            for case in ("rank_one", "rank_one_relu")
+        },
+        "full_rank": t_mean(by_case["full_rank"]["mean_abs_cos"]),
+        "deep_vanilla": t_mean(by_case["deep_vanilla"]["mean_abs_cos"]),
+        "deep_bn": t_mean(by_case["deep_bn"]["mean_abs_cos"]),
+    }  # fmt: skip
+    return judge(PROP19, context, "rank_collapse.")
+
+
+def diverged_runs(table: pd.DataFrame, network: str) -> list[int]:
+    """The runs of ``network`` whose training loss is not finite at some log point."""
+    rows = table[table["network"] == network]
+    finite = rows.groupby("run")["train_loss"].agg(lambda v: bool(np.isfinite(v).all()))
+    return sorted(int(r) for r, ok in finite.items() if not ok)
+
+
+FIG10 = (
+    Record(
+        "vanilla_gradients_aligned",
+        "VGG19 without BN: 'perfectly aligned gradients': the mean |cos| between per-sample "
+        "gradients of the classification layer's rows stays >= {min_alignment:g}; measured is, "
+        "run by run, its smallest value over the log points",
+        SOURCE_FIG10 + " (right)", "paper", "sgd_alignment", ">=", "min_alignment",
+    ),
+    Record(
+        "bn_gradients_not_aligned",
+        "VGG19 with BN: the per-sample gradients are not aligned, mean |cos| averaged over the "
+        "log points <= {max_bn_alignment:g}; measured run by run",
+        SOURCE_FIG10 + " (right)", "paper", "bn_alignment", "<=", "max_bn_alignment",
+    ),
+    Record(
+        "vanilla_untrainable",
+        "aligned gradients render VGG19 without BN 'un-trainable': its training accuracy after "
+        "{epochs:g} epochs stays within {chance_margin:g} of chance ({chance:g})",
+        SOURCE_FIG10 + " (left)", "paper", "sgd_final", "<=", "chance_bound",
+    ),
+    Record(
+        "random_data_same_path",
+        "on images drawn uniformly from [0, 255] (same labels) 'SGD takes almost the exact same "
+        "path': the training loss of the net without BN on random and on real images differs "
+        "by at most {loss_path_margin:g} x ln({n_classes}) (the loss at chance) at every log "
+        "point; measured is, run by run, the largest gap over the log points after "
+        "initialization, over ln({n_classes})",
+        SOURCE_FIG10 + " (left)", "paper", "loss_path_gap", "<=", "loss_path_margin",
+        note="the path is compared on the training loss, not the accuracy: both accuracies "
+        "sit at chance (vanilla_untrainable), so an accuracy gap is implied by that claim and "
+        "cannot fail on its own; a net that learns anything from the real images lowers its "
+        "loss below the random-data net's (largest accuracy gap, means over runs: {acc_gap:.3g})",
+    ),
+    Record(
+        "large_lr_stays_finite",
+        "setup of the 100x claim: VGG19 without BN at 100x the step size stays finite (no NaN or "
+        "inf training loss at any log point) in every run; measured is the number of diverged "
+        "runs out of {n_fast} (runs {diverged})",
+        SOURCE_FIG10 + " (left)", "setup", "n_diverged", "<=", 0.0,
+        note="a count of our runs (exact): a diverged run says nothing about whether a 100x "
+        "step trains, so large_lr_does_not_help is measured on the finite runs only",
+    ),
+    Record(
+        "large_lr_does_not_help",
+        "'even a 100x increase in the learning rate does not allow training': VGG19 without BN "
+        "at 100x the step size ends within {chance_margin:g} of chance ({chance:g}) after "
+        "{epochs:g} epochs; measured on the {n_finite} of {n_fast} runs that stayed finite",
+        SOURCE_FIG10 + " (left)", "paper", "fast_final", "<=", "chance_bound",
+        note="a diverged run is not counted as untrained (large_lr_stays_finite); with no "
+        "finite run the claim is invalid",
+    ),
+    Record(
+        "bn_trains",
+        "VGG19 with BN trains: its training accuracy after {epochs:g} epochs exceeds the net "
+        "without BN's by at least {min_gap:g}; measured is, run by run, BN minus without",
+        SOURCE_FIG10 + " (left)", "paper", "bn_gap", ">=", "min_gap",
+    ),
+)  # fmt: skip
+
+
+def _path_gaps(table: pd.DataFrame, metric: str) -> pd.Series:
+    """Per run, the largest |real - random| of ``metric`` over the log points after init."""
+    wide = table.pivot_table(index=["run", "point"], columns="network", values=metric,
+                             dropna=False)  # fmt: skip
+    gap = (wide["SGD"] - wide["SGD random data"]).abs()
+    gap = gap[gap.index.get_level_values("point") > 0]
+    return gap.groupby("run").agg(lambda v: v.max(skipna=False))
 
 
 def fig10_claims(
@@ -103,97 +176,46 @@ def fig10_claims(
     min_alignment: float,
     max_bn_alignment: float,
     chance_margin: float,
-    path_tolerance: float,
+    loss_path_margin: float,
     min_gap: float,
     n_classes: int = 10,
 ) -> list[Claim]:
     """Dan+20 App. H on Fig. 10: without BN the per-sample gradients are "perfectly aligned",
     which "renders it un-trainable"; on uniform-noise images "SGD takes almost the exact same
-    path"; "even a 100x increase in the learning rate does not allow training"; with BN the
-    gradients are not aligned (and the net trains).
+    path"; "even a 100x increase in the learning rate does not allow training" (judged on the
+    runs that stayed finite, with a setup claim that they did); with BN the gradients are not
+    aligned (and the net trains). One step size per network (no grid): the raw curves.
 
     Args:
         table: columns network (BN | SGD | SGD 100x lr | SGD random data), depth, lr, run,
-            point, epoch, train_accuracy, gradient_alignment.
+            point, epoch, train_loss, train_accuracy, gradient_alignment.
         min_alignment: vanilla (SGD) alignment at every log point must be at least this.
         max_bn_alignment: BN's alignment, averaged over the log points, at most this.
         chance_margin: "un-trainable": final training accuracy within this of 1 / n_classes.
-        path_tolerance: "the exact same path": largest accuracy gap over log points.
+        loss_path_margin: "the exact same path": the largest training-loss gap between real and
+            random images over the log points, as a fraction of ln(n_classes).
         min_gap: BN's final training accuracy must exceed vanilla's by this.
     """
-    curves = curves_at_chosen_rates(table, "train_accuracy")
-    last = curves["point"].max()
-    epochs = float(table["epoch"].max())
-    accuracy = {n: per_point_means(curves, n, "train_accuracy") for n in curves["network"].unique()}
-    alignment = {n: per_point_means(curves, n, "gradient_alignment") for n in ("SGD", "BN")}
-    chance = 1 / n_classes
-    gap = (accuracy["SGD"] - accuracy["SGD random data"]).abs()
-
-    def final(name: str) -> tuple[float, float]:
-        rows = curves[(curves["network"] == name) & (curves["point"] == last)]
-        return mean_se(rows["train_accuracy"].to_numpy())
-
-    sgd, sgd_se = final("SGD")
-    fast, fast_se = final("SGD 100x lr")
-    bn, _ = final("BN")
-    return [
-        evaluate(
-            id="rank_collapse.fig10.vanilla_gradients_aligned",
-            statement=(
-                f"VGG19 without BN: 'perfectly aligned gradients': the mean |cos| between "
-                f"per-sample gradients of the classification layer's rows stays >= "
-                f"{min_alignment:g}; measured is its smallest value over the log points"
-            ),
-            source=SOURCE_FIG10 + " (right)",
-            measured=float(alignment["SGD"].min(skipna=False)), relation=">=", bound=min_alignment,
-        ),
-        evaluate(
-            id="rank_collapse.fig10.bn_gradients_not_aligned",
-            statement=(
-                f"VGG19 with BN: the per-sample gradients are not aligned, mean |cos| averaged "
-                f"over the log points <= {max_bn_alignment:g}"
-            ),
-            source=SOURCE_FIG10 + " (right)",
-            measured=float(alignment["BN"].mean(skipna=False)),
-            relation="<=", bound=max_bn_alignment,
-        ),
-        evaluate(
-            id="rank_collapse.fig10.vanilla_untrainable",
-            statement=(
-                f"aligned gradients render VGG19 without BN 'un-trainable': its training "
-                f"accuracy after {epochs:g} epochs stays within {chance_margin:g} of chance "
-                f"({chance:g})"
-            ),
-            source=SOURCE_FIG10 + " (left)",
-            measured=sgd, measured_se=sgd_se, relation="<=", bound=chance + chance_margin,
-        ),
-        evaluate(
-            id="rank_collapse.fig10.random_data_same_path",
-            statement=(
-                f"on images drawn uniformly from [0, 255] (same labels) 'SGD takes almost the "
-                f"exact same path': the largest gap in training accuracy between real and "
-                f"random images over the log points is at most {path_tolerance:g}"
-            ),
-            source=SOURCE_FIG10 + " (left)",
-            measured=float(gap.max(skipna=False)), relation="<=", bound=path_tolerance,
-        ),
-        evaluate(
-            id="rank_collapse.fig10.large_lr_does_not_help",
-            statement=(
-                f"'even a 100x increase in the learning rate does not allow training': VGG19 "
-                f"without BN at 100x the step size ends within {chance_margin:g} of chance "
-                f"({chance:g}) after {epochs:g} epochs (a diverged run counts as untrained)"
-            ),
-            source=SOURCE_FIG10 + " (left)",
-            measured=fast, measured_se=fast_se, relation="<=", bound=chance + chance_margin,
-        ),
-        evaluate(
-            id="rank_collapse.fig10.bn_trains",
-            statement=(
-                f"VGG19 with BN trains: its training accuracy after {epochs:g} epochs exceeds "
-                f"the net without BN's by at least {min_gap:g}; measured is BN minus without"
-            ),
-            source=SOURCE_FIG10 + " (left)",
-            measured=bn - sgd, relation=">=", bound=min_gap,
-        ),
-    ]  # fmt: skip
+    last = table[table["point"] == table["point"].max()]
+    align = table.groupby(["network", "run"])["gradient_alignment"]
+    fast = "SGD 100x lr"
+    diverged = diverged_runs(table, fast)
+    fast_final = per_run(last, "train_accuracy", network=fast)
+    sgd_final = per_run(last, "train_accuracy", network="SGD")
+    context = {
+        "epochs": float(table["epoch"].max()), "chance": 1 / n_classes, "n_classes": n_classes,
+        "chance_margin": chance_margin, "chance_bound": 1 / n_classes + chance_margin,
+        "min_alignment": min_alignment, "max_bn_alignment": max_bn_alignment,
+        "loss_path_margin": loss_path_margin, "min_gap": min_gap,
+        "n_fast": fast_final.size, "n_finite": fast_final.size - len(diverged),
+        "diverged": ", ".join(map(str, diverged)) or "none",
+        "sgd_alignment": t_mean(align.agg(lambda v: v.min(skipna=False)).loc["SGD"]),
+        "bn_alignment": t_mean(align.agg(lambda v: v.mean(skipna=False)).loc["BN"]),
+        "sgd_final": t_mean(sgd_final),
+        "loss_path_gap": t_mean(_path_gaps(table, "train_loss") / math.log(n_classes)),
+        "acc_gap": _path_gaps(table, "train_accuracy").mean(),
+        "n_diverged": exact(len(diverged)),
+        "fast_final": t_mean(fast_final.drop(index=diverged)),
+        "bn_gap": t_mean(paired(per_run(last, "train_accuracy", network="BN"), sgd_final)),
+    }  # fmt: skip
+    return judge(FIG10, context, "rank_collapse.fig10.")

@@ -124,7 +124,7 @@ ITEMS = [
         seed="Dan+20 Lemma 3, Eq. (6)",
         measure=spectral_lemmas.measure_lemma3,
         judge=spectral_lemma_judges.judge_lemma3,
-        tolerances=("rank_tolerance", "z"),
+        tolerances=("rank_tolerance",),
     ),
     Simulation(
         "small_batch_rank",
@@ -204,7 +204,7 @@ ITEMS = [
         seed="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
         measure=bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
-        tolerances=("z", "centering_tolerance"),
+        tolerances=("offdiag_margin", "row_mean_margin", "centering_tolerance"),
         # gamma = inf: no skip; separation layer NaN: never separated
         nonfinite=(
             "gamma",
@@ -236,7 +236,7 @@ ITEMS = [
         seed="Dan+20 Lemma 7, Eq. (43)",
         measure=bn_chain_lemmas.measure_lemma7,
         judge=bn_chain_lemma_judges.judge_lemma7,
-        tolerances=("z", "min_order"),
+        tolerances=("delta_f_margin", "min_order"),
     ),
     Theorem(
         "prop8",
@@ -250,7 +250,7 @@ ITEMS = [
         seed="Dan+20 Example 9, Eq. (78)-(82)",
         measure=spectral_lemmas.measure_example9,
         judge=spectral_lemma_judges.judge_example9,
-        tolerances=("z",),
+        tolerances=(),
     ),
     Figure(
         "fig8",

@@ -9,12 +9,15 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
+from ...claims import Claim, Record
+from ...stats import exact
 from ...store import require_finite
+from .records import judge, over_runs
 
 __all__ = [
     "judge_example9",
@@ -29,6 +32,28 @@ def _tag(x: float) -> str:
     return f"{x:g}".replace("-", "m").replace(".", "p").replace("+", "")
 
 
+LEMMA3 = (
+    Record(
+        "rate_{case}",
+        "vanilla residual product, {law} weights, gamma={gamma:g}, d={width}: log(sigma_2/sigma_1) "
+        "of B_l X decreases linearly in l (rank collapse); measured is the mean per-run OLS slope "
+        "over layers {burn_in}..{depth} (Lyapunov gap lambda_2 - lambda_1, QR-tracked) < 0",
+        "Dan+20 Lemma 3, Eq. (6)", "paper", "rate", "<=", 0.0,
+        note="t interval over the {n_runs} runs. log10(sigma_2/sigma_1) at layer {depth}: "
+        "{qr:.2f} (QR, up to an O(1) offset), {svd:.2f} (direct float64 SVD, floored by "
+        "round-off near -15)",
+    ),
+    Record(
+        "rank_one_{case}",
+        "vanilla residual product, {law} weights, gamma={gamma:g}, d={width}: H~_l = B_l X / "
+        "||B_l X||_F is rank one at l={depth}; measured is the largest r(H~_l) (Eq. (4)) over "
+        "{n_runs} runs",
+        "Dan+20 Lemma 3, Eq. (6); Eq. (4)", "paper", "r_max", "<=", 1.0, "rank_tolerance",
+        note="the largest over all runs (a property of the sample), so exact; mean {r_mean:.4g}",
+    ),
+)  # fmt: skip
+
+
 def judge_lemma3(
     table: pd.DataFrame,
     *,
@@ -39,58 +64,59 @@ def judge_lemma3(
     laws: Sequence[str] = ("gaussian", "uniform"),
     burn_in: int = 100,
     rank_tolerance: float = 0.03,
-    z: float = 3.0,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemma 3 from the ``measure_lemma3`` table, per (law, gamma): ``rate``
-    (<= -z SE) and ``rank_one`` (largest r at the last layer <= 1 + ``rank_tolerance``)."""
-    source = "Dan+20 Lemma 3, Eq. (6)"
+    (the mean slope < 0, t over runs) and ``rank_one`` (largest r at the last layer <= 1 +
+    ``rank_tolerance``)."""
     claims = []
     for law in laws:
         for gamma in gammas:
-            case = f"{law}_g{_tag(gamma)}"
             rows = table[(table["law"] == law) & (table["gamma"] == gamma)]
             last = rows[rows["layer"] == depth].iloc[0]
-            rate, rate_se = last["rate"], last["rate_se"]
-            claims += [
-                evaluate(
-                    id=f"rank_collapse.lemma3.rate_{case}",
-                    statement=(
-                        f"vanilla residual product, {law} weights, gamma={gamma:g}, d={width}: "
-                        f"log(sigma_2/sigma_1) of B_l X decreases linearly in l (rank collapse); "
-                        f"measured is the mean per-run OLS slope over layers {burn_in}..{depth} "
-                        f"(Lyapunov gap lambda_2 - lambda_1, QR-tracked), which must be <= "
-                        f"-{z:g} SE"
-                    ),
-                    source=source,
-                    measured=rate,
-                    measured_se=rate_se,
-                    relation="<=",
-                    bound=-z * rate_se,
-                    note=(
-                        f"log10(sigma_2/sigma_1) at layer {depth}: "
-                        f"{last['log10_ratio_qr']:.2f} (QR, up to an O(1) offset), "
-                        f"{last['log10_ratio_svd']:.2f} (direct float64 SVD, floored by "
-                        "round-off near -15)"
-                    ),
-                    details={"per_run_layers": [burn_in, depth], "z": z},
-                ),
-                evaluate(
-                    id=f"rank_collapse.lemma3.rank_one_{case}",
-                    statement=(
-                        f"vanilla residual product, {law} weights, gamma={gamma:g}, d={width}: "
-                        f"H~_l = B_l X / ||B_l X||_F is rank one at l={depth}; measured is the "
-                        f"largest r(H~_l) (Eq. (4)) over {n_runs} runs"
-                    ),
-                    source=source + "; Eq. (4)",
-                    measured=float(last["r_max"]),
-                    relation="<=",
-                    bound=1.0,
-                    tolerance=rank_tolerance,
-                    details={"r_mean": float(last["r_mean"])},
-                ),
-            ]
+            context = {
+                "case": f"{law}_g{_tag(gamma)}", "law": law, "gamma": gamma, "width": width,
+                "depth": depth, "burn_in": burn_in, "n_runs": n_runs,
+                "rank_tolerance": rank_tolerance, "qr": last["log10_ratio_qr"],
+                "svd": last["log10_ratio_svd"], "r_mean": float(last["r_mean"]),
+                "rate": over_runs(last["rate"], last["rate_se"], n_runs),
+                "r_max": exact(last["r_max"]),
+            }  # fmt: skip
+            claims += judge(LEMMA3, context, "rank_collapse.lemma3.")
     return claims
+
+
+PROP8_IDENTITIES = {
+    "trace_m_cubed": "Tr(M^3) = ||lambda||_3^3",
+    "trace_diag_m2_squared": (
+        "Tr(diag(M^2)^2) = ||lambda||_2^4 / d (Eq. (77), the corrected Eq. (44))"
+    ),
+    "frobenius_m_squared": "||M||_F^2 = ||lambda||_2^2",
+    "frobenius_drift": (
+        "delta_F(M) = delta_F(lambda) (Eq. (45); error relative to the sum of the absolute "
+        "values of its terms)"
+    ),
+}
+
+PROP8 = (
+    *(
+        Record(
+            key, f"{text}, float64; {{setting}}; measured is the largest relative error",
+            "Dan+20 Prop. 8, Eq. (44)-(45); proof Eq. (75)-(77)", "identity", f"err_{key}", "<=",
+            "rtol", note="exact to round-off: it tests our trace code",
+        )
+        for key, text in PROP8_IDENTITIES.items()
+    ),
+    Record(
+        "printed_eq44_differs",
+        "erratum: the printed middle identity of Eq. (44), Tr(diag(M^2))^2 = ||lambda||^4 / d, "
+        "does not hold (its left side is ||lambda||_2^4, a factor d larger); {setting}; measured "
+        "is the smallest relative deviation, which must be >= 1",
+        "Dan+20 Eq. (44) as printed vs Eq. (77)", "erratum", "printed_dev", ">=", 1.0,
+        pair="rank_collapse.prop8.trace_diag_m2_squared",
+        note="exact value d - 1; the corrected identity is the claim trace_diag_m2_squared",
+    ),
+)  # fmt: skip
 
 
 def judge_prop8(
@@ -102,53 +128,18 @@ def judge_prop8(
     basis: str = "hadamard",
     **_settings,
 ) -> list[Claim]:
-    """The claims of Prop. 8 from the ``measure_prop8`` table: each identity holds to ``rtol``;
-    the printed middle identity of Eq. (44) is off by at least a factor 2."""
-    source = "Dan+20 Prop. 8, Eq. (44)-(45); proof Eq. (75)-(77)"
-    setting = (
-        f"M = U diag(lambda) U^T, U {basis} basis, d in {list(widths)}, "
-        f"{n_spectra} Exp(1) spectra with sum d plus rank-one and flat spectra"
-    )
-    identities = {
-        "trace_m_cubed": "Tr(M^3) = ||lambda||_3^3",
-        "trace_diag_m2_squared": (
-            "Tr(diag(M^2)^2) = ||lambda||_2^4 / d (Eq. (77), the corrected Eq. (44))"
-        ),
-        "frobenius_m_squared": "||M||_F^2 = ||lambda||_2^2",
-        "frobenius_drift": (
-            "delta_F(M) = delta_F(lambda) (Eq. (45); error relative to the sum of the absolute "
-            "values of its terms)"
-        ),
-    }
-    claims = [
-        evaluate(
-            id=f"rank_collapse.prop8.{key}",
-            statement=f"{text}, float64; {setting}; measured is the largest relative error",
-            source=source,
-            measured=table[f"err_{key}"].max(),
-            relation="<=",
-            bound=rtol,
-            details={"per_width": table[f"err_{key}"].tolist()},
-        )
-        for key, text in identities.items()
-    ]
-    claims.append(
-        evaluate(
-            id="rank_collapse.prop8.printed_eq44_differs",
-            statement=(
-                "erratum: the printed middle identity of Eq. (44), Tr(diag(M^2))^2 = "
-                "||lambda||^4 / d, does not hold (its left side is ||lambda||_2^4, a factor d "
-                f"larger); {setting}; measured is the smallest relative deviation, which must be "
-                ">= 1"
-            ),
-            source="Dan+20 Eq. (44) as printed vs Eq. (77)",
-            measured=table["printed_eq44_rel_deviation"].min(),
-            relation=">=",
-            bound=1.0,
-            note="exact value d - 1; the corrected identity is the claim trace_diag_m2_squared",
-        )
-    )
-    return claims
+    """The claims of Prop. 8 from the ``measure_prop8`` table: each identity holds to ``rtol``
+    (kind identity); the printed middle identity of Eq. (44) is off by at least a factor 2
+    (an erratum paired with the corrected identity)."""
+    context = {
+        "rtol": rtol,
+        "setting": f"M = U diag(lambda) U^T, U {basis} basis, d in {list(widths)}, "
+        f"{n_spectra} Exp(1) spectra with sum d plus rank-one and flat spectra",
+        "printed_dev": exact(table["printed_eq44_rel_deviation"].min()),
+        "details": {k: {"per_width": table[f"err_{k}"].tolist()} for k in PROP8_IDENTITIES},
+        **{f"err_{k}": exact(table[f"err_{k}"].max()) for k in PROP8_IDENTITIES},
+    }  # fmt: skip
+    return judge(PROP8, context, "rank_collapse.prop8.")
 
 
 def _printed_eq78_correction(width: int, e: float) -> float:
@@ -165,106 +156,90 @@ def _printed_eq78_correction(width: int, e: float) -> float:
     return (width**2 - lam.square().sum().item()) / (2 * e**2 * width)
 
 
+EXAMPLE9 = (
+    Record(
+        "leading_shrinks_{case}",
+        "one BN layer shrinks the leading eigenvalue of M in expectation: E lambda_1(M_+) - "
+        "lambda_1 < 0; {setting}",
+        "Dan+20 Example 9, Eq. (78)-(82); Prop. 8", "paper", "leading", "<=", 0.0,
+    ),
+    Record(
+        "small_grow_{case}",
+        "one BN layer grows the small eigenvalues in expectation: E mean_(i>1) lambda_i(M_+) - "
+        "eps^2 > 0; {setting}",
+        "Dan+20 Example 9, Eq. (78)-(82); Prop. 8", "paper", "small", ">=", 0.0,
+        note="Tr M_+ = Tr M = d, so this is leading_shrinks in the seed's words (ii)",
+    ),
+    Record(
+        "frobenius_shrinks_{case}",
+        "E ||M_+||_F^2 - ||M||_F^2 < 0; {setting}; Prop. 8 predicts gamma^2 delta_F(lambda) = "
+        "{predicted:.4g}",
+        "Dan+20 Example 9, Eq. (78)-(82); Prop. 8; Eq. (79)", "paper", "frob", "<=", 0.0,
+    ),
+    Record(
+        "frobenius_paper_bound_{case}",
+        "E ||M_+||_F^2 < ||M||_F^2 - gamma^2 eps^2 d^2 (the seed's gamma^4 d^2 with eps = gamma): "
+        "E ||M_+||_F^2 - ||M||_F^2 <= {paper_bound:.4g}; {setting}",
+        "Dan+20 Example 9, Eq. (78)-(82); Prop. 8", "paper", "frob", "<=", "paper_bound",
+    ),
+)  # fmt: skip
+
+EQ78 = Record(
+    "printed_eq78_differs_e{eps_tag}",
+    "erratum: Eq. (78) prints ||lambda||_2^2 ~ d^2 - 2 gamma^2 d, but the first-order correction "
+    "is 2 eps^2 d (d - 1); measured is the exact (d^2 - ||lambda||_2^2) / (2 eps^2 d) at "
+    "d={width}, eps={eps:g} (1 if the printed form held), which must be >= 2",
+    "Dan+20 Eq. (78)-(79) as printed",
+    "erratum",
+    "correction",
+    ">=",
+    2.0,
+    pair="{pair}",
+    note="exact value (d - 1)(1 - eps^2 / 2); likewise ||lambda||_3^3 ~ d^3 - 3 eps^2 d^2 (d - 1) "
+    "and ||lambda||_2^4 ~ d^4 - 4 eps^2 d^3 (d - 1), so delta_F(lambda) ~ -4 eps^2 d (d - 1)"
+    "(2 d - 1) and Eq. (79) is O(-gamma^4 d^3), not O(-gamma^4 d^2); the seed's bound "
+    "-gamma^4 d^2 still follows (paired claim {pair})",
+)
+
+
+def _example9_context(row: dict, width: int, antithetic: bool) -> dict:
+    n_runs, n_samples, e = int(row["n_runs"]), int(row["n_samples"]), row["eps"]
+
+    return {
+        "case": f"{row['law']}_g{_tag(row['gamma'])}", "predicted": row["predicted_delta"],
+        "paper_bound": row["paper_bound"],
+        "setting": f"d={width}, {row['law']} W, gamma={row['gamma']:g}, eps={e:g}, {n_runs} runs "
+        f"x {n_samples} W{' (+ antithetic -W)' if antithetic else ''}; t over runs",
+        "leading": over_runs(row["lambda1_plus"] - row["lambda1"], row["lambda1_plus_se"], n_runs),
+        "small": over_runs(row["small_plus"] - e**2, row["small_plus_se"], n_runs),
+        "frob": over_runs(row["frob_delta"], row["frob_delta_se"], n_runs),
+    }  # fmt: skip
+
+
 def judge_example9(
     table: pd.DataFrame,
     *,
     width: int = 16,
     antithetic: bool = True,
-    z: float = 3.0,
     **_settings,
 ) -> list[Claim]:
     """The claims of Example 9 from the ``measure_example9`` table: per (law, gamma)
-    ``leading_shrinks``, ``small_grow``, ``frobenius_shrinks``, ``frobenius_paper_bound``;
-    per eps the erratum ``printed_eq78_differs``."""
-    source = "Dan+20 Example 9, Eq. (78)-(82); Prop. 8"
-    claims = []
+    ``leading_shrinks``, ``small_grow``, ``frobenius_shrinks``, ``frobenius_paper_bound``
+    (t intervals over runs); per eps the erratum ``printed_eq78_differs``, paired with the
+    first ``frobenius_paper_bound`` claim at that eps."""
+    claims, pairs = [], {}
     for row in table.to_dict("records"):
-        law, gamma, e = row["law"], row["gamma"], row["eps"]
-        n_runs, n_samples = int(row["n_runs"]), int(row["n_samples"])
-        l1_mean, l1_se = row["lambda1_plus"], row["lambda1_plus_se"]
-        sm_mean, sm_se = row["small_plus"], row["small_plus_se"]
-        fd_mean, fd_se = row["frob_delta"], row["frob_delta_se"]
-        paper_bound = row["paper_bound"]
-        case = f"{law}_g{_tag(gamma)}"
-        setting = (
-            f"d={width}, {law} W, gamma={gamma:g}, eps={e:g}, "
-            f"{n_runs} runs x {n_samples} W{' (+ antithetic -W)' if antithetic else ''}"
+        context = _example9_context(row, width, antithetic)
+        claims += judge(EXAMPLE9, context, "rank_collapse.example9.")
+        pairs.setdefault(
+            row["eps"], f"rank_collapse.example9.frobenius_paper_bound_{context['case']}"
         )
-        claims += [
-            evaluate(
-                id=f"rank_collapse.example9.leading_shrinks_{case}",
-                statement=(
-                    f"one BN layer shrinks the leading eigenvalue of M in expectation: "
-                    f"E lambda_1(M_+) - lambda_1 <= -{z:g} SE; {setting}"
-                ),
-                source=source,
-                measured=l1_mean - row["lambda1"],
-                measured_se=l1_se,
-                relation="<=",
-                bound=-z * l1_se,
-            ),
-            evaluate(
-                id=f"rank_collapse.example9.small_grow_{case}",
-                statement=(
-                    f"one BN layer grows the small eigenvalues in expectation: "
-                    f"E mean_(i>1) lambda_i(M_+) - eps^2 >= {z:g} SE; {setting}"
-                ),
-                source=source,
-                measured=sm_mean - e**2,
-                measured_se=sm_se,
-                relation=">=",
-                bound=z * sm_se,
-                note="Tr M_+ = Tr M = d, so this is leading_shrinks in the seed's words (ii)",
-            ),
-            evaluate(
-                id=f"rank_collapse.example9.frobenius_shrinks_{case}",
-                statement=(
-                    f"E ||M_+||_F^2 - ||M||_F^2 <= -{z:g} SE; {setting}; Prop. 8 predicts "
-                    f"gamma^2 delta_F(lambda) = {row['predicted_delta']:.4g}"
-                ),
-                source=source + "; Eq. (79)",
-                measured=fd_mean,
-                measured_se=fd_se,
-                relation="<=",
-                bound=-z * fd_se,
-            ),
-            evaluate(
-                id=f"rank_collapse.example9.frobenius_paper_bound_{case}",
-                statement=(
-                    f"E ||M_+||_F^2 < ||M||_F^2 - gamma^2 eps^2 d^2 (the seed's gamma^4 d^2 "
-                    f"with eps = gamma) = {paper_bound:.4g}, margin {z:g} SE; {setting}"
-                ),
-                source=source,
-                measured=fd_mean,
-                measured_se=fd_se,
-                relation="<=",
-                bound=paper_bound - z * fd_se,
-            ),
-        ]
     for e in sorted(set(table["eps"].tolist())):
-        correction = _printed_eq78_correction(width, e)
-        claims.append(
-            evaluate(
-                id=f"rank_collapse.example9.printed_eq78_differs_e{_tag(e)}",
-                statement=(
-                    f"erratum: Eq. (78) prints ||lambda||_2^2 ~ d^2 - 2 gamma^2 d, but the "
-                    f"first-order correction is 2 eps^2 d (d - 1); measured is the exact "
-                    f"(d^2 - ||lambda||_2^2) / (2 eps^2 d) at d={width}, eps={e:g} (1 if the "
-                    "printed form held), which must be >= 2"
-                ),
-                source="Dan+20 Eq. (78)-(79) as printed",
-                measured=correction,
-                relation=">=",
-                bound=2.0,
-                note=(
-                    "exact value (d - 1)(1 - eps^2 / 2); likewise ||lambda||_3^3 ~ d^3 - "
-                    "3 eps^2 d^2 (d - 1) and ||lambda||_2^4 ~ d^4 - 4 eps^2 d^3 (d - 1), so "
-                    "delta_F(lambda) ~ -4 eps^2 d (d - 1)(2 d - 1) and Eq. (79) is "
-                    "O(-gamma^4 d^3), not O(-gamma^4 d^2); the seed's bound -gamma^4 d^2 "
-                    "still follows (claims frobenius_paper_bound)"
-                ),
-            )
-        )
+        context = {
+            "eps": e, "eps_tag": _tag(e), "width": width, "pair": pairs[e],
+            "correction": exact(_printed_eq78_correction(width, e)),
+        }  # fmt: skip
+        claims += judge([replace(EQ78, pair=pairs[e])], context, "rank_collapse.example9.")
     return claims
 
 
@@ -278,6 +253,65 @@ def _even_spread_exponent(beta: float) -> float:
     if beta >= 0.5:
         return beta - 1
     return 1 - 3 * beta if beta >= 1 / 3 else 0.0
+
+
+EXAMPLE12 = (
+    Record(
+        "alpha_below_0p9_b{beta_tag}",
+        "Example 12: alpha < {alpha_bound:g} for large d; measured is alpha at d = {d_max}; "
+        "{setting}",
+        "Dan+20 Example 12, Eq. (87)-(89)", "paper", "alpha_last", "<=", "alpha_bound",
+        printed=0.9, note="a deterministic spectrum: exact",
+    ),
+    Record(
+        "alpha_slope_b{beta_tag}",
+        "Example 12: alpha decreases toward 0 as d grows; measured is the OLS slope of log alpha "
+        "on log d, which must be <= 0 (predicted asymptotic exponent beta - 1 = {exponent:g}); "
+        "{setting}",
+        "Dan+20 Example 12, Eq. (89)", "paper", "slope", "<=", 0.0,
+        note="a deterministic spectrum: exact. Local slope between the two largest widths: "
+        "{local:.4f}; asymptotic exponent of this even-spread spectrum: {even:g} (beta - 1 only "
+        "for beta >= 1/2, see module docstring)",
+    ),
+)  # fmt: skip
+
+EXAMPLE11 = (
+    Record(
+        "ratio_at_most_one",
+        "Example 11: Tr(diag(M^2)^2) / Tr(M^3) <= 1 for equal-row-norm M; {setting}, "
+        "{n_spectra} Exp(1) spectra with sum d plus rank-one and flat; measured is the largest "
+        "ratio",
+        "Dan+20 Example 11, Eq. (83)-(85)", "paper", "ratio_max", "<=", 1.0, "tol",
+        note="the largest over all sampled spectra (a property of the sample), so exact; the "
+        "flat and rank-one spectra attain 1 (all nonzero eigenvalues equal)",
+    ),
+    Record(
+        "equal_eigenvalues_ratio_one",
+        "Example 11: equality g2 / g1 = 1 when the nonzero eigenvalues are equal; {setting}, k "
+        "eigenvalues d/k for k in {{1, 2, 3, d/2, d-1, d}}; measured is the largest |ratio - 1|",
+        "Dan+20 Example 11, Eq. (86)", "identity", "projection_dev", "<=", 0.0, "tol",
+        note="an equality to round-off: it tests our trace code",
+    ),
+)  # fmt: skip
+
+
+def _example12_context(spike: pd.DataFrame, beta: float, alpha_widths, alpha_bound) -> dict:
+    rows = spike[spike["beta"] == beta]
+    alphas = rows["ratio_mean"].tolist()
+    local = math.log(alphas[-1] / alphas[-2]) / math.log(alpha_widths[-1] / alpha_widths[-2])
+    return {
+        "beta_tag": _tag(beta), "alpha_bound": alpha_bound, "d_max": alpha_widths[-1],
+        "exponent": beta - 1, "local": local, "even": _even_spread_exponent(beta),
+        "setting": f"lambda_1 = d^{beta:g}, the rest (d - d^beta) / (d - 1) each, d = "
+        f"{alpha_widths[0]}..{alpha_widths[-1]}, alpha = ||lambda||_2^4 / (d ||lambda||_3^3) "
+        "(Prop. 8)",
+        "alpha_last": exact(alphas[-1]), "slope": exact(rows["slope"].iloc[0]),
+        "details": {
+            f"alpha_slope_b{_tag(beta)}": {
+                "alphas": alphas, "widths": list(alpha_widths), "local_slope": local
+            }
+        },
+    }  # fmt: skip
 
 
 def judge_examples11_12(
@@ -294,9 +328,9 @@ def judge_examples11_12(
 ) -> list[Claim]:
     """The claims of Examples 11 and 12 from the ``measure_examples11_12`` table.
 
-    Example 11: ``ratio_at_most_one`` and ``equal_eigenvalues_ratio_one`` (within ``tol``).
-    Example 12, per beta: ``alpha_below_0p9_b<beta>`` (alpha at the largest d <= alpha_bound)
-    and ``alpha_slope_b<beta>`` (slope of log alpha on log d <= 0).
+    Example 11: ``ratio_at_most_one`` and the identity ``equal_eigenvalues_ratio_one`` (within
+    ``tol``). Example 12, per beta: ``alpha_below_0p9_b<beta>`` (alpha at the largest d <=
+    alpha_bound, the seed's 0.9) and ``alpha_slope_b<beta>`` (slope of log alpha on log d <= 0).
     """
     example = table["example"].astype(str)  # "11" | "12"; a CSV reads them back as integers
     spike = require_finite(
@@ -304,83 +338,17 @@ def judge_examples11_12(
         ["beta", "ratio_mean", "slope"],
         "rank_collapse.examples11_12 (Example 12 rows)",
     )
-    claims_12 = []
-    for beta in betas:
-        rows = spike[spike["beta"] == beta]
-        alphas = rows["ratio_mean"].tolist()
-        slope = rows["slope"].iloc[0]
-        setting = (
-            f"lambda_1 = d^{beta:g}, the rest (d - d^beta) / (d - 1) each, "
-            f"d = {alpha_widths[0]}..{alpha_widths[-1]}, alpha = ||lambda||_2^4 / "
-            "(d ||lambda||_3^3) (Prop. 8)"
-        )
-        local = math.log(alphas[-1] / alphas[-2]) / math.log(alpha_widths[-1] / alpha_widths[-2])
-        claims_12 += [
-            evaluate(
-                id=f"rank_collapse.examples11_12.alpha_below_0p9_b{_tag(beta)}",
-                statement=(
-                    f"Example 12: alpha < {alpha_bound:g} for large d; measured is alpha at "
-                    f"d = {alpha_widths[-1]}; {setting}"
-                ),
-                source="Dan+20 Example 12, Eq. (87)-(89)",
-                measured=alphas[-1],
-                relation="<=",
-                bound=alpha_bound,
-            ),
-            evaluate(
-                id=f"rank_collapse.examples11_12.alpha_slope_b{_tag(beta)}",
-                statement=(
-                    f"Example 12: alpha decreases toward 0 as d grows; measured is the OLS slope "
-                    f"of log alpha on log d, which must be <= 0 (predicted asymptotic exponent "
-                    f"beta - 1 = {beta - 1:g}); {setting}"
-                ),
-                source="Dan+20 Example 12, Eq. (89)",
-                measured=slope,
-                relation="<=",
-                bound=0.0,
-                note=(
-                    f"local slope between the two largest widths: {local:.4f}; asymptotic "
-                    f"exponent of this even-spread spectrum: {_even_spread_exponent(beta):g} "
-                    "(beta - 1 only for beta >= 1/2, see module docstring)"
-                ),
-                details={"alphas": alphas, "widths": list(alpha_widths), "local_slope": local},
-            ),
-        ]
-
     ex11 = table[example == "11"]
-    random_rows = ex11[ex11["spectrum"] == "random"]
-    proj_rows = ex11[ex11["spectrum"] == "projection"]
-    proj_dev = np.maximum(
-        (proj_rows["ratio_max"] - 1).abs(), (proj_rows["ratio_min"] - 1).abs()
-    ).max()
-    setting = f"M = U diag(lambda) U^T, U {basis} basis, d in {list(widths)}"
-    claims = [
-        evaluate(
-            id="rank_collapse.examples11_12.ratio_at_most_one",
-            statement=(
-                f"Example 11: Tr(diag(M^2)^2) / Tr(M^3) <= 1 for equal-row-norm M; {setting}, "
-                f"{n_spectra} Exp(1) spectra with sum d plus rank-one and flat; measured is the "
-                "largest ratio"
-            ),
-            source="Dan+20 Example 11, Eq. (83)-(85)",
-            measured=random_rows["ratio_max"].max(),
-            relation="<=",
-            bound=1.0,
-            tolerance=tol,
-            note="the flat and rank-one spectra attain 1 (all nonzero eigenvalues equal)",
-        ),
-        evaluate(
-            id="rank_collapse.examples11_12.equal_eigenvalues_ratio_one",
-            statement=(
-                "Example 11: equality g2 / g1 = 1 when the nonzero eigenvalues are equal; "
-                f"{setting}, k eigenvalues d/k for k in {{1, 2, 3, d/2, d-1, d}}; measured is "
-                "the largest |ratio - 1|"
-            ),
-            source="Dan+20 Example 11, Eq. (86)",
-            measured=proj_dev,
-            relation="<=",
-            bound=0.0,
-            tolerance=tol,
-        ),
-    ]
-    return claims + claims_12
+    proj = ex11[ex11["spectrum"] == "projection"]
+    dev = np.maximum((proj["ratio_max"] - 1).abs(), (proj["ratio_min"] - 1).abs()).max()
+    context = {
+        "tol": tol, "n_spectra": n_spectra,
+        "setting": f"M = U diag(lambda) U^T, U {basis} basis, d in {list(widths)}",
+        "ratio_max": exact(ex11.loc[ex11["spectrum"] == "random", "ratio_max"].max()),
+        "projection_dev": exact(dev),
+    }  # fmt: skip
+    claims = judge(EXAMPLE11, context, "rank_collapse.examples11_12.")
+    for beta in betas:
+        context = _example12_context(spike, beta, alpha_widths, alpha_bound)
+        claims += judge(EXAMPLE12, context, "rank_collapse.examples11_12.")
+    return claims

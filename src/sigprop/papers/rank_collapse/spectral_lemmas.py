@@ -252,8 +252,8 @@ def measure_lemma3(
     log(sigma_2 / sigma_1) (tracked by QR, see ``_residual_chain``) on l over layers
     burn_in..depth. Per (gamma, law), by ``judge_lemma3``:
 
-    - ``rank_collapse.lemma3.rate_<law>_g<gamma>``: the mean per-run rate is negative with
-      margin, rate <= -z SE (its upper z-SE confidence bound is below 0).
+    - ``rank_collapse.lemma3.rate_<law>_g<gamma>``: the mean per-run rate is negative:
+      the whole t interval over runs below 0.
     - ``rank_collapse.lemma3.rank_one_<law>_g<gamma>``: the largest r(H~_depth) over runs
       (Eq. (4), computed on the explicitly renormalized float64 product) is <= 1 +
       rank_tolerance (expected at d = 32: r <= 1.03 by l = 300 and 1.00 by l = 1000).
@@ -475,11 +475,11 @@ def measure_example9(
     taken; means and SEs are over runs. Per (gamma, law), claims
     ``rank_collapse.example9.<what>_<law>_g<gamma>`` (``judge_example9``):
 
-    - ``leading_shrinks``: E lambda_1(M_+) - lambda_1 <= -z SE (Eq. (82)).
-    - ``small_grow``: E mean_{i>1} lambda_i(M_+) - eps^2 >= z SE. As Tr M_+ = d = Tr M this is
+    - ``leading_shrinks``: E lambda_1(M_+) - lambda_1 < 0 (Eq. (82)), t interval over runs.
+    - ``small_grow``: E mean_{i>1} lambda_i(M_+) - eps^2 > 0. As Tr M_+ = d = Tr M this is
       the same event as ``leading_shrinks``, in the seed's words (ii).
-    - ``frobenius_shrinks``: E ||M_+||_F^2 - ||M||_F^2 <= -z SE (Eq. (79)).
-    - ``frobenius_paper_bound``: E ||M_+||_F^2 - ||M||_F^2 <= -gamma^2 eps^2 d^2 - z SE, the
+    - ``frobenius_shrinks``: E ||M_+||_F^2 - ||M||_F^2 < 0 (Eq. (79)).
+    - ``frobenius_paper_bound``: E ||M_+||_F^2 - ||M||_F^2 <= -gamma^2 eps^2 d^2, the
       seed's "E||M_+||_F^2 < ||M||_F^2 - gamma^4 d^2" (eps = gamma).
     - ``printed_eq78_differs_e<eps>``: the erratum of Eq. (78) (module docstring), once per eps.
 

@@ -3,22 +3,24 @@ reads a CSV): Fig. 1 (rank at init and accuracy vs depth), Figs. 4, 11, 12 (rank
 BN vs vanilla over epochs), Fig. 6 (levels of pre-training and BN inits at depth 32).
 
 Every curve is the mean over runs at the learning rate the grid search chose for its (network,
-depth); a run that diverged (NaN) makes its grid point's mean NaN, so it is never chosen."""
+depth); a run that diverged (NaN) makes its grid point's mean NaN, so it is never chosen. Every
+claim is a Student-t interval over the per-run values (runs with the same index are paired)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
-from ...claims import Claim, evaluate
-from ...stats import mean_se
+from ...claims import Claim, Record
+from ...stats import t_mean
 from ...training.curves import (
+    LOWER_IS_BETTER,
     chosen_learning_rates,
     curves_at_chosen_rates,
     initial_rows,
-    mean_se_at,
     per_point_means,
-    slowdown,
 )
+from .records import judge, paired, per_run, ratio
 
 __all__ = [
     "FIGURE_NETWORKS",
@@ -58,13 +60,47 @@ def fig1_panels(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
     return init, final.merge(chosen_learning_rates(final), on=["network", "depth", "lr"])
 
 
-def _per_depth(rows: pd.DataFrame, value: str) -> pd.DataFrame:
-    """Mean and SE over runs of ``value`` per (network, depth)."""
-    out = [
-        (net, depth, *mean_se(g[value].to_numpy()))
-        for (net, depth), g in rows.groupby(["network", "depth"], sort=True)
-    ]
-    return pd.DataFrame(out, columns=["network", "depth", "mean", "se"])
+FIG1 = (
+    Record(
+        "vanilla_rank_collapses",
+        "vanilla ReLU MLP, width {width}: the numerical rank of the last hidden layer at "
+        "initialization at depth {deepest} is at most {collapse_fraction:g} x width",
+        SOURCE_FIG1 + " (left)", "paper", "vanilla_rank", "<=", "collapse_bound",
+    ),
+    Record(
+        "bn_keeps_rank",
+        "BN ReLU MLP: the rank at initialization stays >= {keep_fraction:g} x width at every "
+        "depth; measured at the depth with the lowest mean ({bn_worst_depth})",
+        SOURCE_FIG1 + " (left)", "paper", "bn_rank", ">=", "keep_bound",
+    ),
+    Record(
+        "vanilla_cannot_learn_deep",
+        "vanilla MLPs deeper than {learn_depth} layers are 'essentially unable to learn': the "
+        "training accuracy after {epochs:g} epochs at the grid-searched learning rate stays "
+        "within {chance_margin:g} of chance ({chance:g}); measured at the depth > {learn_depth} "
+        "with the best mean (depth {vanilla_best_depth})",
+        SOURCE_FIG1 + " (right)", "paper", "vanilla_deep", "<=", "chance_bound",
+    ),
+    Record(
+        "bn_drops_mildly",
+        "BN MLPs' training accuracy after {epochs:g} epochs 'drops only very mildly' with depth: "
+        "measured is, run by run, the accuracy at the depth with the best mean (depth "
+        "{bn_top_depth}) minus the accuracy at depth {deepest}",
+        SOURCE_FIG1 + " (right)", "paper", "bn_drop", "<=", "mild_drop",
+    ),
+    Record(
+        "bn_beats_vanilla_deep",
+        "at depth {deepest}, BN trains to an accuracy at least {min_gap:g} above vanilla's: "
+        "measured is, run by run, BN minus vanilla training accuracy, each at its grid-searched "
+        "learning rate",
+        SOURCE_FIG1 + " (right)", "paper", "bn_gap", ">=", "min_gap",
+    ),
+)  # fmt: skip
+
+
+def _best_depth(rows: pd.DataFrame, value: str, best=max) -> int:
+    means = rows.groupby("depth")[value].mean()
+    return int(means.idxmax() if best is max else means.idxmin())
 
 
 def fig1_claims(
@@ -92,122 +128,89 @@ def fig1_claims(
         mild_drop: BN's deepest accuracy may lie this far below its best over depths.
         min_gap: at the deepest depth BN's accuracy must exceed vanilla's by at least this.
     """
-    init_rows, final_rows = fig1_panels(table)
-    init = _per_depth(init_rows, "rank")
-    accuracy = _per_depth(final_rows, "train_accuracy")
-    bn_rank, vanilla_rank = (init[init["network"] == k] for k in ("BN", "vanilla"))
-    bn_acc, vanilla_acc = (accuracy[accuracy["network"] == k] for k in ("BN", "vanilla"))
+    init, final = fig1_panels(table)
     deepest = int(table["depth"].max())
-    epochs = float(table["epoch"].max())
-    claims = []
-
-    vr = vanilla_rank.loc[vanilla_rank["depth"].idxmax()]
-    claims.append(
-        evaluate(
-            id="rank_collapse.fig1.vanilla_rank_collapses",
-            statement=(
-                f"vanilla ReLU MLP, width {width}: the numerical rank of the last hidden layer at "
-                f"initialization at depth {deepest} is at most {collapse_fraction:g} x width"
-            ),
-            source=SOURCE_FIG1 + " (left)",
-            measured=vr["mean"], measured_se=vr["se"], relation="<=",
-            bound=collapse_fraction * width,
-        )
-    )  # fmt: skip
-    br = bn_rank.loc[bn_rank["mean"].idxmin()]
-    claims.append(
-        evaluate(
-            id="rank_collapse.fig1.bn_keeps_rank",
-            statement=(
-                f"BN ReLU MLP: the rank at initialization stays >= {keep_fraction:g} x width at "
-                f"every depth; measured is its minimum over depths (at depth {int(br['depth'])})"
-            ),
-            source=SOURCE_FIG1 + " (left)",
-            measured=br["mean"], measured_se=br["se"], relation=">=",
-            bound=keep_fraction * width,
-        )
-    )  # fmt: skip
-    deep = vanilla_acc[vanilla_acc["depth"] > learn_depth]
+    deep = final[(final["network"] == "vanilla") & (final["depth"] > learn_depth)]
     if deep.empty:  # the config check refuses such a grid before any training
         raise ValueError(f"no depth above learn_depth = {learn_depth}: nothing to judge")
-    best = deep.loc[deep["mean"].idxmax()]
-    claims.append(
-        evaluate(
-            id="rank_collapse.fig1.vanilla_cannot_learn_deep",
-            statement=(
-                f"vanilla MLPs deeper than {learn_depth} layers are 'essentially unable to "
-                f"learn': the training accuracy after {epochs:g} epochs at the grid-searched "
-                f"learning rate stays within {chance_margin:g} of chance "
-                f"({1 / n_classes:g}); measured is the best over depths > {learn_depth} "
-                f"(depth {int(best['depth'])})"
-            ),
-            source=SOURCE_FIG1 + " (right)",
-            measured=best["mean"], measured_se=best["se"], relation="<=",
-            bound=1 / n_classes + chance_margin,
-        )
+    bn_init = init[init["network"] == "BN"]
+    bn_final = final[final["network"] == "BN"]
+    worst, best, top = (
+        _best_depth(bn_init, "rank", min), _best_depth(deep, "train_accuracy"),
+        _best_depth(bn_final, "train_accuracy"),
     )  # fmt: skip
-    top = bn_acc.loc[bn_acc["mean"].idxmax()]
-    last = bn_acc.loc[bn_acc["depth"].idxmax()]
-    claims.append(
-        evaluate(
-            id="rank_collapse.fig1.bn_drops_mildly",
-            statement=(
-                f"BN MLPs' training accuracy after {epochs:g} epochs 'drops only very mildly' "
-                f"with depth: measured is the best accuracy over depths (depth "
-                f"{int(top['depth'])}, {top['mean']:.3f}) minus the accuracy at depth {deepest}"
-            ),
-            source=SOURCE_FIG1 + " (right)",
-            measured=top["mean"] - last["mean"], measured_se=last["se"], relation="<=",
-            bound=mild_drop,
-        )
-    )  # fmt: skip
-    vl = vanilla_acc.loc[vanilla_acc["depth"].idxmax()]
-    claims.append(
-        evaluate(
-            id="rank_collapse.fig1.bn_beats_vanilla_deep",
-            statement=(
-                f"at depth {deepest}, BN trains to an accuracy at least {min_gap:g} above "
-                f"vanilla's: measured is BN minus vanilla training accuracy, each at its "
-                f"grid-searched learning rate"
-            ),
-            source=SOURCE_FIG1 + " (right)",
-            measured=last["mean"] - vl["mean"], relation=">=", bound=min_gap,
-        )
-    )  # fmt: skip
-    return claims
+    acc = "train_accuracy"
+    context = {
+        "width": width, "deepest": deepest, "epochs": float(table["epoch"].max()),
+        "collapse_fraction": collapse_fraction, "collapse_bound": collapse_fraction * width,
+        "keep_fraction": keep_fraction, "keep_bound": keep_fraction * width,
+        "learn_depth": learn_depth, "chance_margin": chance_margin, "chance": 1 / n_classes,
+        "chance_bound": 1 / n_classes + chance_margin, "mild_drop": mild_drop, "min_gap": min_gap,
+        "bn_worst_depth": worst, "vanilla_best_depth": best, "bn_top_depth": top,
+        "vanilla_rank": t_mean(per_run(init, "rank", network="vanilla", depth=deepest)),
+        "bn_rank": t_mean(per_run(bn_init, "rank", depth=worst)),
+        "vanilla_deep": t_mean(per_run(deep, acc, depth=best)),
+        "bn_drop": t_mean(paired(per_run(bn_final, acc, depth=top),
+                                 per_run(bn_final, acc, depth=deepest))),
+        "bn_gap": t_mean(paired(per_run(bn_final, acc, depth=deepest),
+                                per_run(final, acc, network="vanilla", depth=deepest))),
+    }  # fmt: skip
+    return judge(FIG1, context, "rank_collapse.fig1.")
 
 
-def _slowdown_claim(final, prefix, metric, label, ratio, epochs, source) -> Claim:
-    pre, vanilla = slowdown(final, "pre-trained", metric), slowdown(final, "vanilla", metric)
-    shallow, deep = int(final["depth"].min()), int(final["depth"].max())
-    return evaluate(
-        id=f"{prefix}.pretraining_reduces_{metric}_slowdown",
-        statement=(
-            f"'the slow down in depth is much less severe for the pre-trained networks': the "
-            f"{label} after {epochs:g} epochs worsens from depth {shallow} to {deep} by at most "
-            f"{ratio:g} x the vanilla net's worsening ({vanilla:.3g}); measured is the ratio "
-            f"(pre-trained {pre:.3g})"
-        ),
-        source=source,
-        measured=pre / vanilla if vanilla > 0 else float("nan"),
-        relation="<=", bound=ratio,
-        note="" if vanilla > 0 else "vanilla does not slow down with depth: no slowdown to reduce",
-    )  # fmt: skip
+def per_run_slowdown(final: pd.DataFrame, network: str, metric: str) -> pd.Series:
+    """Per run, how much worse ``metric`` gets from the shallowest to the deepest depth
+    (positive = slower with depth; a loss rises, an accuracy falls)."""
+    shallow, deep = final["depth"].min(), final["depth"].max()
+    a = per_run(final, metric, network=network, depth=shallow)
+    b = per_run(final, metric, network=network, depth=deep)
+    return b - a if metric in LOWER_IS_BETTER else a - b
 
 
-def _pretraining_rank_claim(init: pd.DataFrame, prefix, depth, gain) -> Claim:
-    pre, pre_se = mean_se_at(init, "r_lower_bound", network="pre-trained", depth=depth)
-    vanilla, _ = mean_se_at(init, "r_lower_bound", network="vanilla", depth=depth)
-    return evaluate(
-        id=f"{prefix}.pretraining_raises_rank",
-        statement=(
-            f"rank pre-training (Algorithm 1) raises r(H_L) of the depth-{depth} vanilla net on "
-            f"the probe batch to at least {gain:g} x its value at initialization "
-            f"({vanilla:.3g}); measured is r(H_L) after pre-training"
-        ),
-        source="Dan+20 Sec. 4 and App. G, Algorithm 1",
-        measured=pre, measured_se=pre_se, relation=">=", bound=gain * vanilla,
-    )  # fmt: skip
+def _slowdown_context(final: pd.DataFrame, metric: str, slowdown_ratio: float) -> dict:
+    pre = per_run_slowdown(final, "pre-trained", metric)
+    vanilla = per_run_slowdown(final, "vanilla", metric)
+    return {
+        "shallow": int(final["depth"].min()), "ratio": slowdown_ratio,
+        "pre_slowdown": pre.mean(), "vanilla_slowdown": vanilla.mean(),
+        "excess": t_mean(paired(pre, slowdown_ratio * vanilla)),
+    }  # fmt: skip
+
+
+SLOWDOWN = Record(
+    "pretraining_reduces_{metric}_slowdown",
+    "'the slow down in depth is much less severe for the pre-trained networks': the {label} "
+    "after {epochs:g} epochs worsens from depth {shallow} to {deepest} by at most {ratio:g} x the "
+    "vanilla net's worsening; measured is, run by run, the pre-trained worsening minus {ratio:g} "
+    "x the vanilla one (means: pre-trained {pre_slowdown:.3g}, vanilla {vanilla_slowdown:.3g})",
+    "{source}",
+    "paper",
+    "excess",
+    "<=",
+    0.0,
+    note="a difference, not a ratio of worsenings, so a vanilla net that barely slows down "
+    "makes the claim fail instead of dividing by ~0",
+)
+
+FIG4 = (
+    Record(
+        "pretraining_raises_rank",
+        "rank pre-training (Algorithm 1) raises r(H_L) of the depth-{deepest} vanilla net on the "
+        "probe batch to at least {gain:g} x its value at initialization (mean {vanilla_r:.3g}); "
+        "measured is, run by run, r(H_L) after over before pre-training (same initial weights)",
+        "Dan+20 Sec. 4 and App. G, Algorithm 1", "setup", "rank_gain", ">=", "gain",
+        note="a check of our setup, not of the paper: Algorithm 1 maximizes this rank, so the "
+        "claim says only that our pre-training did what it optimizes",
+    ),
+    SLOWDOWN,
+    Record(
+        "pretraining_faster_than_bn_deep",
+        "'the pre-training is ... faster than BN on deep networks': at depth {deepest} the "
+        "pre-trained vanilla net's training loss after {epochs:g} epochs is at most the BN "
+        "net's; measured is, run by run, pre-trained minus BN",
+        "{source}", "paper", "pre_minus_bn", "<=", 0.0,
+    ),
+)  # fmt: skip
 
 
 def fig4_claims(
@@ -217,9 +220,10 @@ def fig4_claims(
     prefix: str = "rank_collapse.fig4",
     source: str = SOURCE_FIG4,
 ) -> list[Claim]:
-    """Dan+20 Sec. 4 on Fig. 4 (and Fig. 12): pre-training raises the rank, "the slow down in
-    depth is much less severe for the pre-trained networks", and "the pre-training is ... faster
-    than BN on deep networks"; each net at the step size with the lowest final training loss.
+    """Dan+20 Sec. 4 on Fig. 4 (and Fig. 12): pre-training raises the rank (a setup check),
+    "the slow down in depth is much less severe for the pre-trained networks", and "the
+    pre-training is ... faster than BN on deep networks"; each net at the step size with the
+    lowest final training loss.
 
     Args:
         table: columns network (vanilla | pre-trained | BN), depth, lr, run, point, epoch,
@@ -230,25 +234,19 @@ def fig4_claims(
     """
     curves = curves_at_chosen_rates(table, "train_loss")
     final = curves[curves["point"] == curves["point"].max()]
-    deepest, epochs = int(table["depth"].max()), float(table["epoch"].max())
+    deepest = int(table["depth"].max())
     init = initial_rows(table)
-    pre, pre_se = mean_se_at(final, "train_loss", network="pre-trained", depth=deepest)
-    bn, bn_se = mean_se_at(final, "train_loss", network="BN", depth=deepest)
-    return [
-        _pretraining_rank_claim(init, prefix, deepest, rank_gain),
-        _slowdown_claim(final, prefix, "train_loss", "training loss", slowdown_ratio, epochs,
-                        source),  # fmt: skip
-        evaluate(
-            id=f"{prefix}.pretraining_faster_than_bn_deep",
-            statement=(
-                f"'the pre-training is ... faster than BN on deep networks': at depth {deepest} "
-                f"the pre-trained vanilla net's training loss after {epochs:g} epochs is at most "
-                f"the BN net's ({bn:.3g}); measured is pre-trained minus BN"
-            ),
-            source=source,
-            measured=pre - bn, measured_se=(pre_se**2 + bn_se**2) ** 0.5, relation="<=", bound=0.0,
-        ),
-    ]  # fmt: skip
+    r_vanilla = per_run(init, "r_lower_bound", network="vanilla", depth=deepest)
+    r_pre = per_run(init, "r_lower_bound", network="pre-trained", depth=deepest)
+    loss = [per_run(final, "train_loss", network=n, depth=deepest) for n in ("pre-trained", "BN")]
+    context = {
+        "deepest": deepest, "epochs": float(table["epoch"].max()), "source": source,
+        "gain": rank_gain, "vanilla_r": r_vanilla.mean(), "metric": "train_loss",
+        "label": "training loss", "rank_gain": t_mean(ratio(r_pre, r_vanilla)),
+        "pre_minus_bn": t_mean(paired(*loss)),
+        **_slowdown_context(final, "train_loss", slowdown_ratio),
+    }  # fmt: skip
+    return judge(FIG4, context, prefix + ".")
 
 
 def fig12_claims(table: pd.DataFrame, rank_gain: float, slowdown_ratio: float) -> list[Claim]:
@@ -264,18 +262,61 @@ def fig11_claims(table: pd.DataFrame, slowdown_ratio: float) -> list[Claim]:
     vanilla, as Fig. 4's claim on the training loss (same runs, same chosen step sizes)."""
     curves = curves_at_chosen_rates(table, "train_loss")
     final = curves[curves["point"] == curves["point"].max()]
-    epochs = float(table["epoch"].max())
-    source = "Dan+20 App. I, Fig. 11"
-    return [
-        _slowdown_claim(final, "rank_collapse.fig11", metric, label, slowdown_ratio, epochs, source)
-        for metric, label in (("train_accuracy", "training accuracy"), ("test_loss", "test loss"))
-    ]
+    claims = []
+    for metric, label in (("train_accuracy", "training accuracy"), ("test_loss", "test loss")):
+        context = {
+            "deepest": int(table["depth"].max()), "epochs": float(table["epoch"].max()),
+            "source": "Dan+20 App. I, Fig. 11", "metric": metric, "label": label,
+            **_slowdown_context(final, metric, slowdown_ratio),
+        }  # fmt: skip
+        claims += judge([SLOWDOWN], context, "rank_collapse.fig11.")
+    return claims
 
 
 def _kendall_tau(a, b) -> float:
     from scipy.stats import kendalltau
 
     return float(kendalltau(a, b).statistic)
+
+
+FIG6 = (
+    Record(
+        "sgd_keeps_rank_order",
+        "'SGD preserves the initial magnitude of the rank to a large extent': Kendall's tau "
+        "between the {n_nets} networks' r(H_L) at initialization and after {epochs:g} epochs, "
+        "one tau per run (means over runs: {order})",
+        SOURCE_FIG6 + " (right)", "paper", "tau", ">=", "min_tau",
+    ),
+    Record(
+        "pretraining_level_orders_accuracy",
+        "'a clear correlation between the level of pre-training and optimization performance': "
+        "at depth {depth} each level (0, 25, 75 iterations) raises the training accuracy after "
+        "{epochs:g} epochs by at least {min_gain:g}; measured is, run by run, the smaller of the "
+        "two gains (means {gain_25:.3g}, {gain_75:.3g})",
+        SOURCE_FIG6 + " (left)", "paper", "level_gain", ">=", "min_gain",
+    ),
+    Record(
+        "asymmetric_init_lowers_bn_rank",
+        "the asymmetric init U[0, 2/sqrt(fan_in)] 'reduces the rank preserving quality of BN': "
+        "BN's r(H_L) at initialization is at most {asymmetric_rank_ratio:g} x the default "
+        "init's (mean {bn_r:.3g}); measured is, run by run, the ratio",
+        SOURCE_FIG6 + " (right, dashed)", "paper", "asym_ratio", "<=", "asymmetric_rank_ratio",
+    ),
+    Record(
+        "asymmetric_init_slows_bn",
+        "'... which is reflected in much slower learning': BN's training accuracy after "
+        "{epochs:g} epochs with the default init exceeds the asymmetric init's by at least "
+        "{min_gain:g}; measured is, run by run, default minus asymmetric",
+        SOURCE_FIG6 + " (left, dashed)", "paper", "asym_gap", ">=", "min_gain",
+    ),
+)  # fmt: skip
+
+
+def _per_run_tau(first: pd.DataFrame, last: pd.DataFrame, nets: list[str]) -> np.ndarray:
+    """Kendall's tau between the networks' r(H_L) at the first and the last point, per run."""
+    a = first.pivot_table(index="run", columns="network", values="r_lower_bound")[nets]
+    b = last.pivot_table(index="run", columns="network", values="r_lower_bound")[nets]
+    return np.array([_kendall_tau(a.loc[r], b.loc[r]) for r in a.index.intersection(b.index)])
 
 
 def fig6_claims(
@@ -299,56 +340,20 @@ def fig6_claims(
     curves = curves_at_chosen_rates(table, "train_accuracy")
     first, last = curves[curves["point"] == 0], curves[curves["point"] == curves["point"].max()]
     nets = list(dict.fromkeys(table["network"]))
-    r_init = [mean_se_at(first, "r_lower_bound", network=n)[0] for n in nets]
-    r_end = [mean_se_at(last, "r_lower_bound", network=n)[0] for n in nets]
-    acc = {n: mean_se_at(last, "train_accuracy", network=n) for n in nets}
-    epochs, depth = float(table["epoch"].max()), int(table["depth"].max())
-    levels = ["vanilla", "pre-trained 25", "pre-trained 75"]
-    gains = [acc[b][0] - acc[a][0] for a, b in zip(levels, levels[1:], strict=False)]
-    bn, asym = r_init[nets.index("BN")], r_init[nets.index("BN asymmetric")]
-    order = ", ".join(
-        f"{n} {a:.3g} -> {b:.3g}" for n, a, b in zip(nets, r_init, r_end, strict=True)
-    )
-    return [
-        evaluate(
-            id="rank_collapse.fig6.sgd_keeps_rank_order",
-            statement=(
-                f"'SGD preserves the initial magnitude of the rank to a large extent': Kendall's "
-                f"tau between the {len(nets)} networks' r(H_L) at initialization and after "
-                f"{epochs:g} epochs (means over runs; {order})"
-            ),
-            source=SOURCE_FIG6 + " (right)",
-            measured=_kendall_tau(r_init, r_end), relation=">=", bound=min_tau,
-        ),
-        evaluate(
-            id="rank_collapse.fig6.pretraining_level_orders_accuracy",
-            statement=(
-                f"'a clear correlation between the level of pre-training and optimization "
-                f"performance': at depth {depth} each level (0, 25, 75 iterations) raises the "
-                f"training accuracy after {epochs:g} epochs by at least {min_gain:g}; measured "
-                f"is the smaller of the two gains ({gains[0]:.3g}, {gains[1]:.3g})"
-            ),
-            source=SOURCE_FIG6 + " (left)",
-            measured=min(gains), relation=">=", bound=min_gain,
-        ),
-        evaluate(
-            id="rank_collapse.fig6.asymmetric_init_lowers_bn_rank",
-            statement=(
-                f"the asymmetric init U[0, 2/sqrt(fan_in)] 'reduces the rank preserving quality "
-                f"of BN': BN's r(H_L) at initialization is at most {asymmetric_rank_ratio:g} x "
-                f"the default init's ({bn:.3g}); measured is the ratio"
-            ),
-            source=SOURCE_FIG6 + " (right, dashed)",
-            measured=asym / bn, relation="<=", bound=asymmetric_rank_ratio,
-        ),
-        evaluate(
-            id="rank_collapse.fig6.asymmetric_init_slows_bn",
-            statement=(
-                f"'... which is reflected in much slower learning': BN's training accuracy "
-                f"after {epochs:g} epochs with the default init exceeds the asymmetric init's by "
-                f"at least {min_gain:g}; measured is default minus asymmetric"
-            ),
-            source=SOURCE_FIG6 + " (left, dashed)",
-            measured=acc["BN"][0] - acc["BN asymmetric"][0], relation=">=", bound=min_gain,
-        ),
-    ]  # fmt: skip
+    acc = {n: per_run(last, "train_accuracy", network=n) for n in nets}
+    r0 = {n: per_run(first, "r_lower_bound", network=n) for n in nets}
+    r1 = {n: per_run(last, "r_lower_bound", network=n) for n in nets}
+    gains = [paired(acc["pre-trained 25"], acc["vanilla"]),
+             paired(acc["pre-trained 75"], acc["pre-trained 25"])]  # fmt: skip
+    context = {
+        "n_nets": len(nets), "epochs": float(table["epoch"].max()),
+        "depth": int(table["depth"].max()), "min_tau": min_tau, "min_gain": min_gain,
+        "asymmetric_rank_ratio": asymmetric_rank_ratio, "bn_r": r0["BN"].mean(),
+        "order": ", ".join(f"{n} {r0[n].mean():.3g} -> {r1[n].mean():.3g}" for n in nets),
+        "gain_25": gains[0].mean(), "gain_75": gains[1].mean(),
+        "tau": t_mean(_per_run_tau(first, last, nets)),
+        "level_gain": t_mean(np.minimum(*gains)),
+        "asym_ratio": t_mean(ratio(r0["BN asymmetric"], r0["BN"])),
+        "asym_gap": t_mean(paired(acc["BN"], acc["BN asymmetric"])),
+    }  # fmt: skip
+    return judge(FIG6, context, "rank_collapse.fig6.")
