@@ -111,16 +111,17 @@ def run_summary(
     y: str,
     by: list[str] | None = None,
     band: str = "ci",
-    clip=None,
+    clip="auto",
     level: float = 0.95,
 ) -> pd.DataFrame:
     """Mean of y over runs at each x (and group) with a band: x, *by, mean, low, high.
 
     ``band="ci"``: Student-t confidence interval of the mean at ``level`` (the claims' interval
     over runs, ``stats.t_mean``); ``"sd"``: mean +- one standard deviation over runs (Dan+20
-    Fig. 3: "mean and standard deviation"). ``clip``: None (default, no clipping), ``(low,
-    high)`` (either may be None) or ``"auto"`` (``quantity_range(y)``): the band is cut to the
-    range the quantity can take (a rank >= 0, an accuracy in [0, 1]).
+    Fig. 3: "mean and standard deviation"). ``clip``: ``"auto"`` (the default:
+    ``quantity_range(y)``), ``(low, high)`` (either may be None) or None (no clipping): the band
+    is cut to the range the quantity can take (a rank >= 0, an accuracy in [0, 1]), in every
+    family's figures.
     """
     if band not in ("ci", "sd"):
         raise ValueError(f"band must be 'ci' or 'sd', got {band!r}")
@@ -146,7 +147,7 @@ def mean_ci(
     hue: str | None = None,
     palette=None,
     band: str = "ci",
-    clip=None,
+    clip="auto",
     **kwargs,
 ):
     """Plot the mean over runs with a shaded Student-t 95% CI band, one line per hue level.
