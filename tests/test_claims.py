@@ -227,3 +227,11 @@ def test_a_claim_that_cannot_fail_is_vacuous_not_a_hold():
     assert c.verdict == "undecided" and c.note.startswith("VACUOUS")
     assert claim(exact(0.3), "<=", 0.5, possible=(0.0, 1.0)).verdict == "holds"
     assert claim(exact(0.7), "<=", 0.5, possible=(0.0, 1.0)).verdict == "fails"
+
+
+def test_markdown_ledger_escapes_bars_in_statements(tmp_path):
+    c = claims.evaluate("f.x.y", "||M||_F <= 1", "Eq. (1)", "paper", exact(0.5), "<=", 1.0)
+    claims.write(tmp_path / "x.json", [c], scale="quick")
+    claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
+    row = [r for r in (tmp_path / "c.md").read_text().splitlines() if "f.x.y" in r][0]
+    assert r"\|\|M\|\|_F <= 1" in row and row.count(" | ") == 7

@@ -535,6 +535,11 @@ def _interval_text(r) -> str:
     return f"{r.measured:.4g} [{r.low:.4g}, {r.high:.4g}] ({r.interval}, n={r.n})"
 
 
+def _cell(text: str) -> str:
+    """Text safe inside a Markdown table cell: a norm's bars ``|x|`` escaped."""
+    return str(text).replace("|", "\\|")
+
+
 def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
     scales = ", ".join(f"{s} {n}" for s, n in table["scale"].value_counts().sort_index().items())
     lines = [
@@ -560,7 +565,8 @@ def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
             printed = f"{r.printed:.4g}" if math.isfinite(r.printed) else ""
             lines.append(
                 f"| {_LABEL[r.verdict]} | `{r.id}` | {_interval_text(r)} | {r.relation} | "
-                f"{r.bound:.4g} | {r.tolerance:.3g} | {printed} | {r.statement} ({r.source}) |"
+                f"{r.bound:.4g} | {r.tolerance:.3g} | {printed} | "
+                f"{_cell(r.statement)} ({_cell(r.source)}) |"
             )
         lines.append("")
     return "\n".join(lines)
