@@ -72,20 +72,24 @@ def clip_recorder() -> Iterator[dict]:
 
 def clip_shares(record: dict, n_points: int, members: int) -> torch.Tensor:
     """(members, n_points) float64: per log point (one per epoch after point 0), the share of
-    (step, weight matrix) pairs of that epoch whose gradient was clipped; zeros without calls."""
+    (step, weight matrix) pairs of that epoch whose gradient was clipped; with log points inside
+    epochs (``log_every`` > 0), the whole run's share at every point after 0; zeros without
+    calls."""
     out = torch.zeros(members, n_points, dtype=torch.float64)
     flags = record["flags"] if record else []
     if not flags:
         return out
     epochs, steps = record["epochs"], record["steps"]
     per_step = len(flags) // (epochs * steps)
-    if per_step * epochs * steps != len(flags) or n_points != epochs + 1:
+    if per_step * epochs * steps != len(flags):
         raise ValueError(
-            f"{len(flags)} clipping calls do not split into {epochs} epochs x {steps} steps, "
-            f"or {n_points} log points are not one per epoch (log_every must be 0)"
+            f"{len(flags)} clipping calls do not split into {epochs} epochs x {steps} steps"
         )
     stacked = torch.stack(flags).to(torch.float64).view(epochs, steps * per_step, members)
-    out[:, 1:] = stacked.mean(dim=1).T
+    if n_points == epochs + 1:
+        out[:, 1:] = stacked.mean(dim=1).T
+    else:  # log points within epochs (log_every > 0): the whole run's share at every point
+        out[:, 1:] = stacked.mean(dim=(0, 1))[:, None]
     return out
 
 
