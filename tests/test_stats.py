@@ -61,3 +61,17 @@ def test_mean_ci_uses_the_t_quantile_of_scipy_stats():
     mean, low, high = stats.mean_ci(values)
     half = st.t.ppf(0.975, 3) * values.std(ddof=1) / 2
     assert (mean, low, high) == (2.375, 2.375 - half, 2.375 + half)
+
+
+def test_a_nan_standard_error_is_not_a_missing_interval():
+    """One run has no interval (-inf, inf: undecided); a NaN SE with degrees of freedom is a
+    non-finite number (NaN interval: the claim is invalid, never undecided)."""
+    from sigprop import claims
+
+    assert stats.from_se(1.0, float("nan"), df=0, n=1).interval() == (-np.inf, np.inf)
+    low, high = stats.from_se(1.0, float("nan"), df=4, n=5).interval()
+    assert np.isnan(low) and np.isnan(high)
+    claim = claims.evaluate(
+        "x.nan_se", "s", "src", "paper", stats.from_se(1.0, float("nan"), df=4, n=5), "<=", 2.0
+    )
+    assert claim.verdict == "invalid"

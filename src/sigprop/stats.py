@@ -216,9 +216,11 @@ class Measurement:
             return math.tanh(z - half), math.tanh(z + half)
         if self.method == "wilson":
             return _wilson(v, self.n, level)
-        # t and se
-        if not (self.df >= 1 and math.isfinite(self.se)):
+        # t and se: no interval without a degree of freedom; a NaN SE is a non-finite number
+        if not self.df >= 1:
             return -math.inf, math.inf
+        if not math.isfinite(self.se):
+            return math.nan, math.nan
         half = _t_quantile(level, self.df) * self.se
         return v - half, v + half
 

@@ -204,8 +204,8 @@ def judge_theorem6_3(
     c["tightened"] = most_favourable(per_d, "<=")[1]
     c["equality"] = stats.exact((ortho["max_iso_error"] / (ortho["d"] * EPS)).max())
     c |= _moment_context(_part(table, "moment"), draws)
-    c["log_factor"] = stats.exact(t["log_factor"].max())
-    c["max_lambda"] = stats.exact(t["max_lambda"].max())
+    c["log_factor"] = stats.exact(t["log_factor"].max(skipna=False))
+    c["max_lambda"] = stats.exact(t["max_lambda"].max(skipna=False))
     return judge_records(THEOREM6_3, c, prefix="gradients.theorem6_3.")
 
 
