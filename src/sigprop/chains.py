@@ -341,24 +341,27 @@ class Trace:
     values: dict[str, Tensor]
 
 
-def progress(total: int, desc: str, every_s: float = 30.0, unit: str = "layers") -> Iterator[int]:
-    """range(total) with a progress bar on a terminal, else a log line every 10% or ``every_s``."""
+def progress(
+    total: int, desc: str, every_s: float = 30.0, unit: str = "layers", start: int = 0
+) -> Iterator[int]:
+    """range(start, total) with a progress bar on a terminal, else a log line every 10% or
+    ``every_s`` (``start`` > 0: resumed work)."""
     if sys.stderr.isatty():
         from tqdm import tqdm
 
-        yield from tqdm(range(total), desc=desc, mininterval=1.0)
+        yield from tqdm(range(start, total), desc=desc, mininterval=1.0, initial=start, total=total)
         return
-    start = last = time.monotonic()
+    began = last = time.monotonic()
     tenth = max(1, total // 10)
-    for i in range(total):
+    for i in range(start, total):
         yield i
         now = time.monotonic()
         if (i + 1) % tenth == 0 or now - last >= every_s:
             last = now
-            eta = (now - start) / (i + 1) * (total - i - 1)
+            eta = (now - began) / (i + 1 - start) * (total - i - 1)
             log.info(
                 "%s: %d/%d %s, %.1fs elapsed, eta %.1fs",
-                desc, i + 1, total, unit, now - start, eta,
+                desc, i + 1, total, unit, now - began, eta,
             )  # fmt: skip
 
 

@@ -10,6 +10,7 @@ import logging
 import os
 import sys
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pandas as pd
@@ -85,8 +86,13 @@ def run_simulation(
     tensor_path: str,
     threads: int = 1,
     nonfinite: tuple[str, ...] = (),
+    code: str = "",
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
+
+    Training inside it is resumable (``training.checkpoints``): its checkpoints go to
+    ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/`` and are removed once
+    the tensors are saved, so a killed job, rerun, resumes where it stopped.
 
     Args:
         experiment: the registry item's ``run`` function.
@@ -95,13 +101,35 @@ def run_simulation(
         tensor_path: the rule's ``.safetensors`` output; the ``.json`` sidecar goes beside it.
         threads: CPU threads torch may use (the rule's ``threads``).
         nonfinite: value names that may hold NaN or inf (the item's declaration).
+        code: the fingerprint of the experiment's code (a resumed job must run the same code).
     """
-    result, resolved, wall = _timed_call(experiment, setup, device, threads)
+    import shutil
+
+    from .training.checkpoints import resumable
+
+    root = checkpoint_root(tensor_path)
+    with resumable(root / _settings_hash(setup, device, code)):
+        result, resolved, wall = _timed_call(experiment, setup, device, threads)
     meta = store.provenance(
         dict(setup), result.seeds, resolved, wall, experiment=qualified_name(experiment)
     )
     store.save(tensor_path, result, meta, nonfinite=nonfinite)
+    shutil.rmtree(root, ignore_errors=True)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
+
+
+def checkpoint_root(tensor_path: str | os.PathLike) -> Path:
+    """Where a simulation's training checkpoints live while it runs (beside its output)."""
+    path = Path(tensor_path)
+    return path.with_name(path.stem + ".checkpoints")
+
+
+def _settings_hash(setup: dict, device: str, code: str) -> str:
+    import hashlib
+    import json
+
+    text = json.dumps([setup, device, code], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def run_measure(

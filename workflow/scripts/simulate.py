@@ -11,4 +11,5 @@ run_simulation(
     snakemake.output.tensor,
     threads=snakemake.threads,
     nonfinite=tuple(function["nonfinite"]),
+    code=str(snakemake.params.code),
 )

@@ -25,6 +25,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .. import seeding
 from ..chains import progress
+from . import checkpoints
 from .probes import (
     GRADIENT_PROBES,
     LAYER_PROBES,
@@ -267,6 +268,31 @@ def _readout_alignment(stack: RunStack, h: Tensor, y: Tensor) -> Tensor:
     return out
 
 
+def _state(identity, epoch, step, stack, momentum, gens, curves) -> dict:
+    """What ``train`` needs to go on after ``epoch`` epochs (``checkpoints``)."""
+    return {
+        "identity": identity, "epoch": epoch, "step": step,
+        "params": {k: v.detach() for k, v in stack.params.items()},
+        "buffers": dict(stack.buffers), "momentum": dict(momentum),
+        "generators": [g.get_state() for g in gens],
+        "curves": {"step": curves.step, "epoch": curves.epoch, "values": curves.values},
+    }  # fmt: skip
+
+
+@torch.no_grad()
+def _restore(saved: dict, stack: RunStack, momentum: dict, gens, curves: Curves) -> tuple[int, int]:
+    """Put a checkpoint's state back in place; returns (epochs done, steps done)."""
+    for live, kept in ((stack.params, saved["params"]), (stack.buffers, saved["buffers"])):
+        for k, v in live.items():
+            v.copy_(kept[k])
+    momentum.update({k: v.to(stack.params[k].device) for k, v in saved["momentum"].items()})
+    for g, kept in zip(gens, saved["generators"], strict=True):
+        g.set_state(kept)
+    curves.step, curves.epoch = list(saved["curves"]["step"]), list(saved["curves"]["epoch"])
+    curves.values = {k: list(v) for k, v in saved["curves"]["values"].items()}
+    return saved["epoch"], saved["step"]
+
+
 def train(
     stack: RunStack,
     data: TrainData,
@@ -291,7 +317,8 @@ def train(
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
     dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
-    epoch.
+    epoch. Inside ``checkpoints.resumable`` it saves its state after each epoch and resumes
+    from a saved one (the same computation, so the same result).
     """
     known = [*PROBES, *GRADIENT_PROBES, *LAYER_PROBES]
     unknown = set(probes) - set(known)
@@ -312,12 +339,20 @@ def train(
     lrs = lrs.to(device, data.train_x.dtype)
     gens = seeding.generators(experiment_id, list(runs), "batches")
     params = stack.params
+    curves, state, start = Curves(), {}, time.monotonic()
+    checkpoint = checkpoints.path_for(experiment_id)
+    identity = dict(experiment_id=experiment_id, runs=list(runs), lrs=lrs.tolist(), epochs=epochs,
+                    batch_size=batch_size, log_every=log_every, momentum=momentum,
+                    probes=list(probes), clip=clip, samples=n)  # fmt: skip
+    saved = checkpoints.load(checkpoint, identity)
+    if saved is None:
+        first, step = 0, 0
+        curves.add(0, 0.0, _log_point(stack, data, probes))
+    else:
+        first, step = _restore(saved, stack, state, gens, curves)
     for p in params.values():
         p.requires_grad_(True)
-    curves, state, start = Curves(), {}, time.monotonic()
-    curves.add(0, 0.0, _log_point(stack, data, probes))
-    step = 0
-    for epoch in progress(epochs, desc, unit="epochs"):
+    for epoch in progress(epochs, desc, unit="epochs", start=first):
         order = torch.stack([torch.randperm(n, generator=g) for g in gens]).to(device)
         for k in range(steps_per_epoch):
             idx = order[:, k * batch_size : (k + 1) * batch_size]
@@ -329,6 +364,9 @@ def train(
             if log_every and step % log_every == 0 and k + 1 < steps_per_epoch:
                 curves.add(step, epoch + (k + 1) / steps_per_epoch, _log_point(stack, data, probes))
         curves.add(step, epoch + 1.0, _log_point(stack, data, probes))
+        if checkpoint is not None:
+            kept = _state(identity, epoch + 1, step, stack, state, gens, curves)
+            checkpoints.save(checkpoint, kept)
         last = curves.values["train_loss"][-1]
         log.info(
             "%s: epoch %d, train loss %.4g (mean over runs)", desc, epoch + 1, float(last.mean())

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import torch
 
 from ...store import Labelled
-from ...training import experiment, loop
+from ...training import checkpoints, experiment, loop
 from ...training.experiment import named_experiment
 
 __all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
@@ -61,7 +61,8 @@ def clip_recorder() -> Iterator[dict]:
         current[0] = desc
         steps = len(data.train_x) // batch_size
         records[desc] = {"flags": [], "epochs": epochs, "steps": steps}
-        return train(stack, data, lrs, epochs, batch_size, *args, desc=desc, **kwargs)
+        with checkpoints.suspended():  # the flags live here, outside a checkpoint: no resume
+            return train(stack, data, lrs, epochs, batch_size, *args, desc=desc, **kwargs)
 
     loop.adaptive_gradient_clip, experiment.train = counting_clip, recording_train
     try:

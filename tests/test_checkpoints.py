@@ -1,0 +1,151 @@
+"""Resumable training (training.checkpoints): a job killed mid-run and rerun ends in the same
+bytes as one that was never interrupted."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import torch
+
+from sigprop.training import checkpoints
+from sigprop.training.loop import RunStack
+
+ROOT = Path(__file__).resolve().parents[1]
+EPOCHS = 4
+
+SETUP = """
+import torch
+from sigprop.training.loop import RunStack, TrainData, train
+from sigprop.training.models import MLP
+
+
+def data():
+    g = torch.Generator().manual_seed(0)
+    x, y = torch.randn(256, 12, generator=g), torch.randint(0, 3, (256,), generator=g)
+    return TrainData(x, y, x[:64], y[:64], x[:32], probe_y=y[:32])
+
+
+def run(epochs):
+    torch.manual_seed(1)
+    stack = RunStack([MLP(12, 16, 3, 3, norm="batch_norm") for _ in range(3)])
+    curves = train(stack, data(), torch.tensor([0.05, 0.1, 0.2]), epochs, 32, "test.resume",
+                   [0, 1, 2], log_every=3, momentum=0.9)
+    return stack, curves
+"""
+
+CHILD = (
+    SETUP
+    + """
+import sys, time
+from sigprop.training import checkpoints
+
+torch.set_num_threads(1)
+plain_save = checkpoints.save
+
+
+def slow_save(path, state):  # time for the parent to kill the job after a checkpoint
+    plain_save(path, state)
+    time.sleep(2.0)
+
+
+checkpoints.save = slow_save
+with checkpoints.resumable(sys.argv[1]):
+    run(int(sys.argv[2]))
+"""
+)
+
+
+def _run(epochs):
+    namespace = {}
+    exec(SETUP, namespace)  # the child's exact code, in this process
+    return namespace["run"](epochs)
+
+
+def _snapshot(stack: RunStack, curves) -> dict[str, torch.Tensor]:
+    return {**stack.params, **stack.buffers, **curves.tensors()}
+
+
+def _equal(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(torch.equal(a[k].detach(), b[k].detach()) for k in a)
+
+
+def test_a_killed_training_resumes_to_the_same_bytes(tmp_path):
+    uninterrupted = _snapshot(*_run(EPOCHS))
+    directory = tmp_path / "checkpoints"
+    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
+    child = subprocess.Popen([sys.executable, "-c", CHILD, str(directory), str(EPOCHS)], env=env)
+    checkpoint = directory / "test.resume.pt"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and child.poll() is None:
+            if checkpoint.exists():
+                state = torch.load(checkpoint, weights_only=True)
+                if state["epoch"] == 2:
+                    break
+            time.sleep(0.05)
+        assert child.poll() is None, "the job ended before it could be killed"
+        child.send_signal(signal.SIGKILL)
+        child.wait()
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert torch.load(checkpoint, weights_only=True)["epoch"] == 2
+    with checkpoints.resumable(directory):
+        resumed = _snapshot(*_run(EPOCHS))
+    assert _equal(resumed, uninterrupted)
+
+
+def test_a_checkpoint_of_other_settings_is_ignored(tmp_path):
+    with checkpoints.resumable(tmp_path):
+        _run(1)
+        assert torch.load(tmp_path / "test.resume.pt", weights_only=True)["epoch"] == 1
+        longer = _snapshot(*_run(2))  # other epochs: a fresh start, not a resume
+    assert _equal(longer, _snapshot(*_run(2)))
+
+
+def test_a_finished_checkpoint_returns_the_trained_state_without_training(tmp_path, monkeypatch):
+    with checkpoints.resumable(tmp_path):
+        first = _snapshot(*_run(2))
+        monkeypatch.setattr("sigprop.training.loop.sgd_step", _no_step)
+        again = _snapshot(*_run(2))
+    assert _equal(first, again)
+
+
+def _no_step(*args, **kwargs):
+    raise AssertionError("a finished training must not step again")
+
+
+def test_outside_resumable_nothing_is_written(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert checkpoints.path_for("x") is None
+    _run(1)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("name", ["a/b c", "rank_collapse.fig1.BN w/o centering.L50"])
+def test_checkpoint_names_are_plain_file_names(tmp_path, name):
+    with checkpoints.resumable(tmp_path):
+        path = checkpoints.path_for(name)
+    assert path.parent == tmp_path and "/" not in path.name and " " not in path.name
+
+
+def test_a_simulation_job_removes_its_checkpoints_once_saved(tmp_path):
+    from sigprop.store import Labelled
+    from sigprop.workflow import checkpoint_root, run_simulation
+
+    seen = []
+
+    def experiment(device):
+        stack, curves = _run(1)
+        seen.append(sorted(p.name for p in checkpoint_root(out).rglob("*.pt")))
+        return Labelled(dims=["point"], coords={"point": list(range(len(curves.step)))},
+                        values={"loss": curves.tensors()["train_loss"][0]}, seeds={})  # fmt: skip
+
+    out = tmp_path / "sim.safetensors"
+    run_simulation(experiment, {}, "cpu", str(out))
+    assert seen == [["test.resume.pt"]]
+    assert out.exists() and not checkpoint_root(out).exists()
