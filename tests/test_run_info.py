@@ -66,6 +66,13 @@ def test_item_scale_comes_from_the_item_slice():
     # the label in the run's config is no part of the slice
     quick["scale"] = "paper"
     assert item_scale(registry, "orthogonality", fig2b, quick, references) == "quick"
+    # nor where a site keeps its data, nor the device (a cluster profile sets both)
+    site = {**load("config.yaml", "paper.yaml"), "device": "cuda"}
+    site["data"] = {**site["data"], "root": "/scratch/datasets"}
+    for family, item in registry.judged():
+        assert item_scale(registry, family, item, site, references) == item_scale(
+            registry, family, item, paper, references
+        ), f"{family}.{item.name}"
 
 
 def test_an_item_whose_slice_is_the_same_at_both_scales_is_labelled_paper():

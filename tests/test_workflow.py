@@ -7,46 +7,25 @@ and only a few cheap items. The tiny config (.test/config/config.yaml) is for th
 test, which needs every rule at its smallest."""
 
 import math
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from workflow_copy import (
+    ROOT,
+    SNAKEMAKE,
+    WORKFLOW_TIMEOUT_S,
+    copy_workflow,
+    snakemake,
+)
 
 from sigprop.cli import GOLDEN, compare_golden
 from sigprop.papers import load_registry
 from sigprop.registry import resolve
 from sigprop.workflow import read_table
-
-ROOT = Path(__file__).resolve().parents[1]
-SNAKEMAKE = [sys.executable, "-m", "snakemake"]
-
-WORKFLOW_TIMEOUT_S = 3 * 3600
-"""A guard against a hung run only: a loaded 2-core machine must not fail the suite by time."""
-
-
-def snakemake(workdir, *args, check=True):
-    return subprocess.run(
-        [*SNAKEMAKE, "--cores", "2", *args],
-        cwd=workdir,
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=WORKFLOW_TIMEOUT_S,
-    )
-
-
-def copy_workflow(work: Path) -> Path:
-    """A copy of the workflow with its own src/ (jobs import sigprop from there first)."""
-    shutil.copy(ROOT / "Snakefile", work)
-    for folder in ("workflow", "config", "envs", "src"):
-        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    return work
-
 
 QUICK = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 """The quick config (config/config.yaml), the scale the golden file records."""

@@ -228,6 +228,18 @@ def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None
     }
 
 
+PLACEMENT_KEYS = ("data_root",)
+"""Setup keys that say where a simulation finds its inputs, not what it computes: a site's
+data folder leaves every claim's scale as it was (``Registry.item_slice``)."""
+
+
+def _without_placement(value):
+    """``value`` with every ``PLACEMENT_KEYS`` entry dropped, at any depth."""
+    if isinstance(value, Mapping):
+        return {k: _without_placement(v) for k, v in value.items() if k not in PLACEMENT_KEYS}
+    return value
+
+
 def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
     """A simulation's keyword arguments under ``config``: its setup and its extra references."""
     return {
@@ -347,7 +359,7 @@ class Registry:
         part of the slice: the label is derived from the slice (``run_info.item_scale``)."""
         config = {**config, "scale": "(derived from this slice)"}
         if item.kind == "simulation":
-            return {"setup": simulation_setup(family, item, config)}
+            return {"setup": _without_placement(simulation_setup(family, item, config))}
         if item.kind == "theorem":
             return {"slice": resolve(None, config, default=f"{family}/{item.name}")}
         found = {

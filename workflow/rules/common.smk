@@ -20,6 +20,7 @@ from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
+from sigprop.job_resources import COST_TABLE, cost_table, placement
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
@@ -49,18 +50,41 @@ REGISTRY = load_registry()
 REGISTRY.check_config(config)
 
 # Every dataset the config's real-data items read can be had (prepared, local, Debian package,
-# download), or the run stops here, before any job, with the data layer's message.
-DATASETS = preflight(
-    [n for _, item in REGISTRY.items("simulation") for n in dataset_names(item, config)],
-    config["data"]["root"],
-    download=config["data"]["download"],
-    apt=config["data"]["apt"],
-    system_sources=config["data"]["system_sources"],
+# download), or the run stops here, before any job, with the data layer's message. Only the
+# main process checks: a cluster job re-reads this file on its node, after the data is ready.
+DATASETS = (
+    preflight(
+        [n for _, item in REGISTRY.items("simulation") for n in dataset_names(item, config)],
+        config["data"]["root"],
+        download=config["data"]["download"],
+        apt=config["data"]["apt"],
+        system_sources=config["data"]["system_sources"],
+    )
+    if workflow.is_main_process
+    else {}
 )
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
-# Simulations ask a cluster for a GPU only when the config says the device is CUDA.
-SIMULATION_GPUS = 1 if config["device"] == "cuda" else 0
+COSTS = cost_table(Path(workflow.basedir) / COST_TABLE)
+"""The paper-scale cost table (bench/paper_cost.py): devices and runtimes of compute jobs."""
+
+
+def get_placement(kind, field):
+    """A compute job's ``device`` or cluster resource (``gpus``, ``runtime``, ``mem_mb``),
+    from its item, the config's device and the cost table (sigprop.job_resources)."""
+
+    def of_job(wildcards):
+        item = _item(wildcards, kind)
+        where = placement(
+            f"{wildcards.family}/{item.name}",
+            config["device"],
+            item.runtime,
+            item.mem_mb,
+            COSTS,
+        )
+        return getattr(where, field)
+
+    return of_job
 
 
 def get_figures():
@@ -95,15 +119,6 @@ def _judged_item(wildcards):
         if wildcards.item in REGISTRY.names(kind):
             return REGISTRY.get(wildcards.family, wildcards.item, kind)
     raise KeyError(f"no judged item {wildcards.family}.{wildcards.item}")
-
-
-def get_resource(kind, name):
-    """A rule resource read from the job's registry item (``mem_mb``, ``runtime``)."""
-
-    def of_item(wildcards):
-        return getattr(_item(wildcards, kind), name)
-
-    return of_item
 
 
 def previous_run_seconds(rule):

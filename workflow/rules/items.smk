@@ -12,6 +12,17 @@ wildcard_constraints:
     family="|".join(REGISTRY.families) or "(?!)",
 
 
+# On a cluster only the compute jobs are submitted; the sub-second jobs and the data rule (a
+# compute node may be offline) run in the main process's machine.
+localrules:
+    all,
+    draw,
+    tabulate,
+    judge,
+    prepare_data,
+    claims_ledger,
+
+
 rule simulate:
     """A cached simulation of a registry Simulation item (tensors + provenance sidecar)."""
     input:
@@ -30,13 +41,13 @@ rule simulate:
         "../../envs/sigprop.yaml"
     threads: 1
     resources:
-        mem_mb=get_resource("simulation", "mem_mb"),
-        runtime=get_resource("simulation", "runtime"),
-        gpu=SIMULATION_GPUS,
+        mem_mb=get_placement("simulation", "mem_mb"),
+        runtime=get_placement("simulation", "runtime"),
+        gpu=get_placement("simulation", "gpus"),
     params:
         function=get_simulation_function,
         setup=get_setup,
-        device=config["device"],
+        device=get_placement("simulation", "device"),
         code=get_simulation_code,
     script:
         "../scripts/simulate.py"
@@ -120,12 +131,13 @@ rule measure:
         "../../envs/sigprop.yaml"
     threads: 1
     resources:
-        mem_mb=get_resource("theorem", "mem_mb"),
-        runtime=get_resource("theorem", "runtime"),
+        mem_mb=get_placement("theorem", "mem_mb"),
+        runtime=get_placement("theorem", "runtime"),
+        gpu=get_placement("theorem", "gpus"),
     params:
         function=get_measure_function,
         setup=get_measure_setup,
-        device=config["device"],
+        device=get_placement("theorem", "device"),
         code=get_measure_code,
     script:
         "../scripts/measure.py"

@@ -1,0 +1,85 @@
+"""Where a compute job runs and what it asks a cluster for: device, GPUs, runtime, memory.
+
+Read by the Snakefile for the ``simulate`` and ``measure`` rules, from the item's registry
+entry, the config's ``device`` and the paper-scale cost table that ``bench/paper_cost.py``
+writes (``bench/results/paper_cost.csv``: projected paper-scale seconds on one CPU core and on
+an H100, and flags such as "launch-bound: slower on the GPU than on one core").
+
+- **Device.** ``device: cpu`` runs everything on the CPU. ``cuda`` runs every job on CUDA,
+  except the items the cost table marks slower on the GPU than on one CPU core, which stay on
+  the CPU (and ask for no GPU). ``auto`` lets each job take CUDA where its node has it (with
+  the same exception) and asks for no GPU.
+- **GPUs.** One exactly when the job will run on CUDA.
+- **Runtime** (minutes, SLURM's ``--time``): the projection for the job's device times
+  ``RUNTIME_MARGIN`` plus ``RUNTIME_OVERHEAD_MIN``, at least ``MIN_RUNTIME_MIN``; the item's
+  declared ``runtime`` where the table projects nothing (real-data training: training
+  checkpoints every epoch, so a job that hits its limit resumes when rerun).
+- **Memory**: the item's declared ``mem_mb``.
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+__all__ = ["COST_TABLE", "Placement", "cost_table", "placement"]
+
+COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
+"""The cost table, relative to the workflow's base directory."""
+
+CPU_FASTER = "slower on the GPU than on one core"
+"""The cost table's flag for an item that should stay on the CPU."""
+
+RUNTIME_MARGIN = 3.0
+RUNTIME_OVERHEAD_MIN = 5
+MIN_RUNTIME_MIN = 10
+
+
+@dataclass(frozen=True)
+class Placement:
+    """One job's device (``cpu``, ``cuda`` or ``auto``) and cluster resources."""
+
+    device: str
+    gpus: int
+    runtime: int
+    mem_mb: int
+
+
+def cost_table(path: str | os.PathLike) -> dict[str, dict[str, str]]:
+    """``family/item`` -> its row of the cost table ({} when the file is absent)."""
+    path = Path(path)
+    if not path.exists():
+        return {}
+    with path.open(newline="") as f:
+        return {row["item"]: row for row in csv.DictReader(f)}
+
+
+def _seconds(row: dict[str, str] | None, column: str) -> float:
+    try:
+        value = float((row or {}).get(column) or "nan")
+    except ValueError:
+        return math.nan
+    return value if value >= 0 else math.nan
+
+
+def placement(
+    key: str, device: str, runtime: int, mem_mb: int, costs: dict[str, dict[str, str]]
+) -> Placement:
+    """The placement of item ``key`` (``family/item``) under config ``device``; ``runtime``
+    (minutes) and ``mem_mb`` are the item's declared resources."""
+    if device not in ("auto", "cpu", "cuda"):
+        raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
+    row = costs.get(key)
+    cpu_faster = CPU_FASTER in (row or {}).get("flags", "")
+    if device == "cpu" or (cpu_faster and device == "cuda"):
+        chosen = "cpu"
+    else:
+        chosen = "cpu" if cpu_faster else device
+    projected = _seconds(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
+    if math.isfinite(projected):
+        minutes = projected / 60 * RUNTIME_MARGIN + RUNTIME_OVERHEAD_MIN
+        runtime = max(MIN_RUNTIME_MIN, math.ceil(minutes))
+    return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb))

@@ -1,0 +1,37 @@
+"""Copies of the workflow in temporary directories, and Snakemake run in them (shared by the
+workflow and cluster tests)."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+
+WORKFLOW_TIMEOUT_S = 3 * 3600
+"""A guard against a hung run only: a loaded 2-core machine must not fail the suite by time."""
+
+
+def snakemake(workdir, *args, check=True, env=None, cores="2"):
+    command = [*SNAKEMAKE, *(["--cores", cores] if cores else []), *args]
+    return subprocess.run(
+        command,
+        cwd=workdir,
+        capture_output=True,
+        text=True,
+        check=check,
+        env=env,
+        timeout=WORKFLOW_TIMEOUT_S,
+    )
+
+
+def copy_workflow(work: Path) -> Path:
+    """A copy of the workflow with its own src/ (jobs import sigprop from there first), its
+    profiles and the cost table the compute rules read."""
+    shutil.copy(ROOT / "Snakefile", work)
+    for folder in ("workflow", "config", "envs", "src", "profiles"):
+        shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (work / "bench" / "results").mkdir(parents=True)
+    shutil.copy(ROOT / "bench" / "results" / "paper_cost.csv", work / "bench" / "results")
+    return work
