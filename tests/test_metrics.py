@@ -169,3 +169,16 @@ def test_spectral_statistics_agree_with_the_single_metrics(gen):
     sigma = torch.linalg.svdvals(h) / math.sqrt(12)
     torch.testing.assert_close(out["sigma_1"], sigma[..., 0])
     torch.testing.assert_close(out["sigma_4"], sigma[..., 3])
+
+
+def test_spectral_norm_equals_the_largest_singular_value(gen):
+    """metrics.spectral_norm (through the Gram eigenproblem) equals LAPACK's SVD where that
+    converges, for tall, wide and rank-deficient batches, to ~eps relative."""
+    from sigprop.metrics import spectral_norm
+
+    for shape in [(5, 7, 3), (5, 3, 7), (4, 6, 6)]:
+        a = torch.randn(*shape, generator=gen, dtype=torch.float64)
+        if shape[-1] == shape[-2]:
+            a[..., -1] = a[..., 0]  # singular
+        expected = torch.linalg.matrix_norm(a, ord=2)
+        torch.testing.assert_close(spectral_norm(a), expected, rtol=1e-12, atol=0)

@@ -150,3 +150,23 @@ def test_every_function_is_importable_by_its_name():
         for function in (getattr(item, k, None) for k in ("run", "measure", "judge")):
             if function is not None:
                 assert import_function(qualified_name(function)) is function, function
+
+
+def test_the_simulations_a_partial_run_needs():
+    """The data preflight checks only what the requested targets read: a figure's or judge's
+    file -> the simulations it reads; a theorem -> none; no targets, a rule name or a path that
+    names no item -> all (None)."""
+    from sigprop.papers import load_registry
+
+    registry = load_registry()
+    needed = registry.simulations_for(
+        ["results/claims/rank_collapse/fig1.json", "figures/orthogonality/fig2b.pdf",
+         "results/claims/rank_collapse/lemma4.json", "results/gradients/shaped_mnist.safetensors"]
+    )  # fmt: skip
+    assert sorted((f, i.name) for f, i in needed) == [
+        ("gradients", "shaped_mnist"), ("orthogonality", "gap_chain"),
+        ("rank_collapse", "depth_training"),
+    ]  # fmt: skip
+    assert registry.simulations_for(["results/claims/rank_collapse/lemma4.json"]) == []
+    for everything in ([], ["all"], ["results/claims.csv"], ["figures/nofamily/x.pdf"]):
+        assert registry.simulations_for(everything) is None

@@ -456,6 +456,62 @@ def cmd_benchmarks(registry, args) -> int:
     return 0
 
 
+def compute_items(registry: Registry, family: str, item) -> list[str]:
+    """The simulations and theorem measurements (``family/name``) a judged item runs on."""
+    if item.kind == "theorem":
+        return [f"{family}/{item.name}"]
+    found = []
+    for ref in item.reads.values():
+        fam, read = registry.read_of(family, ref)
+        found.append(f"{fam}/{read.name}")
+    return sorted(set(found))
+
+
+def affordable_targets(
+    registry: Registry, costs: dict, budget_s: float, column: str = "cpu_paper_s"
+) -> tuple[list[str], dict[str, str]]:
+    """Claims files (``results/claims/<family>/<item>.json``) of the judged items whose compute
+    items all have a projected paper-scale cost (``column`` of the cost table) of at most
+    ``budget_s`` seconds each; and, for the others, why not (``family.item`` -> reason)."""
+    chosen, left = [], {}
+    for family, item in registry.judged():
+        reasons = []
+        for key in compute_items(registry, family, item):
+            try:
+                seconds = float(costs.get(key, {}).get(column) or "nan")
+            except ValueError:
+                seconds = math.nan
+            if not math.isfinite(seconds):
+                reasons.append(
+                    f"{key}: no projection ({costs.get(key, {}).get('status', 'not in the table')})"
+                )
+            elif seconds > budget_s:
+                reasons.append(f"{key}: {seconds:.3g} s projected")
+        if reasons:
+            left[f"{family}.{item.name}"] = "; ".join(reasons)
+        else:
+            chosen.append(f"results/claims/{family}/{item.name}.json")
+    return chosen, left
+
+
+def cmd_targets(registry: Registry, args) -> int:
+    """The claims targets whose paper-scale compute fits a budget (one line each, for
+    ``snakemake --configfile config/paper.yaml $(sigprop targets)``)."""
+    from .job_resources import cost_table
+
+    costs = cost_table(args.costs)
+    if not costs:
+        print(f"sigprop: no cost table at {args.costs} (bench/paper_cost.py writes it)")
+        return 1
+    column = "paper_gpu_s" if args.gpu else "cpu_paper_s"
+    chosen, left = affordable_targets(registry, costs, args.max_seconds, column)
+    print("\n".join(chosen))
+    if args.why:
+        for name, reason in left.items():
+            print(f"# left out {name}: {reason}", file=sys.stderr)
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -500,6 +556,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     bench.add_argument("--table", type=Path, default=Path("results/benchmarks.csv"))
     bench.add_argument("--slowest", type=int, default=10)
+    targets = sub.add_parser(
+        "targets",
+        help="claims targets whose projected paper-scale compute fits a budget (cost table)",
+    )
+    targets.add_argument(
+        "--max-seconds", type=float, default=600.0, help="largest projected cost of one job"
+    )
+    targets.add_argument("--gpu", action="store_true", help="use the H100 projection")
+    targets.add_argument(
+        "--costs", type=Path, default=Path("bench/results/paper_cost.csv"), help="cost table"
+    )
+    targets.add_argument("--why", action="store_true", help="list the items left out on stderr")
     args = parser.parse_args(argv)
     if hasattr(signal, "SIGPIPE"):  # `sigprop list | head` ends quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
@@ -512,6 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "summary": cmd_summary,
         "check-config": cmd_check_config,
         "benchmarks": cmd_benchmarks,
+        "targets": cmd_targets,
     }[args.command]
     return command(registry, args)
 

@@ -33,6 +33,7 @@ __all__ = [
     "singular_values",
     "smallest_singular_value",
     "soft_rank",
+    "spectral_norm",
     "spectral_statistics",
     "trace_diag_m2_squared",
     "trace_m_cubed",
@@ -243,6 +244,17 @@ def singular_values(h: Tensor) -> Tensor:
     if d < n:
         raise ValueError(f"need d >= n (DJB21 assumes width >= batch size), got d={d}, n={n}")
     return torch.linalg.eigvalsh(h.mT @ h).flip(-1).clamp_min(0.0).sqrt()
+
+
+def spectral_norm(a: Tensor) -> Tensor:
+    """||A||_op = sigma_max(A), batched over leading dims: sqrt of the largest eigenvalue of the
+    smaller Gram matrix.
+
+    LAPACK's SVD (``torch.linalg.matrix_norm(ord=2)``) can fail to converge on a batch of
+    singular matrices, as the BN Jacobians of Thesis Lemmas C.16-C.21 at the paper's 300 cases
+    did; the symmetric eigenproblem always converges. sigma_max keeps a relative error ~eps.
+    """
+    return torch.linalg.eigvalsh(_small_gram(a))[..., -1].clamp_min(0.0).sqrt()
 
 
 def smallest_singular_value(h: Tensor) -> Tensor:

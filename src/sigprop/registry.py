@@ -26,6 +26,7 @@ name; a single path passes the dict found there as keyword arguments.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -228,6 +229,12 @@ def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None
     }
 
 
+_TARGET = re.compile(
+    r"^(?:\./)?(?:results/claims|results/captions|results|figures)/"
+    r"(?P<family>[^/]+)/(?P<name>[^/.]+)\.[\w.]+$"
+)
+"""A file a rule writes: ``<folder>/<family>/<item>.<ext>``."""
+
 PLACEMENT_KEYS = ("data_root",)
 """Setup keys that say where a simulation finds its inputs, not what it computes: a site's
 data folder leaves every claim's scale as it was (``Registry.item_slice``)."""
@@ -339,6 +346,29 @@ class Registry:
         for family, item in self.items():
             if item.kind != "simulation":
                 yield family, item
+
+    def simulations_for(self, targets) -> list[tuple[str, Simulation]] | None:
+        """The simulations that Snakemake ``targets`` (file paths) need, or None for all of
+        them (no targets, a rule name such as ``all``, or a path that names no item): what the
+        data preflight checks, so a partial run needs only its own datasets."""
+        if not targets:
+            return None
+        found: dict[tuple[str, str], Simulation] = {}
+        for target in targets:
+            match = _TARGET.match(str(target))
+            if not match or match["family"] not in self.families:
+                return None
+            family, name = match["family"], match["name"]
+            items = [i for k, ls in self.families[family].items() for i in ls if i.name == name]
+            if not items:
+                return None
+            for item in items:
+                refs = [item.name] if item.kind == "simulation" else getattr(item, "reads", {})
+                for ref in refs.values() if isinstance(refs, Mapping) else refs:
+                    fam, read = self.read_of(family, ref)
+                    if read.kind == "simulation":
+                        found[fam, read.name] = read
+        return [(fam, item) for (fam, _), item in found.items()]
 
     def read_of(self, family: str, ref: str) -> tuple[str, Simulation | Theorem]:
         """A ``reads`` reference (``name`` or ``family/name``) -> (family, item): a simulation

@@ -45,16 +45,29 @@ config["run"] = RUN  # for the report's description (workflow/report/workflow.rs
 # the report's front page leads with the last ledger's paper claims (empty before a first run)
 config["ledger_headline"] = ledger_headline("results/claims.csv")
 
+def requested_targets():
+    """The targets on this run's command line (Snakemake's own parser; none: the default)."""
+    from snakemake.cli import get_argument_parser
+
+    args, _ = get_argument_parser().parse_known_args(sys.argv[1:])
+    return sorted(args.targets or ())
+
+
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
 REGISTRY.check_config(config)
 
-# Every dataset the config's real-data items read can be had (prepared, local, Debian package,
+# Every dataset the requested targets read can be had (prepared, local, Debian package,
 # download), or the run stops here, before any job, with the data layer's message. Only the
 # main process checks: a cluster job re-reads this file on its node, after the data is ready.
+NEEDED = REGISTRY.simulations_for(requested_targets())
 DATASETS = (
     preflight(
-        [n for _, item in REGISTRY.items("simulation") for n in dataset_names(item, config)],
+        [
+            n
+            for _, item in (REGISTRY.items("simulation") if NEEDED is None else NEEDED)
+            for n in dataset_names(item, config)
+        ],
         config["data"]["root"],
         download=config["data"]["download"],
         apt=config["data"]["apt"],

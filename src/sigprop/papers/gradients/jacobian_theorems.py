@@ -36,7 +36,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ... import ops, seeding, stats
+from ... import metrics, ops, seeding, stats
 from ...compute import resolve_device
 from . import bn_jacobian as bj
 from . import bn_mlp
@@ -118,7 +118,7 @@ def measure_jacobian(
                 (eig[..., 0] * r).abs().amax(-1),
             )
             n_top = ((eig * r[..., None] - 1.0).abs() < 1e-8).sum(-1)  # per block: n - 1
-            op = torch.linalg.matrix_norm(j_auto, ord=2)
+            op = metrics.spectral_norm(j_auto)
             op_closed = bj.bn_jacobian_norm(x)
             lam = torch.linalg.eigvalsh(x @ x.mT)
             lam_min, lam_max = lam[..., 0], lam[..., -1]
@@ -134,8 +134,8 @@ def measure_jacobian(
             layer = {}
             for name, w in (("orthogonal", wo), ("gaussian", wg)):
                 jl = torch.vmap(torch.func.jacrev(lambda xx, ww: ops.bn_unit(ww @ xx)))(xb, w)
-                layer[name] = torch.linalg.matrix_norm(
-                    jl.reshape(c, d * d, d * d), ord=2
+                layer[name] = metrics.spectral_norm(
+                    jl.reshape(c, d * d, d * d)
                 ).log() - bj.log_bn_jacobian_norm(w @ xb)
             for i in range(c):
                 rows.append(
@@ -228,7 +228,7 @@ def _chain_rule_net(d, depth, n_classes, runs, readout_scale, experiment_id, dev
     log_j = torch.stack([bj.log_bn_jacobian_norm(hk.detach()) for hk in hs[:-1]], -1)
     tail = torch.flip(torch.cumsum(torch.flip(log_j, [-1]), -1), [-1])
     tail = torch.cat([tail, torch.zeros(runs, 1, dtype=DTYPE, device=device)], -1)
-    x_norm = torch.stack([torch.linalg.matrix_norm(xx, ord=2).expand(runs) for xx in xs], -1).log()
+    x_norm = torch.stack([metrics.spectral_norm(xx).expand(runs) for xx in xs], -1).log()
     rhs = top[:, None] + tail + x_norm
     return arch, x, labels, lhs.detach(), rhs.detach(), top.detach(), tail, x_norm
 
