@@ -124,7 +124,13 @@ def small_checks() -> dict[str, Checked]:
 
 
 def failed(check: Checked, pattern: str = "") -> list[str]:
-    return [c.id for c in check.claims if not c.passed and pattern in c.id]
+    """Claims that do not hold, errata (printed forms that are wrong) left out: they must fail
+    (``errata_hold``)."""
+    return [c.id for c in check.claims if not c.passed and pattern in c.id and c.kind != "erratum"]
+
+
+def errata_hold(check: Checked) -> list[str]:
+    return [c.id for c in check.claims if c.kind == "erratum" and c.verdict != "fails"]
 
 
 def passed(check: Checked, pattern: str = "") -> list[str]:
@@ -136,6 +142,7 @@ def test_small_settings_pass_every_claim(small_checks, name):
     check = small_checks[name]
     assert check.claims
     assert failed(check) == [], [(c.id, c.measured, c.bound) for c in check.claims]
+    assert errata_hold(check) == []
 
 
 @pytest.mark.parametrize("name", list(SMALL))
@@ -143,6 +150,7 @@ def test_quick_defaults_pass_every_claim(name):
     """The defaults are the recommended quick config (each a few seconds single-threaded)."""
     check = run_item(name, device="cpu")
     assert failed(check) == [], [(c.id, c.measured, c.bound) for c in check.claims]
+    assert errata_hold(check) == []
 
 
 @pytest.mark.parametrize("name", list(SMALL))

@@ -24,14 +24,14 @@ slice in, the claims out; pure, torch-free, in ``spectral_lemma_judges``). Seed 
 
 Errata tested: the middle identity of Eq. (44) is printed Tr(diag(M^2))^2 = ||lambda||^4 / d; the
 proof (Eq. (77)) shows Tr(diag(M^2)^2) = ||lambda||_2^4 / d, which is checked, while the printed
-form is off by the factor d (claim ``rank_collapse.prop8.printed_eq44_differs``). Example 12's
+form is off by the factor d (claim ``rank_collapse.prop8.printed_eq44``). Example 12's
 Eq. (87) (||lambda||_2^2 = Theta(d^(2 beta))) needs the bulk sum_{i>1} lambda_i^2 = o(d^(2 beta)):
 with Tr M = d spread evenly this holds only for beta >= 1/2 (at beta = 1/2 both are Theta(d)); for
 1/3 <= beta < 1/2 alpha decays only like d^(1 - 3 beta), and for beta < 1/3 it tends to 1, not 0
 (the failing case of the tests). Eq. (78) drops a factor d - 1 from each first-order correction
 (||lambda||_2^2 ~ d^2 - 2 gamma^2 d (d - 1), not d^2 - 2 gamma^2 d), so Eq. (79) is
 O(-gamma^4 d^3) rather than O(-gamma^4 d^2); the seed's bound E||M_+||_F^2 < ||M||_F^2 -
-gamma^4 d^2 still holds and is checked (claims ``rank_collapse.example9.printed_eq78_differs_*``
+gamma^4 d^2 still holds and is checked (claims ``rank_collapse.example9.printed_eq78_*``
 and ``frobenius_paper_bound_*``).
 
 All randomness comes from ``sigprop.seeding`` streams addressed by the experiment ids below; all
@@ -351,7 +351,7 @@ def measure_prop8(
     float64 unit round-off is 1.1e-16 and each quantity is a sum of O(d^2) products of terms of
     one sign or bounded by the norms, so the worst-case error is O(d u) ~ 3e-14 at d = 256;
     rtol = 1e-10 leaves a factor > 10^3 while still rejecting any modelling error (O(1)).
-    ``rank_collapse.prop8.printed_eq44_differs``: the printed middle identity
+    ``rank_collapse.prop8.printed_eq44``: the printed middle identity
     Tr(diag(M^2))^2 = ||lambda||^4 / d is false: its left side is (Tr M^2)^2 = ||lambda||_2^4,
     so its smallest relative deviation, exactly d - 1 >= 7, must be >= 1.
 
@@ -481,7 +481,7 @@ def measure_example9(
     - ``frobenius_shrinks``: E ||M_+||_F^2 - ||M||_F^2 < 0 (Eq. (79)).
     - ``frobenius_paper_bound``: E ||M_+||_F^2 - ||M||_F^2 <= -gamma^2 eps^2 d^2, the
       seed's "E||M_+||_F^2 < ||M||_F^2 - gamma^4 d^2" (eps = gamma).
-    - ``printed_eq78_differs_e<eps>``: the erratum of Eq. (78) (module docstring), once per eps.
+    - ``printed_eq78_e<eps>``: the erratum of Eq. (78) (module docstring), once per eps.
 
     Lemma 7 with Prop. 8 predicts E||M_+||_F^2 - ||M||_F^2 = gamma^2 delta_F(lambda) + o(gamma^2),
     delta_F(lambda) ~ -4 eps^2 d (d - 1)(2 d - 1) (``predicted_delta``). At fixed eps it is met as
