@@ -340,8 +340,9 @@ def silent_nan_drops(workdir: Path, config: dict) -> tuple[list[str], int]:
 @pytest.mark.workflow
 def test_simulations_carry_provenance(workdir):
     meta = yaml.safe_load((workdir / "results" / "orthogonality" / "gap_chain.json").read_text())
-    assert meta["config"]["widths"] == QUICK["orthogonality"]["gap_chain"]["widths"]
-    assert meta["seeds"]["experiment_ids"][0] == "orthogonality.gap_chain.d8"
+    widths = QUICK["orthogonality"]["gap_chain"]["widths"]
+    assert meta["config"]["widths"] == widths
+    assert meta["seeds"]["experiment_ids"][0] == f"orthogonality.gap_chain.d{widths[0]}"
     assert meta["device"] == "cpu" and meta["versions"]["torch"]
 
 
