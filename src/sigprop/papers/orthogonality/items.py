@@ -182,6 +182,9 @@ ITEMS = [
         reads={"chain": "gaussian_chain"},
         params={"widths": "orthogonality/w2_depth/widths", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_depth_claims,
+        # +inf where alpha_hat = 0 (paper scale, deep layers): Cor. 3 needs alpha > 0 and gives
+        # no bound there; a ratio to it is 0, and such a layer is never "useful"
+        nonfinite=("cor3_literal", "cor3_rigorous"),
         judge_args={
             "plateau_from": "orthogonality/w2_depth/plateau_from",
             "float_tolerance": "orthogonality/w2_depth/float_tolerance",
