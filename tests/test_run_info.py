@@ -103,3 +103,29 @@ def test_the_run_record_reuses_the_reference_configs():
     assert references["paper"] == load("config.yaml", "paper.yaml")
     record = run_record(load("config.yaml"), [], CONFIG, references=references)
     assert record["scale"] == "quick"
+
+
+def test_job_placement_from_the_cost_table_and_paper_measurements():
+    """sigprop.job_resources: CPU-faster items stay on the CPU under device cuda; GPUs exactly
+    on CUDA; runtimes from the projection (measured CPU seconds win at paper scale); memory
+    raised to 1.5 x a measured paper-scale peak, only at paper scale."""
+    from sigprop.job_resources import placement
+
+    costs = {
+        "f/launch": {"flags": "launch-bound: slower on the GPU than on one core",
+                     "cpu_paper_s": "60", "paper_gpu_s": "600"},
+        "f/big": {"cpu_paper_s": "1200", "paper_gpu_s": "120", "cpu_s": "2400",
+                  "max_rss_mb": "10000"},
+    }  # fmt: skip
+    launch = placement("f/launch", "cuda", 30, 2000, costs)
+    assert (launch.device, launch.gpus, launch.runtime) == ("cpu", 0, 10)
+    big = placement("f/big", "cuda", 30, 2000, costs)
+    assert (big.device, big.gpus, big.runtime, big.mem_mb) == ("cuda", 1, 11, 15000)
+    on_cpu = placement("f/big", "cpu", 30, 2000, costs)
+    assert (on_cpu.gpus, on_cpu.runtime, on_cpu.mem_mb) == (0, 125, 15000)
+    quick = placement("f/big", "cpu", 30, 2000, costs, paper_scale=False)
+    assert (quick.runtime, quick.mem_mb) == (65, 2000)
+    assert placement("f/unknown", "auto", 600, 4000, costs) == placement(
+        "f/unknown", "auto", 600, 4000, {}
+    )
+    assert placement("f/unknown", "auto", 600, 4000, {}).runtime == 600

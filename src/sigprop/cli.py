@@ -268,9 +268,8 @@ def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Two ledgers side by side, one row per claim id in either: both kinds, verdicts and
     intervals, and whether they agree (same verdict and overlapping intervals)."""
     cols = ["kind", "verdict", "measured", "low", "high", "interval", "scale"]
-    both = pd.merge(
-        a[["id", *cols]], b[["id", *cols]], on="id", how="outer", suffixes=("_a", "_b")
-    ).set_index("id")
+    a, b = (t.reindex(columns=["id", *cols]) for t in (a, b))  # the golden file has no scale
+    both = pd.merge(a, b, on="id", how="outer", suffixes=("_a", "_b")).set_index("id")
     overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])
     both["agree"] = (both["verdict_a"] == both["verdict_b"]) & overlap
     both["kind"] = both["kind_a"].fillna(both["kind_b"])

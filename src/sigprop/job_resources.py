@@ -14,7 +14,10 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
   ``RUNTIME_MARGIN`` plus ``RUNTIME_OVERHEAD_MIN``, at least ``MIN_RUNTIME_MIN``; the item's
   declared ``runtime`` where the table projects nothing (real-data training: training
   checkpoints every epoch, so a job that hits its limit resumes when rerun).
-- **Memory**: the item's declared ``mem_mb``.
+- **Memory**: the item's declared ``mem_mb``, raised to ``MEMORY_MARGIN`` times the peak that a
+  paper-scale run measured where one did (``bench/results/paper_cpu_jobs.csv``: CPU seconds and
+  peak resident memory per job of the first paper-scale ledger); a measured CPU time also
+  replaces the projection for the runtime on the CPU.
 """
 
 from __future__ import annotations
@@ -25,10 +28,15 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COST_TABLE", "Placement", "cost_table", "placement"]
+__all__ = ["COST_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "placement"]
 
 COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
 """The cost table, relative to the workflow's base directory."""
+
+MEASURED_TABLE = Path("bench") / "results" / "paper_cpu_jobs.csv"
+"""Measured paper-scale jobs (item, rule, cpu_s, max_rss_mb), relative to the base directory."""
+
+MEMORY_MARGIN = 1.5
 
 CPU_FASTER = "slower on the GPU than on one core"
 """The cost table's flag for an item that should stay on the CPU."""
@@ -48,13 +56,22 @@ class Placement:
     mem_mb: int
 
 
-def cost_table(path: str | os.PathLike) -> dict[str, dict[str, str]]:
-    """``family/item`` -> its row of the cost table ({} when the file is absent)."""
+def cost_table(path: str | os.PathLike, measured: str | os.PathLike | None = None) -> dict:
+    """``family/item`` -> its row of the cost table ({} when the file is absent), with the
+    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs) added
+    where it has the item."""
     path = Path(path)
-    if not path.exists():
-        return {}
-    with path.open(newline="") as f:
-        return {row["item"]: row for row in csv.DictReader(f)}
+    rows: dict[str, dict[str, str]] = {}
+    if path.exists():
+        with path.open(newline="") as f:
+            rows = {row["item"]: row for row in csv.DictReader(f)}
+    if measured is not None and Path(measured).exists():
+        with Path(measured).open(newline="") as f:
+            for row in csv.DictReader(f):
+                rows.setdefault(row["item"], {"item": row["item"]}).update(
+                    cpu_s=row["cpu_s"], max_rss_mb=row["max_rss_mb"]
+                )
+    return rows
 
 
 def _seconds(row: dict[str, str] | None, column: str) -> float:
@@ -66,10 +83,16 @@ def _seconds(row: dict[str, str] | None, column: str) -> float:
 
 
 def placement(
-    key: str, device: str, runtime: int, mem_mb: int, costs: dict[str, dict[str, str]]
+    key: str,
+    device: str,
+    runtime: int,
+    mem_mb: int,
+    costs: dict[str, dict[str, str]],
+    paper_scale: bool = True,
 ) -> Placement:
     """The placement of item ``key`` (``family/item``) under config ``device``; ``runtime``
-    (minutes) and ``mem_mb`` are the item's declared resources."""
+    (minutes) and ``mem_mb`` are the item's declared resources. The paper-scale measurements
+    (``cpu_s``, ``max_rss_mb``) apply only where the item runs at paper scale."""
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
     row = costs.get(key)
@@ -79,7 +102,12 @@ def placement(
     else:
         chosen = "cpu" if cpu_faster else device
     projected = _seconds(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
+    if paper_scale and chosen != "cuda" and math.isfinite(_seconds(row, "cpu_s")):
+        projected = _seconds(row, "cpu_s")  # measured beats projected
     if math.isfinite(projected):
         minutes = projected / 60 * RUNTIME_MARGIN + RUNTIME_OVERHEAD_MIN
         runtime = max(MIN_RUNTIME_MIN, math.ceil(minutes))
+    peak = _seconds(row, "max_rss_mb")  # a non-negative number, as seconds are
+    if paper_scale and math.isfinite(peak):
+        mem_mb = max(mem_mb, 500 * math.ceil(peak * MEMORY_MARGIN / 500))
     return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb))

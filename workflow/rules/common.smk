@@ -20,7 +20,7 @@ from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
-from sigprop.job_resources import COST_TABLE, cost_table, placement
+from sigprop.job_resources import COST_TABLE, MEASURED_TABLE, cost_table, placement
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
@@ -78,7 +78,7 @@ DATASETS = (
 )
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
-COSTS = cost_table(Path(workflow.basedir) / COST_TABLE)
+COSTS = cost_table(Path(workflow.basedir) / COST_TABLE, Path(workflow.basedir) / MEASURED_TABLE)
 """The paper-scale cost table (bench/paper_cost.py): devices and runtimes of compute jobs."""
 
 
@@ -88,12 +88,14 @@ def get_placement(kind, field):
 
     def of_job(wildcards):
         item = _item(wildcards, kind)
+        scale = item_scale(REGISTRY, wildcards.family, item, config, SCALE_REFERENCES)
         where = placement(
             f"{wildcards.family}/{item.name}",
             config["device"],
             item.runtime,
             item.mem_mb,
             COSTS,
+            paper_scale=scale == "paper",
         )
         return getattr(where, field)
 
