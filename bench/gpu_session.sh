@@ -12,7 +12,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-${OUT:-bench/results/gpu}}")
 mkdir -p "$out"
-python=${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}
+python=$(realpath "$(command -v "${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}")")
 
 {
     date -u
@@ -31,7 +31,7 @@ work=$(mktemp -d)
 git ls-files -z | xargs -0 -I{} cp --parents {} "$work" 2>/dev/null || cp -r . "$work"
 targets=$(cd "$work" && PYTHONPATH=src "$python" -m sigprop.cli targets --gpu --max-seconds 60)
 (
-    cd "$work" && PATH="$(dirname "$(realpath "$OLDPWD/$python")"):$PATH" \
+    cd "$work" && PATH="$(dirname "$python"):$PATH" \
         timeout 240 "$python" -m snakemake --cores 4 --keep-going $targets \
         --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
 )

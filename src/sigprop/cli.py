@@ -472,14 +472,13 @@ def affordable_targets(
     """Claims files (``results/claims/<family>/<item>.json``) of the judged items whose compute
     items all have a projected paper-scale cost (``column`` of the cost table) of at most
     ``budget_s`` seconds each; and, for the others, why not (``family.item`` -> reason)."""
+    from .job_resources import number
+
     chosen, left = [], {}
     for family, item in registry.judged():
         reasons = []
         for key in compute_items(registry, family, item):
-            try:
-                seconds = float(costs.get(key, {}).get(column) or "nan")
-            except ValueError:
-                seconds = math.nan
+            seconds = number(costs.get(key), column)
             if not math.isfinite(seconds):
                 reasons.append(
                     f"{key}: no projection ({costs.get(key, {}).get('status', 'not in the table')})"

@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COST_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "placement"]
+__all__ = ["COST_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "number", "placement"]
 
 COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
 """The cost table, relative to the workflow's base directory."""
@@ -74,7 +74,8 @@ def cost_table(path: str | os.PathLike, measured: str | os.PathLike | None = Non
     return rows
 
 
-def _seconds(row: dict[str, str] | None, column: str) -> float:
+def number(row: dict[str, str] | None, column: str) -> float:
+    """A non-negative number of a cost-table row (seconds, MB); NaN where absent or invalid."""
     try:
         value = float((row or {}).get(column) or "nan")
     except ValueError:
@@ -97,17 +98,14 @@ def placement(
         raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
     row = costs.get(key)
     cpu_faster = CPU_FASTER in (row or {}).get("flags", "")
-    if device == "cpu" or (cpu_faster and device == "cuda"):
-        chosen = "cpu"
-    else:
-        chosen = "cpu" if cpu_faster else device
-    projected = _seconds(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
-    if paper_scale and chosen != "cuda" and math.isfinite(_seconds(row, "cpu_s")):
-        projected = _seconds(row, "cpu_s")  # measured beats projected
+    chosen = "cpu" if device == "cpu" or cpu_faster else device
+    projected = number(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
+    if paper_scale and chosen != "cuda" and math.isfinite(number(row, "cpu_s")):
+        projected = number(row, "cpu_s")  # measured beats projected
     if math.isfinite(projected):
         minutes = projected / 60 * RUNTIME_MARGIN + RUNTIME_OVERHEAD_MIN
         runtime = max(MIN_RUNTIME_MIN, math.ceil(minutes))
-    peak = _seconds(row, "max_rss_mb")  # a non-negative number, as seconds are
+    peak = number(row, "max_rss_mb")
     if paper_scale and math.isfinite(peak):
         mem_mb = max(mem_mb, 500 * math.ceil(peak * MEMORY_MARGIN / 500))
     return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb))

@@ -125,11 +125,9 @@ def checkpoint_root(tensor_path: str | os.PathLike) -> Path:
 
 
 def _settings_hash(setup: dict, device: str, code: str) -> str:
-    import hashlib
-    import json
+    from .run_info import config_sha256
 
-    text = json.dumps([setup, device, code], sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return config_sha256({"setup": setup, "device": device, "code": code})[:16]
 
 
 def run_measure(
