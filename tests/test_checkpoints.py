@@ -99,11 +99,19 @@ def test_a_killed_training_resumes_to_the_same_bytes(tmp_path):
     assert _equal(resumed, uninterrupted)
 
 
-def test_a_checkpoint_of_other_settings_is_ignored(tmp_path):
+def test_a_checkpoint_of_other_settings_is_ignored(tmp_path, monkeypatch):
+    """A 1-epoch checkpoint is not resumed by a 2-epoch training (another identity): that one
+    takes all its 2 x 8 steps from the start (a resume would take 8)."""
+    import sigprop.training.loop as loop
+
     with checkpoints.resumable(tmp_path):
         _run(1)
         assert torch.load(tmp_path / "test.resume.pt", weights_only=True)["epoch"] == 1
-        longer = _snapshot(*_run(2))  # other epochs: a fresh start, not a resume
+        steps, step = [], loop.sgd_step
+        monkeypatch.setattr(loop, "sgd_step", lambda *a, **k: steps.append(1) or step(*a, **k))
+        longer = _snapshot(*_run(2))
+    assert len(steps) == 2 * 256 // 32
+    monkeypatch.undo()
     assert _equal(longer, _snapshot(*_run(2)))
 
 
