@@ -1,44 +1,61 @@
 #!/usr/bin/env bash
 # What a session that is lent a GPU runs, once, within 8 minutes of device time (issue 25, item 5):
 #   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
-# 1. the CUDA tests (every test parametrized over devices, CUDA no longer skipped), 3 min cap;
-# 2. a few paper-scale simulations and measurements on CUDA, timed by Snakemake's benchmark
-#    files, 4 min cap: the synthetic items the cost table projects at 10 s .. 10 min on an H100;
-# 3. what ran where: nvidia-smi, torch and CUDA versions, the benchmark rows.
-# Everything lands under OUT: environment.txt, cuda_tests.txt, paper_jobs.csv, claims of the
-# items that finished. It needs the project's Python environment (torch with CUDA, snakemake,
-# pytest): `make .venv/.installed` on the GPU machine, or a carried venv.
+# 1. the CUDA tests: the device-parametrized unit tests and tests/test_cuda_parity.py (every
+#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts), 240 s cap;
+# 2. measured GPU seconds per synthetic item at paper scale (bench/gpu_cost.py), 100 s budget;
+# 3. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
+#    benchmark files, 90 s cap;
+# 4. what ran where: nvidia-smi, torch and CUDA versions.
+# Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_cost.csv, paper_jobs.csv,
+# paper_claims_cuda.csv, snakemake.txt. The project's Python environment must be importable:
+# the project's venv, or (on a bare GPU machine) its packages on PYTHONPATH; the script puts
+# src/ on PYTHONPATH itself.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+root=$PWD
 out=$(realpath -m "${1:-${OUT:-bench/results/gpu}}")
 mkdir -p "$out"
-python=$(realpath "$(command -v "${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}")")
+python=$(command -v "${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}")
+[[ $python = /* ]] || python=$root/$python  # absolute, but not resolved: a venv's link must stay
+export PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
+export PATH="$(dirname "$python"):$PATH"
+cores=$(nproc)
 
 {
     date -u
     nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
-    "$python" -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda,
-        "available", torch.cuda.is_available())'
+    lscpu | grep -E '^Model name|^CPU\(s\)' 2>&1
+    "$python" -c 'import torch, snakemake; print("torch", torch.__version__, "cuda", torch.version.cuda,
+        "available", torch.cuda.is_available(), "snakemake", snakemake.__version__)'
 } > "$out/environment.txt" 2>&1
+cat "$out/environment.txt"
 
-# 1. CUDA tests: the device-parametrized tests, CUDA cases only.
-timeout 180 "$python" -m pytest -q -p no:cacheprovider -m "not workflow" -k cuda \
-    > "$out/cuda_tests.txt" 2>&1
-echo "cuda tests: exit $?" >> "$out/environment.txt"
+# 1. CUDA tests.
+timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests > "$out/cuda_tests.txt" 2>&1
+echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
+tail -5 "$out/cuda_tests.txt"
 
-# 2. Paper-scale items on CUDA, the cheapest projected first (sigprop targets --gpu).
+# 2. Measured GPU seconds per synthetic item (cheapest first).
+timeout 150 "$python" bench/gpu_cost.py --out "$out/gpu_cost.csv" --budget 100 --timeout 40 \
+    > "$out/gpu_cost.txt" 2>&1
+echo "gpu_cost: exit $?" | tee -a "$out/environment.txt"
+tail -3 "$out/gpu_cost.txt"
+
+# 3. Paper-scale claims on CUDA (the cheapest projected first), in a copy of the workflow.
 work=$(mktemp -d)
-git ls-files -z | xargs -0 -I{} cp --parents {} "$work" 2>/dev/null || cp -r . "$work"
-targets=$(cd "$work" && PYTHONPATH=src "$python" -m sigprop.cli targets --gpu --max-seconds 60)
+cp -r Snakefile workflow config envs src profiles "$work"/
+mkdir -p "$work/bench/results" && cp bench/results/paper_cost.csv bench/results/paper_cpu_jobs.csv "$work/bench/results/"
+targets=$(cd "$work" && "$python" -m sigprop.cli targets --gpu --max-seconds 30)
 (
-    cd "$work" && PATH="$(dirname "$python"):$PATH" \
-        timeout 240 "$python" -m snakemake --cores 4 --keep-going $targets \
-        --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
+    cd "$work" && export PYTHONPATH="$work/src:$PYTHONPATH" &&
+        timeout 90 "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
+        $targets --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
 )
-echo "paper-scale jobs: exit $?" >> "$out/environment.txt"
+echo "paper-scale jobs: exit $?" | tee -a "$out/environment.txt"
 
-# 3. Timings (Snakemake's benchmark files) and the claims that finished.
-PYTHONPATH="$work/src" "$python" - "$work" "$out" <<'EOF'
+# 4. Timings (Snakemake's benchmark files) and the claims that finished.
+PYTHONPATH="$work/src:${PYTHONPATH}" "$python" - "$work" "$out" <<'EOF'
 import sys
 from pathlib import Path
 

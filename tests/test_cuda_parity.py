@@ -1,0 +1,66 @@
+"""Same code on CPU and CUDA: every synthetic item of the tiny config, run with ``device=cuda``,
+reaches the verdicts of a ``device=cpu`` run, each measured value inside the CPU run's interval
+(the criterion the golden file applies between two CPUs, ``cli.compare_golden``).
+
+Skipped without CUDA; a GPU session runs it (``bench/gpu_session.sh``). Real-data items are left
+out: the GPU machines have no dataset and no network.
+"""
+
+import os
+import shutil
+import subprocess
+
+import pytest
+import torch
+from workflow_copy import ROOT, SNAKEMAKE, WORKFLOW_TIMEOUT_S, copy_workflow
+
+from sigprop import claims
+from sigprop.cli import compare_golden, compute_items
+from sigprop.papers import load_registry
+
+TINY = ROOT / ".test" / "config" / "config.yaml"
+
+
+def synthetic_targets() -> list[str]:
+    """Claims files of the judged items none of whose compute items reads a dataset."""
+    registry = load_registry()
+    targets = []
+    for family, item in registry.judged():
+        computed = [
+            registry.read_of(*key.split("/")) for key in compute_items(registry, family, item)
+        ]
+        if not any(getattr(read, "datasets", ()) for _, read in computed):
+            targets.append(f"results/claims/{family}/{item.name}.json")
+    return targets
+
+
+def test_synthetic_targets_leave_out_exactly_the_real_data_items():
+    targets = synthetic_targets()
+    assert "results/claims/orthogonality/fig2b.json" in targets
+    assert "results/claims/rank_collapse/lemma4.json" in targets
+    assert "results/claims/rank_collapse/fig1.json" not in targets  # trains on Fashion-MNIST
+
+
+@pytest.mark.workflow
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+def test_cuda_run_reaches_the_cpu_verdicts(tmp_path):
+    targets = synthetic_targets()
+    cores = str(max(1, (os.cpu_count() or 2) // 2))
+    runs = {}
+    for device in ("cpu", "cuda"):  # the two runs at once, each on half the cores
+        work = tmp_path / device
+        work.mkdir()
+        copy_workflow(work)
+        shutil.copy(TINY, work / "tiny.yaml")
+        command = [
+            *SNAKEMAKE, "--cores", cores, *targets, "--keep-going",
+            "--configfile", "tiny.yaml", "--config", f"device={device}",
+        ]  # fmt: skip
+        log = (work / "snakemake.log").open("w")
+        runs[device] = subprocess.Popen(command, cwd=work, stdout=log, stderr=log)
+    for device, run in runs.items():
+        run.wait(timeout=WORKFLOW_TIMEOUT_S)
+        log = (tmp_path / device / "snakemake.log").read_text()
+        assert run.returncode == 0, f"{device}:\n{log[-4000:]}"
+    cpu, cuda = (claims.ledger([tmp_path / d / t for t in targets]) for d in ("cpu", "cuda"))
+    assert compare_golden(cuda, cpu) == []
