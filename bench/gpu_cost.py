@@ -104,6 +104,7 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=150, help="no item starts after (s)")
     parser.add_argument("--timeout", type=int, default=60, help="seconds per timed run")
     parser.add_argument("--device", default="cuda", help="cpu: try the harness without a GPU")
+    parser.add_argument("--only", nargs="*", help="family/item keys to run (default: all)")
     args = parser.parse_args()
     global DEVICE
     DEVICE = args.device
@@ -122,6 +123,8 @@ def main() -> None:
         return gpu * share if gpu and share else model.get("t_A") or float("inf")
 
     todo = [e for e in paper_cost.setups(paper, registry) if not getattr(e[1], "datasets", ())]
+    if args.only:
+        todo = [e for e in todo if f"{e[0]}/{e[1].name}" in args.only]
     todo.sort(key=modelled_a_seconds)
     start, rows = time.time(), []
     for family, item, paper_setup in todo:

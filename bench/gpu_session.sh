@@ -32,7 +32,8 @@ cores=$(nproc)
 cat "$out/environment.txt"
 
 # 1. CUDA tests.
-timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests > "$out/cuda_tests.txt" 2>&1
+SIGPROP_PARITY_OUT="$out" timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
+    > "$out/cuda_tests.txt" 2>&1
 echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
 tail -5 "$out/cuda_tests.txt"
 

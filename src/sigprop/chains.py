@@ -75,9 +75,9 @@ def unit_variance_draws(
     to ``dtype`` before the affine map of the uniform law.
     """
     if law == "gaussian":
-        return torch.randn(size, generator=g, device=device, dtype=draw_dtype).to(dtype)
+        return torch.randn(size, generator=g, dtype=draw_dtype).to(device).to(dtype)
     if law == "uniform":
-        u = torch.rand(size, generator=g, device=device, dtype=draw_dtype).to(dtype)
+        u = torch.rand(size, generator=g, dtype=draw_dtype).to(device).to(dtype)
         return (u * 2.0 - 1.0) * math.sqrt(3.0)
     raise ValueError(f"weight law must be one of {WEIGHT_LAWS}, got {law!r}")
 
@@ -112,14 +112,14 @@ class _BlockStream:
         self.dtype, self.device = dtype, torch.device(device)
         self.block = block_layers(math.prod(self.shape))
         ids = [experiment_id] if isinstance(experiment_id, str) else list(experiment_id)
-        self._gens = [g for eid in ids for g in generators(eid, self.runs, stream, self.device)]
+        self._gens = [g for eid in ids for g in generators(eid, self.runs, stream)]
         self._buffer: Tensor | None = None
         self._next = self.block
 
     def _draw(self, g: torch.Generator, out: Tensor) -> None:
         size = (self.block, *self.shape)
         if self.law == "gaussian":  # copy_ casts exactly, as .to(dtype) would, without a temporary
-            out.copy_(torch.randn(size, generator=g, device=self.device, dtype=torch.float32))
+            out.copy_(torch.randn(size, generator=g, dtype=torch.float32).to(self.device))
         else:
             out.copy_(unit_variance_draws(g, size, self.law, self.dtype, self.device))
         out.mul_(self.std)

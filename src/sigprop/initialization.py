@@ -63,15 +63,17 @@ def xavier_init(
     """``xavier_uniform_(W, gain)`` on every Linear layer, biases to 0 [code ``xavier_init``].
 
     W ~ U[-a, a] with a = gain sqrt(6 / (fan_in + fan_out)). The draws come from one generator,
-    ``seeding.generator(experiment_id, run, "weights")`` on the weights' device, layer after
-    layer, so a run's weights are reproducible alone. Modifies ``model`` in place and returns it.
+    ``seeding.generator(experiment_id, run, "weights")`` (on the CPU, copied to the weights'
+    device), layer after layer, so a run's weights are reproducible alone and the same on every
+    device. Modifies ``model`` in place and returns it.
     """
     layers = linear_layers(model)
     if not layers:
         raise ValueError("model has no nn.Linear layer to initialize")
-    g = generator(experiment_id, run, "weights", layers[0].weight.device)
+    g = generator(experiment_id, run, "weights")
     for layer in layers:
-        nn.init.xavier_uniform_(layer.weight, gain=gain, generator=g)
+        draw = torch.empty(layer.weight.shape, dtype=layer.weight.dtype)
+        layer.weight.copy_(nn.init.xavier_uniform_(draw, gain=gain, generator=g))
         if layer.bias is not None:
             layer.bias.zero_()
     return model

@@ -32,8 +32,7 @@ def gaussian_inputs(
     """I.i.d. N(0, 1) inputs X in R^{d x n} per run, from the run's ``"input"`` stream."""
     _check_shape(d, n)
     draws = [
-        torch.randn(d, n, generator=generator(experiment_id, r, "input", device), device=device)
-        for r in runs
+        torch.randn(d, n, generator=generator(experiment_id, r, "input")).to(device) for r in runs
     ]
     return torch.stack(draws).to(dtype)
 

@@ -133,7 +133,7 @@ def _initial_networks(
         net = _network(setup, spec["norm"], depth, data.train_x.shape[1], n_classes)
         net = net.to(device, dtype)
         scheme = spec.get("init", setup["init"])
-        init_weights(net, scheme, generator(init_id, r, "init", device))
+        init_weights(net, scheme, generator(init_id, r, "init"))
         if spec.get("orthogonalize"):
             batch = _init_batch(data, setup["init_batch_size"], init_id, r)
             _transformed(net, spec, batch)

@@ -264,7 +264,8 @@ WEIGHTED = (nn.Linear, nn.Conv2d)
 def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> nn.Module:
     """Initialize every ``nn.Linear`` and ``nn.Conv2d`` of ``model`` in module order with
     ``INITS[scheme]``, drawing from ``generator``; normalization layers get weight 1 and bias 0.
-    Returns ``model``.
+    Returns ``model``. The draws are made on the CPU whatever the model's device, so a network
+    is the same on every device.
 
     This overrides whatever the constructor drew: torchvision's VGG and ResNet constructors
     re-initialize with Kaiming normal (Dan+20's "standard PyTorch init" is ``torch_default``).
@@ -273,7 +274,9 @@ def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> n
         raise ValueError(f"init must be one of {sorted(INITS)}, got {scheme!r}")
     for module in model.modules():
         if isinstance(module, WEIGHTED):
-            INITS[scheme](module, generator)
+            device = module.weight.device  # drawn on the CPU, as every draw (sigprop.seeding)
+            INITS[scheme](module.to("cpu"), generator)
+            module.to(device)
         elif isinstance(module, nn.modules.batchnorm._NormBase) and module.affine:
             nn.init.ones_(module.weight)
             nn.init.zeros_(module.bias)

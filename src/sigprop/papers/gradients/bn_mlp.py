@@ -120,7 +120,7 @@ def _draws(
     gens: Sequence[torch.Generator], shape: tuple[int, ...], dtype: torch.dtype, device
 ) -> Tensor:
     """One standard Gaussian block per run, each from its own generator, stacked."""
-    return torch.stack([torch.randn(shape, generator=g, dtype=dtype, device=device) for g in gens])
+    return torch.stack([torch.randn(shape, generator=g, dtype=dtype).to(device) for g in gens])
 
 
 def haar_from_gaussian(g: Tensor) -> Tensor:
@@ -169,8 +169,8 @@ def init_parameters(
     if not runs:
         raise ValueError("runs must not be empty")
     device = torch.device(device)
-    gens = seeding.generators(experiment_id, list(runs), "weights", device)
-    bgens = seeding.generators(experiment_id, list(runs), "biases", device) if arch.bias else None
+    gens = seeding.generators(experiment_id, list(runs), "weights")
+    bgens = seeding.generators(experiment_id, list(runs), "biases") if arch.bias else None
     weights, biases = _layer_parameters(arch, d_in, d_out, gens, bgens, 0, dtype, device)
     return Parameters(weights, biases)
 
@@ -198,7 +198,7 @@ def _layer_parameters(
     biases = []
     for k in layers:
         u = torch.stack(
-            [torch.rand((sizes[k + 1], 1), generator=g, dtype=dtype, device=device) for g in bgens]
+            [torch.rand((sizes[k + 1], 1), generator=g, dtype=dtype).to(device) for g in bgens]
         )
         biases.append((2 * u - 1) / math.sqrt(sizes[k]))
     return weights, biases
@@ -400,8 +400,8 @@ def _profile_parameters(
         return _PARAMETER_CACHE[key]
     _PARAMETER_CACHE.clear()  # before drawing: never two networks in memory
     runs = [r for chunk in chunks for r in chunk]
-    gens = seeding.generators(experiment_id, runs, "weights", device)
-    bgens = seeding.generators(experiment_id, runs, "biases", device) if arch.bias else None
+    gens = seeding.generators(experiment_id, runs, "weights")
+    bgens = seeding.generators(experiment_id, runs, "biases") if arch.bias else None
     first = _layer_parameters(arch, d_in, d_out, gens, bgens, 0, dtype, device, last=0)
 
     def per_chunk():

@@ -37,7 +37,7 @@ def isometry_chain(
     for d in widths:
         stream = f"{experiment_id}.d{d}"
         x0 = isometry_decay.near_identity_input(
-            d, input_fraction, seeding.generator(stream, 0, "input", device), torch.float64, device
+            d, input_fraction, seeding.generator(stream, 0, "input"), torch.float64, device
         )
         gaps.append(isometry_decay.bn_haar_chain(x0, depth, stream, runs))
     return Labelled(

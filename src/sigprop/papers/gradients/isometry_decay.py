@@ -96,8 +96,8 @@ def near_identity_input(
     (authors' notebook for Fig. 6.1, f = 0.005). Shape (d, d)."""
     if d < 1 or not 0.0 <= fraction < 1.0:
         raise ValueError(f"need d >= 1 and 0 <= fraction < 1, got d={d}, fraction={fraction}")
-    u = torch.rand(d, 1, generator=generator, dtype=dtype, device=device)
-    v = torch.rand(d, 1, generator=generator, dtype=dtype, device=device)
+    u = torch.rand(d, 1, generator=generator, dtype=dtype).to(device)
+    v = torch.rand(d, 1, generator=generator, dtype=dtype).to(device)
     return (1.0 - fraction) * torch.eye(d, dtype=dtype, device=device) + fraction * (u @ v.mT)
 
 
@@ -118,7 +118,7 @@ def bn_haar_chain(x0: Tensor, depth: int, experiment_id: str, runs: Sequence[int
             f"need x0 (d, n), depth >= 0 and runs, got {tuple(x0.shape)}, {depth}, {runs}"
         )
     d = x0.shape[0]
-    gens = seeding.generators(experiment_id, list(runs), "weights", x0.device)
+    gens = seeding.generators(experiment_id, list(runs), "weights")
     x = x0.expand(len(runs), *x0.shape)
     gaps = [bn_mlp.representation_gap(x)]
     for _ in range(depth):
@@ -149,7 +149,7 @@ def haar_batch(
 ) -> Tensor:
     """``count`` Haar orthogonal d x d matrices from one generator (QR with sign fix, as
     ``bn_mlp.haar_weights``). Shape (count, d, d)."""
-    g = torch.randn(count, d, d, generator=generator, dtype=dtype, device=device)
+    g = torch.randn(count, d, d, generator=generator, dtype=dtype).to(device)
     return bn_mlp.haar_from_gaussian(g)
 
 

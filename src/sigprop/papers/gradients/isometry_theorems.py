@@ -49,14 +49,14 @@ def rotated_bn_input(d: int, spread: float, g: torch.Generator, device="cpu") ->
     if spread < 0:
         raise ValueError(f"spread must be >= 0, got {spread}")
     u, v = dec.haar_batch(2, d, g, DTYPE, device)
-    s = torch.exp(spread * torch.randn(d, generator=g, dtype=DTYPE, device=device))
+    s = torch.exp(spread * torch.randn(d, generator=g, dtype=DTYPE).to(device))
     return ops.bn_unit((u * s) @ v.mT)
 
 
 def _inputs(item: str, d: int, spreads, device) -> list[Tensor]:
     """The inputs ``rotated_bn_input(d, spread)`` of the Monte Carlo cases, one per spread, from
     their own stream ``("gradients.<item>", d, "inputs")`` (independent of the Haar draws)."""
-    g = seeding.generator(f"gradients.{item}", d, "inputs", device)
+    g = seeding.generator(f"gradients.{item}", d, "inputs")
     return [rotated_bn_input(d, float(spread), g, device) for spread in spreads]
 
 
@@ -98,16 +98,16 @@ def measure_lemma6_2(
     lo, hi = (int(v) for v in d_range)
     if not 2 <= lo <= hi or n_cases < 1 or max_spread < 0:
         raise ValueError("need 2 <= d_min <= d_max, n_cases >= 1, max_spread >= 0")
-    g = seeding.generator("gradients.lemma6_2", 0, "cases", device)
-    sizes = torch.randint(lo, hi + 1, (n_cases,), generator=g, device=device)
+    g = seeding.generator("gradients.lemma6_2", 0, "cases")
+    sizes = torch.randint(lo, hi + 1, (n_cases,), generator=g).to(device)
     rows = []
     for d in sizes.unique().tolist():
         c = int((sizes == d).sum())
-        kw = dict(generator=g, dtype=DTYPE, device=device)
-        spread = max_spread * torch.rand(c, 1, 1, **kw)
+        draws = seeding.Draws(g, DTYPE, device)
+        spread = max_spread * draws.rand(c, 1, 1)
         u, v = dec.haar_batch(c, d, g, DTYPE, device), dec.haar_batch(c, d, g, DTYPE, device)
-        x = (u * torch.exp(spread * torch.randn(c, 1, d, **kw))) @ v.mT
-        x = x * torch.exp(spread * torch.randn(c, d, 1, **kw))  # uneven row norms
+        x = (u * torch.exp(spread * draws.randn(c, 1, d))) @ v.mT
+        x = x * torch.exp(spread * draws.randn(c, d, 1))  # uneven row norms
         w = dec.haar_batch(c, d, g, DTYPE, device)
         r = torch.linalg.vector_norm(x, dim=-1)
         rw = torch.linalg.vector_norm(w @ x, dim=-1)
@@ -150,7 +150,7 @@ def _mc_cases(item: str, widths, spreads, draws, device) -> pd.DataFrame:
     psi(BN(W X)) and I(BN(W X)) over ``draws`` Haar W."""
     rows = []
     for d in widths:
-        g = seeding.generator(f"gradients.{item}", d, "cases", device)
+        g = seeding.generator(f"gradients.{item}", d, "cases")
         for spread, x in zip(spreads, _inputs(item, d, spreads, device), strict=True):
             lam = dec.normalized_eigenvalues(x)
             step = dec.haar_step(x, draws, g)
@@ -204,7 +204,7 @@ def measure_theorem6_3(
         raise ValueError(f"need draws >= 2 and positive spreads, got {draws}, {spreads}")
     t = _mc_cases("theorem6_3", widths, spreads, draws, device)
     ortho = _mc_cases("theorem6_3.orthogonal", widths, [0.0], draws, device)
-    g = seeding.generator("gradients.theorem6_3", 0, "weingarten", device)
+    g = seeding.generator("gradients.theorem6_3", 0, "weingarten")
     moments = []
     for d in widths:
         p = dec.haar_batch(draws, d, g, DTYPE, device).square()
@@ -234,12 +234,12 @@ def measure_theorem6_3(
 def _spectra(d: int, count: int, log10_range, g: torch.Generator, device) -> Tensor:
     """Trace-normalized spectra (count, d) of matrices X = U diag(sqrt(lambda)) V^T: half with
     all eigenvalues perturbed (Gaussian), half with one spike, scales 10^U(log10_range)."""
-    kw = dict(generator=g, dtype=DTYPE, device=device)
+    draws = seeding.Draws(g, DTYPE, device)
     lo, hi = log10_range
-    scale = 10.0 ** (lo + (hi - lo) * torch.rand(count, 1, **kw))
-    eps = torch.randn(count, d, **kw)
+    scale = 10.0 ** (lo + (hi - lo) * draws.rand(count, 1))
+    eps = draws.randn(count, d)
     spike = torch.zeros(count, d, dtype=DTYPE, device=device)
-    spike[:, 0] = torch.where(torch.rand(count, **kw) < 0.5, 1.0, -1.0)
+    spike[:, 0] = torch.where(draws.rand(count) < 0.5, 1.0, -1.0)
     eps = torch.where(torch.arange(count, device=device)[:, None] % 2 == 0, eps, spike)
     eps = eps - eps.mean(-1, keepdim=True)
     eps = eps * scale / eps.abs().amax(-1, keepdim=True)  # max |eps| = scale
@@ -269,7 +269,7 @@ def measure_lemma_c8_c9(
         raise ValueError(f"need n_spectra >= 2, got {n_spectra}")
     frames = []
     for d in widths:
-        g = seeding.generator("gradients.lemma_c8_c9", d, "spectra", device)
+        g = seeding.generator("gradients.lemma_c8_c9", d, "spectra")
         lam = _spectra(d, n_spectra, log10_range, g, device)
         psi = lam.mean(-1).log() - lam.log().mean(-1)
         frames.append(

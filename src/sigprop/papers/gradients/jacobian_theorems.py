@@ -64,14 +64,14 @@ def _cases(d: int, n_cases: int, log10_spread: float, g: torch.Generator, device
     ``spread``: s = 10^(-log10_spread U(0,1)) per singular value; ``near_isometric``: s_k^2 =
     1 + eps_k with psi <= 1/(16 d); ``one_small``: s = (1, .., 1, t), t^2 = 10^(-U(1, 4)) (where
     Lemma C.17's first bound is nearly tight)."""
-    kw = dict(generator=g, dtype=DTYPE, device=device)
+    draws = seeding.Draws(g, DTYPE, device)
     u, v = _haar(g, n_cases, d, device), _haar(g, n_cases, d, device)
     out = {}
-    s = 10.0 ** (-log10_spread * torch.rand(n_cases, d, **kw))
+    s = 10.0 ** (-log10_spread * draws.rand(n_cases, d))
     out["spread"] = s
-    eps = (torch.rand(n_cases, d, **kw) - 0.5) * (0.6 / math.sqrt(d))
+    eps = (draws.rand(n_cases, d) - 0.5) * (0.6 / math.sqrt(d))
     out["near_isometric"] = torch.sqrt(1.0 + eps)
-    t = 10.0 ** (-(1.0 + 3.0 * torch.rand(n_cases, **kw)) / 2)
+    t = 10.0 ** (-(1.0 + 3.0 * draws.rand(n_cases)) / 2)
     small = torch.ones(n_cases, d, dtype=DTYPE, device=device)
     small[:, -1] = t
     out["one_small"] = small
@@ -100,7 +100,7 @@ def measure_jacobian(
     _positive(n_cases=n_cases, log10_spread=log10_spread, scale_control=scale_control)
     rows = []
     for d in widths:
-        g = seeding.generator("gradients.jacobian", 0, f"d{d}", device)
+        g = seeding.generator("gradients.jacobian", 0, f"d{d}")
         for family, x in _cases(d, int(n_cases), log10_spread, g, device).items():
             c = x.shape[0]
             j_auto = _autograd_jacobian(ops.bn_unit, x)
@@ -129,7 +129,7 @@ def measure_jacobian(
             log_j = bj.log_bn_jacobian_norm(x)
             log_j_scaled = bj.log_bn_jacobian_norm(scale_control * x)
             wo = _haar(g, c, d, device)
-            wg = torch.randn(c, d, d, generator=g, dtype=DTYPE, device=device) / math.sqrt(d)
+            wg = torch.randn(c, d, d, generator=g, dtype=DTYPE).to(device) / math.sqrt(d)
             xb = ops.bn_unit(x)
             layer = {}
             for name, w in (("orthogonal", wo), ("gaussian", wg)):
@@ -181,10 +181,10 @@ def measure_lemma_c11(
         f"logit_scales[{i}]": s for i, s in enumerate(logit_scales)})  # fmt: skip
     rows = []
     for c in cls:
-        g = seeding.generator("gradients.lemma_c11", 0, f"C{c}", device)
+        g = seeding.generator("gradients.lemma_c11", 0, f"C{c}")
         for s in logit_scales:
-            z = float(s) * torch.randn(n_samples, c, generator=g, dtype=DTYPE, device=device)
-            y = torch.randint(0, c, (n_samples,), generator=g, device=device)
+            z = float(s) * torch.randn(n_samples, c, generator=g, dtype=DTYPE).to(device)
+            y = torch.randint(0, c, (n_samples,), generator=g).to(device)
             zz = z.clone().requires_grad_(True)
             ce_auto = torch.autograd.grad(F.cross_entropy(zz, y, reduction="sum"), zz)[0]
             p = torch.softmax(zz, -1)
@@ -208,9 +208,9 @@ def _chain_rule_net(d, depth, n_classes, runs, readout_scale, experiment_id, dev
     """One orthogonal bn_unit net per run (bn_mlp's parameters), D = n = d: per layer the
     actual log ||dL/dW_l||_F and the RHS of (C.80)/(C.82), shapes (R, L + 1)."""
     arch = bn_mlp.Architecture(depth=depth, width=d, norm="bn_unit", init="orthogonal")
-    g = seeding.generator(experiment_id, 0, "input", device)
-    x = torch.randn(d, d, generator=g, dtype=DTYPE, device=device)
-    labels = torch.randint(0, n_classes, (d,), generator=g, device=device)
+    g = seeding.generator(experiment_id, 0, "input")
+    x = torch.randn(d, d, generator=g, dtype=DTYPE).to(device)
+    labels = torch.randint(0, n_classes, (d,), generator=g).to(device)
     params = bn_mlp.init_parameters(arch, d, n_classes, experiment_id, range(runs), DTYPE, device)
     ws = [w.requires_grad_(True) for w in params.weights]
     xs, hs = [], []
@@ -284,7 +284,7 @@ def _bn_chain(x0: Tensor, init: str, depth: int, experiment_id: str, device) -> 
     """X^{l+1} = BN(W_l X^l), l = 0..depth-1, W_l Haar or N(0, 1/d) (one generator per run):
     per layer psi(X^l) and X^l (l = 0..depth), log ||J_BN(H^l)|| of the trace-normalized H^l."""
     runs, d, _ = x0.shape
-    gens = seeding.generators(experiment_id, range(runs), "weights", device)
+    gens = seeding.generators(experiment_id, range(runs), "weights")
     draw = bn_mlp.haar_weights if init == "orthogonal" else bn_mlp.gaussian_weights
     x, psi, log_j, xs = x0, [bn_mlp.representation_gap(x0)], [], [x0]
     for _ in range(depth):
@@ -298,8 +298,8 @@ def _bn_chain(x0: Tensor, init: str, depth: int, experiment_id: str, device) -> 
 
 def _inputs(experiment_id: str, runs: int, d: int, device) -> Tensor:
     """X^0 = BN(G), G a d x d standard Gaussian per run (psi_0 ~ 1, non-degenerate)."""
-    g = seeding.generator(experiment_id, 0, "input", device)
-    return ops.bn_unit(torch.randn(runs, d, d, generator=g, dtype=DTYPE, device=device))
+    g = seeding.generator(experiment_id, 0, "input")
+    return ops.bn_unit(torch.randn(runs, d, d, generator=g, dtype=DTYPE).to(device))
 
 
 def _late_slopes(cum: Tensor, window: Sequence[int]) -> np.ndarray:
@@ -404,14 +404,14 @@ def measure_lemma_c14_c15(
                              c118_bound=bj.c14_proof_bound(psi0[r], d).item(),
                              phase2_sum=phase2[r].item(), c15_bound=c15[r].item()))  # fmt: skip
         # C.108: the chains' states at their hitting times (psi <= 1/(16 d)), fresh W draws
-        g = seeding.generator(eid, 0, "step", device)
+        g = seeding.generator(eid, 0, "step")
         states = [xs[r, int(s[r])] for r in range(runs) if math.isfinite(s[r].item())]
         states = states[:step_states]
         ratios = {"orthogonal": [], "gaussian": []}
         for xst in states:
             p = bn_mlp.representation_gap(xst).clamp_min(1e-300)
             wo = _haar(g, step_draws, d, device)
-            wg = torch.randn(step_draws, d, d, generator=g, dtype=DTYPE, device=device)
+            wg = torch.randn(step_draws, d, d, generator=g, dtype=DTYPE).to(device)
             for name, w in (("orthogonal", wo), ("gaussian", wg)):
                 q = bn_mlp.representation_gap(ops.bn_unit(w @ xst)).clamp_min(0)
                 ratios[name].append((q.sqrt() / p.sqrt()).cpu().numpy())

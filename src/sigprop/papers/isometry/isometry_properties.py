@@ -32,35 +32,35 @@ EXPERIMENT_ID = "isometry.lemma4_2"
 
 def _cases(family: str, n_cases: int, n_range, settings: dict, device) -> list[dict]:
     """Random PSD matrices of one family, grouped by n; each group: matrices and known facts."""
-    g = seeding.generator(EXPERIMENT_ID, 0, family, device)
-    kw = dict(generator=g, dtype=DTYPE, device=device)
+    g = seeding.generator(EXPERIMENT_ID, 0, family)
+    draws = seeding.Draws(g, DTYPE, device)
     n_of_case = sizes(seeding.generator(EXPERIMENT_ID, 0, f"{family}.sizes"), n_cases, n_range)
     groups = []
     for n in n_of_case.unique().tolist():
         c = int((n_of_case == n).sum())
         q = haar_orthogonal(g, c, n, device)
         if family == "wishart":  # B B^T, B n x 2n with spread column norms
-            spread = torch.exp(torch.rand(c, 1, 1, **kw) * torch.randn(c, 1, 2 * n, **kw))
-            b = torch.randn(c, n, 2 * n, **kw) * spread
+            spread = torch.exp(draws.rand(c, 1, 1) * draws.randn(c, 1, 2 * n))
+            b = draws.randn(c, n, 2 * n) * spread
             m = b @ b.mT
             groups.append(dict(n=n, m=m))
             continue
         if family == "spectrum":  # Q diag(lambda) Q^T, log10 kappa up to max_log10_condition
-            span = torch.rand(c, 1, **kw) * settings["max_log10_condition"]
-            lam = 10.0 ** (-span * torch.rand(c, n, **kw))
+            span = draws.rand(c, 1) * settings["max_log10_condition"]
+            lam = 10.0 ** (-span * draws.rand(c, n))
         elif family == "identity":  # c Q I Q^T
             lam = torch.ones(c, n, dtype=DTYPE, device=device)
         elif family == "near_identity":  # Q diag(1 + delta, 1, ..., 1) Q^T
             lo, hi = settings["log10_delta_range"]
-            delta = 10.0 ** (lo + (hi - lo) * torch.rand(c, **kw))
+            delta = 10.0 ** (lo + (hi - lo) * draws.rand(c))
             lam = torch.ones(c, n, dtype=DTYPE, device=device)
             lam[:, 0] += delta
         elif family == "singular":  # rank k < n: lambda_{k+1..n} = 0
-            rank = torch.randint(1, n, (c, 1), generator=g, device=device)
-            lam = (torch.arange(n, device=device) < rank).to(DTYPE) * (0.5 + torch.rand(c, n, **kw))
+            rank = torch.randint(1, n, (c, 1), generator=g).to(device)
+            lam = (torch.arange(n, device=device) < rank).to(DTYPE) * (0.5 + draws.rand(c, n))
         else:
             raise ValueError(f"unknown family {family!r}")
-        scale = 10.0 ** (12.0 * torch.rand(c, 1, 1, **kw) - 6.0)
+        scale = 10.0 ** (12.0 * draws.rand(c, 1, 1) - 6.0)
         m = scale * (q * lam[:, None, :]) @ q.mT
         m = (m + m.mT) / 2
         groups.append(dict(n=n, m=m, lam=lam))
@@ -105,7 +105,7 @@ def lemma4_2(
             c = m.shape[0]
             extra = {}
             if family == "wishart":
-                g = seeding.generator(EXPERIMENT_ID, 0, f"scale.n{n}", device)
+                g = seeding.generator(EXPERIMENT_ID, 0, f"scale.n{n}")
                 factor = 10.0 ** (12.0 * torch.rand(c, 1, 1, generator=g, dtype=DTYPE) - 6.0)
                 kappa = condition_number(m)
                 extra = dict(reference_gap=iso.isometry_gap(factor.to(device) * m), kappa=kappa)

@@ -76,17 +76,17 @@ def _sample_cases(
     top = torch.clamp((max_dim_ratio * k).floor().long(), min=k + 1)
     m = k + 1 + (torch.rand(n_cases, generator=g, dtype=DTYPE) * (top - k)).floor().long()
     m = torch.minimum(m, top)
-    gd = seeding.generator(EXPERIMENT_IDS[item], 0, "vectors", device)
-    kw = dict(generator=gd, dtype=DTYPE, device=device)
+    gd = seeding.generator(EXPERIMENT_IDS[item], 0, "vectors")
+    draws = seeding.Draws(gd, DTYPE, device)
     groups = []
     for km in torch.unique(torch.stack([k, m], -1), dim=0).tolist():
         kk, mm = km
         c = int(((k == kk) & (m == mm)).sum())
-        v = torch.randn(c, mm, kk, **kw)
-        v = v + torch.randn(c, 1, kk, **kw) * offset_scale * torch.rand(c, 1, 1, **kw)
-        s = norm_spread * torch.rand(c, 1, 1, **kw)
-        s = torch.where(torch.rand(c, 1, 1, **kw) < equal_norm_fraction, 0.0, s)
-        a = torch.exp(s * torch.randn(c, 1, kk, **kw))
+        v = draws.randn(c, mm, kk)
+        v = v + draws.randn(c, 1, kk) * offset_scale * draws.rand(c, 1, 1)
+        s = norm_spread * draws.rand(c, 1, 1)
+        s = torch.where(draws.rand(c, 1, 1) < equal_norm_fraction, 0.0, s)
+        a = torch.exp(s * draws.randn(c, 1, kk))
         groups.append((kk, mm, a * v / torch.linalg.vector_norm(v, dim=-2, keepdim=True)))
     return groups
 

@@ -38,7 +38,7 @@ def sizes(g: torch.Generator, count: int, n_range: Sequence[int]) -> Tensor:
 
 def haar_orthogonal(g: torch.Generator, c: int, n: int, device) -> Tensor:
     """c Haar-distributed orthogonal n x n matrices (QR of a Gaussian, signs fixed)."""
-    q, r = torch.linalg.qr(torch.randn(c, n, n, generator=g, dtype=DTYPE, device=device))
+    q, r = torch.linalg.qr(torch.randn(c, n, n, generator=g, dtype=DTYPE).to(device))
     return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))[..., None, :]
 
 

@@ -99,20 +99,20 @@ def _statistics(
     out: dict[str, list[Tensor]] = {k: [] for k in ("b1", "b2", "l33", "ctrl", "row")}
     for k, start in enumerate(range(0, draws, chunk)):
         m = min(chunk, draws - start)
-        gen = seeding.generator(tag, k, "rows", dev)
-        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype, device=dev) @ chol.mT
+        gen = seeding.generator(tag, k, "rows")
+        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol.mT
         x = phi(ops.bn_centered(w))
         c_d = mf.gram(x)
         out["b1"].append(torch.linalg.matrix_norm(c_d - c))
         out["b2"].append(torch.linalg.matrix_norm(c_inv @ c_d - eye))
         out["row"].append(x.square().sum(-1).amax(-1) / n)
         # one layer of Eq. (3.1): rows of W x are i.i.d. N(0, C_d) given x (exact in law)
-        z = torch.randn(m, d, n, generator=gen, dtype=c.dtype, device=dev)
+        z = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev)
         g1 = mf.gram(mf.bn_activation(z @ chains.gram_sqrt(x), activation))
         out["l33"].append(torch.linalg.matrix_norm(c_inv @ g1 - eye))
-        w0 = torch.randn(m, d, n, generator=gen, dtype=c.dtype, device=dev) @ chol_ctrl.mT
+        w0 = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol_ctrl.mT
         x0 = phi(ops.bn_centered(w0))
-        z = torch.randn(m, d, n, generator=gen, dtype=c.dtype, device=dev)
+        z = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev)
         g1 = mf.gram(mf.bn_activation(z @ chains.gram_sqrt(x0), activation))
         out["ctrl"].append(torch.linalg.matrix_norm(c_inv @ g1 - eye))
     return {k: torch.cat(v).cpu() for k, v in out.items()}
@@ -129,8 +129,8 @@ def _unbounded_control(g_star: Tensor, scale: float, d: int, draws: int, tag: st
     vals = []
     for k, start in enumerate(range(0, draws, chunk)):
         m = min(chunk, draws - start)
-        gen = seeding.generator(tag, k, "rows", dev)
-        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype, device=dev) @ chol.mT
+        gen = seeding.generator(tag, k, "rows")
+        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol.mT
         vals.append(math.sqrt(d) * torch.linalg.matrix_norm(mf.gram(torch.exp(scale * w)) - c))
     return torch.cat(vals).cpu()
 

@@ -277,8 +277,8 @@ def drift_mc_rows(
     """
     eid = EXPERIMENT_IDS["theorem5"]
     families, s = drift_states(n, n_states, n_degenerate, eid)
-    g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", device)
-    stats = lyapunov.one_step_statistics(s, d, n_draws, g)
+    g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights")
+    stats = lyapunov.one_step_statistics(s, d, n_draws, g, device=device)
     cols = _lemma8_columns(s)
     gamma = lyapunov.drift_contraction(cols["vhat"], n)
     rows = []
@@ -392,8 +392,8 @@ def measure_lemma6(
     rows = []
     for n, d in cases:
         families, s = drift_states(n, n_states, n_degenerate, eid)
-        g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights", dev)
-        st = lyapunov.one_step_statistics(s, d, n_draws, g)
+        g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights")
+        st = lyapunov.one_step_statistics(s, d, n_draws, g, device=dev)
         p = st["p"]
         exact = (1.0 - p.square().sum(-1)) / d
         rare = n_draws * d * s[:, -1] ** ((n - 1) / 2)

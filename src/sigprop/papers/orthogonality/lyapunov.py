@@ -200,7 +200,12 @@ def g_integral(delta, n: int) -> Tensor:
 
 
 def one_step_gram(
-    sigma, d: int, n_draws: int, generator: torch.Generator, chunk_elements: int = _CHUNK_ELEMENTS
+    sigma,
+    d: int,
+    n_draws: int,
+    generator: torch.Generator,
+    chunk_elements: int = _CHUNK_ELEMENTS,
+    device: str | torch.device = "cpu",
 ) -> Tensor:
     """Monte-Carlo draws of C_{l+1} = H_{l+1}^T H_{l+1} given sigma = singular values of H_l.
 
@@ -217,7 +222,8 @@ def one_step_gram(
     Args:
         sigma: singular values, shape (..., n), >= 0, not all zero (any scale and order).
         d: width, >= 1. n_draws: number of draws, >= 1.
-        generator: the random stream (``seeding.generator``).
+        generator: the random stream (``seeding.generator``, a CPU generator).
+        device: where the draws are moved and C is computed.
     Returns:
         shape (..., n_draws, n, n), float64, trace 1 per draw.
     """
@@ -226,7 +232,6 @@ def one_step_gram(
         raise ValueError(f"d and n_draws must be >= 1, got d={d}, n_draws={n_draws}")
     _check_spectrum(sigma.square())
     n = sigma.shape[-1]
-    device = generator.device
     lead = sigma.shape[:-1]
     sigma = sigma.to(device)
     per_draw = d * n * max(1, math.prod(lead))
@@ -236,7 +241,7 @@ def one_step_gram(
     scale = (flat[:, :, None] * flat[:, None, :] / d).reshape(*lead, 1, n, n)
     for start in range(0, n_draws, block):
         count = min(block, n_draws - start)
-        w = torch.randn(count, d, n, generator=generator, device=device).to(torch.float64)
+        w = torch.randn(count, d, n, generator=generator).to(device).to(torch.float64)
         # ||w_i * sigma||^2 for every state at once: (count, d, S)
         norms = w.square() @ flat.square().mT
         # sum_i w_i w_i^T / ||w_i * sigma||^2, then C = diag(sigma) (that) diag(sigma) / d
@@ -272,7 +277,12 @@ class _Moments:
 
 
 def one_step_statistics(
-    sigma2, d: int, n_draws: int, generator: torch.Generator, block_elements: int = 2**21
+    sigma2,
+    d: int,
+    n_draws: int,
+    generator: torch.Generator,
+    block_elements: int = 2**21,
+    device: str | torch.device = "cpu",
 ) -> dict:
     """Monte-Carlo statistics of one BN layer from fixed spectra (DJB21 Thm. 5, Lemmas 6-7).
 
@@ -307,7 +317,7 @@ def one_step_statistics(
     block = max(1, block_elements // (n * n * max(1, math.prod(s.shape[:-1]))))
     for start in range(0, n_draws, block):
         count = min(block, n_draws - start)
-        c = one_step_gram(s.sqrt(), d, count, generator).cpu()
+        c = one_step_gram(s.sqrt(), d, count, generator, device=device).cpu()
         lam_min = torch.linalg.eigvalsh(c)[..., 0]
         dev = lam_min - p_min[..., None]
         frob = (c - torch.diag_embed(p)[..., None, :, :]).square().sum((-2, -1))

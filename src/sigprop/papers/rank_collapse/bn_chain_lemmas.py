@@ -147,23 +147,23 @@ def _random_matrices(
     1..max(1, min(d, n) // 2) and s = 10^u, u uniform in ``log10_noise`` (so the float64 rank
     ranges from k to min(d, n)). near_collinear: columns v + s g_j (samples nearly equal).
     """
-    g = seeding.generator(EXPERIMENT_IDS["lemma1"], 0, f"{kind}.d{d}.n{n}", device)
-    kw = dict(generator=g, dtype=DTYPE, device=device)
+    g = seeding.generator(EXPERIMENT_IDS["lemma1"], 0, f"{kind}.d{d}.n{n}")
+    draws = seeding.Draws(g, DTYPE, device)
     lo, hi = (float(x) for x in log10_noise)
     if kind == "gaussian":
-        return torch.randn(count, d, n, **kw)
-    scale = 10.0 ** (lo + (hi - lo) * torch.rand(count, 1, 1, **kw))
+        return draws.randn(count, d, n)
+    scale = 10.0 ** (lo + (hi - lo) * draws.rand(count, 1, 1))
     if kind == "low_rank_noise":
         kmax = max(1, min(d, n) // 2)
-        k = torch.randint(1, kmax + 1, (count,), generator=g, device=device)
+        k = torch.randint(1, kmax + 1, (count,), generator=g).to(device)
         keep = (torch.arange(kmax, device=device) < k[:, None]).to(DTYPE)  # (count, kmax)
-        u = torch.randn(count, d, kmax, **kw) * keep[:, None, :]
-        v = torch.randn(count, kmax, n, **kw)
+        u = draws.randn(count, d, kmax) * keep[:, None, :]
+        v = draws.randn(count, kmax, n)
         low = u @ v / k.to(DTYPE).sqrt()[:, None, None]
-        return low + scale * torch.randn(count, d, n, **kw)
+        return low + scale * draws.randn(count, d, n)
     if kind == "near_collinear":
-        v = torch.randn(count, d, 1, **kw)
-        return v + scale * torch.randn(count, d, n, **kw)
+        v = draws.randn(count, d, 1)
+        return v + scale * draws.randn(count, d, n)
     raise ValueError(f"unknown matrix kind {kind!r}")
 
 
@@ -491,10 +491,10 @@ def _rank_one_start(eid: str, runs: list[int], d: int, n: int, device) -> Tensor
     """
     states = []
     for r in runs:
-        g = seeding.generator(eid, r, "rank_one", device)
-        c = torch.randn(n, generator=g, dtype=DTYPE, device=device)
+        g = seeding.generator(eid, r, "rank_one")
+        c = torch.randn(n, generator=g, dtype=DTYPE).to(device)
         c = c * math.sqrt(n) / c.norm()
-        s = torch.randint(0, 2, (d,), generator=g, device=device).to(DTYPE) * 2 - 1
+        s = torch.randint(0, 2, (d,), generator=g).to(device).to(DTYPE) * 2 - 1
         states.append(s[:, None] * c[None, :])
     return torch.stack(states)
 
@@ -704,7 +704,7 @@ def measure_lemma7(
             y = torch.empty(n_pairs, len(gammas), dtype=DTYPE, device=dev)
             for chunk, start in enumerate(range(0, n_pairs, PAIRS_PER_CHUNK)):
                 count = min(PAIRS_PER_CHUNK, n_pairs - start)
-                g = seeding.generator(f"{eid}.{law}", chunk, "weights", dev)
+                g = seeding.generator(f"{eid}.{law}", chunk, "weights")
                 w = chains.unit_variance_draws(
                     g, (PAIRS_PER_CHUNK, d, d), law, DTYPE, dev, draw_dtype=DTYPE
                 )

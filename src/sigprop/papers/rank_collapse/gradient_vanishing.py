@@ -22,7 +22,7 @@ import torch
 
 from ... import metrics
 from ...compute import resolve_device
-from ...seeding import generator
+from ...seeding import Draws, generator
 from ...training.models import MLP, init_weights
 from ...training.probes import gradient_alignment, readout_gradients
 
@@ -33,19 +33,19 @@ CASES = ("rank_one", "rank_one_relu", "full_rank", "deep_vanilla", "deep_bn")
 
 def _features(case: str, width: int, n_samples: int, depth: int, gen, device) -> torch.Tensor:
     """H_L of one case, (n_samples, width) float64."""
-    draw = {"generator": gen, "dtype": torch.float64, "device": device}
+    draws = Draws(gen, torch.float64, device)
     if case in ("rank_one", "rank_one_relu"):
-        coefficients = torch.randn(n_samples, 1, **draw)
+        coefficients = draws.randn(n_samples, 1)
         if case == "rank_one_relu":
             coefficients = coefficients.abs()
-        return coefficients * torch.randn(1, width, **draw)
+        return coefficients * draws.randn(1, width)
     if case == "full_rank":
-        return torch.randn(n_samples, width, **draw)
+        return draws.randn(n_samples, width)
     norm = "batch_norm" if case == "deep_bn" else "none"
     net = MLP(width, width, depth, 10, norm).to(device, torch.float64)
     init_weights(net, "torch_default", gen)
     with torch.no_grad():  # training mode: BN with the batch's statistics
-        return net(torch.randn(n_samples, width, **draw), output="last_hidden")
+        return net(draws.randn(n_samples, width), output="last_hidden")
 
 
 def measure_prop19(
@@ -70,11 +70,11 @@ def measure_prop19(
     rows = []
     for case in CASES:
         for run in range(n_runs):
-            gen = generator(f"rank_collapse.prop19.{case}", run, "draw", dev)
+            gen = generator(f"rank_collapse.prop19.{case}", run, "draw")
             h = _features(case, width, n_samples, depth, gen, dev)
             head = torch.nn.Linear(width, n_classes).to(dev, torch.float64)
             init_weights(head, "torch_default", gen)
-            labels = torch.randint(0, n_classes, (n_samples,), generator=gen, device=dev)
+            labels = torch.randint(0, n_classes, (n_samples,), generator=gen).to(dev)
             weight, bias = head.weight.detach(), head.bias.detach()
             grads = readout_gradients(weight, bias, h, labels)  # (N, C, d)
             unit = torch.nn.functional.normalize(grads.permute(1, 0, 2), dim=-1)  # (C, N, d)

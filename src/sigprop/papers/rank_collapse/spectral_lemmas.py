@@ -101,8 +101,8 @@ def _basis(basis: str, d: int, count: int, experiment_id: str, device: torch.dev
         u = torch.as_tensor(scipy.linalg.hadamard(d), dtype=DTYPE, device=device) / math.sqrt(d)
         return u.expand(count, d, d)
     if basis == "random":
-        g = generator(experiment_id, 0, "basis", device)
-        z = torch.randn(count, d, d, generator=g, dtype=DTYPE, device=device)
+        g = generator(experiment_id, 0, "basis")
+        z = torch.randn(count, d, d, generator=g, dtype=DTYPE).to(device)
         q, r = torch.linalg.qr(z)
         return q * torch.sign(r.diagonal(dim1=-2, dim2=-1))[..., None, :]
     raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
@@ -126,8 +126,8 @@ def _random_spectra(d: int, count: int, experiment_id: str, device: torch.device
     Random: i.i.d. Exp(1) entries rescaled to sum d (stream ``"spectrum"`` of run 0). Appended:
     the two extremes, rank one (d, 0, ..., 0) and flat (1, ..., 1).
     """
-    g = generator(experiment_id, 0, "spectrum", device)
-    e = torch.empty(count, d, dtype=DTYPE, device=device).exponential_(generator=g)
+    g = generator(experiment_id, 0, "spectrum")
+    e = torch.empty(count, d, dtype=DTYPE).exponential_(generator=g).to(device)
     lam = e * (d / e.sum(-1, keepdim=True))
     spike = torch.zeros(1, d, dtype=DTYPE, device=device)
     spike[0, 0] = d
