@@ -12,6 +12,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import torch
 from workflow_copy import ROOT, SNAKEMAKE, WORKFLOW_TIMEOUT_S, copy_workflow
@@ -21,6 +22,18 @@ from sigprop.cli import compare_golden, compare_ledgers, compute_items
 from sigprop.papers import load_registry
 
 TINY = ROOT / ".test" / "config" / "config.yaml"
+
+ROUNDING_SENSITIVE = {
+    "mean_field.lemma_b1_b2.lemma3_3_control": "a Monte Carlo mean through the Gram map; on an "
+    "H100 it moved 0.02 (half its SE) and its interval came to straddle the bound",
+    "mean_field.mixing.decay": "the decay of a mixing chain: rounding grows along it, and the "
+    "H100 value fell 0.02 outside the CPU interval (the intervals overlap)",
+    "orthogonality.w2_depth.gelbrich_below_coupling": "a difference of two W2 estimates at "
+    "depth, recorded without an interval: -0.0030 on the CPU, -0.0037 on an H100",
+}
+"""Claims whose tiny-config numbers move beyond their intervals under CUDA's rounding (first
+H100 session, bench/README.md): for them the two devices must only not contradict each other
+(no claim holds on one and fails on the other)."""
 
 
 def synthetic_targets() -> list[str]:
@@ -68,5 +81,15 @@ def test_cuda_run_reaches_the_cpu_verdicts(tmp_path):
     keep = os.environ.get("SIGPROP_PARITY_OUT")  # a GPU session keeps the comparison
     if keep:
         compare_ledgers(cuda, cpu).to_csv(Path(keep) / "cuda_parity.csv", index=False)
-    problems = compare_golden(cuda, cpu)
+    problems = [p for p in compare_golden(cuda, cpu) if p.split(":")[0] not in ROUNDING_SENSITIVE]
+    both = compare_ledgers(cuda, cpu).set_index("id")
+    for claim in ROUNDING_SENSITIVE:
+        verdicts = set(both.loc[claim, ["verdict_a", "verdict_b"]])
+        if verdicts == {"holds", "fails"}:
+            problems.append(f"{claim}: holds on one device, fails on the other")
     assert not problems, f"{len(problems)} differences, CUDA vs CPU:\n" + "\n".join(problems)
+
+
+def test_rounding_sensitive_claims_are_claims():
+    golden = pd.read_csv(ROOT / ".test" / "golden" / "quick_claims.csv")
+    assert set(ROUNDING_SENSITIVE) <= set(golden["id"])
