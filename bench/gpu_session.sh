@@ -46,7 +46,7 @@ tail -3 "$out/gpu_cost.txt"
 # 3. Paper-scale claims on CUDA (the cheapest projected first), in a copy of the workflow.
 work=$(mktemp -d)
 cp -r Snakefile workflow config envs src profiles "$work"/
-mkdir -p "$work/bench/results" && cp bench/results/paper_cost.csv bench/results/paper_cpu_jobs.csv "$work/bench/results/"
+mkdir -p "$work/bench/results" && cp bench/results/{paper_cost,paper_cpu_jobs,gpu_cost}.csv "$work/bench/results/"
 targets=$(cd "$work" && "$python" -m sigprop.cli targets --gpu --max-seconds 30)
 (
     cd "$work" && export PYTHONPATH="$work/src:$PYTHONPATH" &&

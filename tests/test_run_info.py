@@ -129,3 +129,25 @@ def test_job_placement_from_the_cost_table_and_paper_measurements():
         "f/unknown", "auto", 600, 4000, {}
     )
     assert placement("f/unknown", "auto", 600, 4000, {}).runtime == 600
+    # an H100 measurement beats the model: slower there than one core -> CPU; else its time
+    slow = dict(costs["f/big"], gpu_s="1300", cpu_over_gpu="0.92")
+    assert placement("f/slow", "cuda", 30, 2000, {"f/slow": slow}).device == "cpu"
+    fast = dict(costs["f/launch"], gpu_s="30", cpu_over_gpu="2")
+    on_gpu = placement("f/fast", "cuda", 30, 2000, {"f/fast": fast})
+    assert (on_gpu.device, on_gpu.gpus, on_gpu.runtime) == ("cuda", 1, 10)
+
+
+def test_cost_table_merges_the_measured_tables(tmp_path):
+    from sigprop.job_resources import cost_table
+
+    (tmp_path / "cost.csv").write_text("item,cpu_paper_s,paper_gpu_s\nf/a,10,20\n")
+    (tmp_path / "jobs.csv").write_text("item,rule,cpu_s,max_rss_mb\nf/a,simulate,12,300\n")
+    (tmp_path / "gpu.csv").write_text(
+        "item,gpu_paper_s,cpu_over_gpu,status\nf/a,5,2,ok\nf/b,1,9,A: timeout > 40 s\n"
+    )
+    rows = cost_table(tmp_path / "cost.csv", tmp_path / "jobs.csv", tmp_path / "gpu.csv")
+    assert rows["f/a"] == {
+        "item": "f/a", "cpu_paper_s": "10", "paper_gpu_s": "20", "cpu_s": "12",
+        "max_rss_mb": "300", "gpu_s": "5", "cpu_over_gpu": "2",
+    }  # fmt: skip
+    assert "f/b" not in rows  # a failed measurement counts for nothing

@@ -33,6 +33,6 @@ def copy_workflow(work: Path) -> Path:
     for folder in ("workflow", "config", "envs", "src", "profiles"):
         shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (work / "bench" / "results").mkdir(parents=True)
-    for table in ("paper_cost.csv", "paper_cpu_jobs.csv"):
+    for table in ("paper_cost.csv", "paper_cpu_jobs.csv", "gpu_cost.csv"):
         shutil.copy(ROOT / "bench" / "results" / table, work / "bench" / "results")
     return work

@@ -6,9 +6,10 @@ writes (``bench/results/paper_cost.csv``: projected paper-scale seconds on one C
 an H100, and flags such as "launch-bound: slower on the GPU than on one core").
 
 - **Device.** ``device: cpu`` runs everything on the CPU. ``cuda`` runs every job on CUDA,
-  except the items the cost table marks slower on the GPU than on one CPU core, which stay on
-  the CPU (and ask for no GPU). ``auto`` lets each job take CUDA where its node has it (with
-  the same exception) and asks for no GPU.
+  except the items slower on the GPU than on one CPU core, which stay on the CPU (and ask for
+  no GPU): measured so on an H100 (``bench/results/gpu_cost.csv``, ``cpu_over_gpu`` < 1), or,
+  where nothing was measured, so marked by the cost table's model. ``auto`` lets each job take
+  CUDA where its node has it (with the same exception) and asks for no GPU.
 - **GPUs.** One exactly when the job will run on CUDA.
 - **Runtime** (minutes, SLURM's ``--time``): the projection for the job's device times
   ``RUNTIME_MARGIN`` plus ``RUNTIME_OVERHEAD_MIN``, at least ``MIN_RUNTIME_MIN``; the item's
@@ -17,7 +18,8 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
 - **Memory**: the item's declared ``mem_mb``, raised to ``MEMORY_MARGIN`` times the peak that a
   paper-scale run measured where one did (``bench/results/paper_cpu_jobs.csv``: CPU seconds and
   peak resident memory per job of the first paper-scale ledger); a measured CPU time also
-  replaces the projection for the runtime on the CPU.
+  replaces the projection for the runtime on the CPU, and a measured H100 time the model's
+  on the GPU.
 """
 
 from __future__ import annotations
@@ -28,13 +30,18 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["COST_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "number", "placement"]
+__all__ = [
+    "COST_TABLE", "GPU_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "number", "placement",
+]  # fmt: skip
 
 COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
 """The cost table, relative to the workflow's base directory."""
 
 MEASURED_TABLE = Path("bench") / "results" / "paper_cpu_jobs.csv"
 """Measured paper-scale jobs (item, rule, cpu_s, max_rss_mb), relative to the base directory."""
+
+GPU_TABLE = Path("bench") / "results" / "gpu_cost.csv"
+"""Measured H100 projections (``bench/gpu_cost.py``: item, gpu_paper_s, cpu_over_gpu)."""
 
 MEMORY_MARGIN = 1.5
 
@@ -56,10 +63,15 @@ class Placement:
     mem_mb: int
 
 
-def cost_table(path: str | os.PathLike, measured: str | os.PathLike | None = None) -> dict:
+def cost_table(
+    path: str | os.PathLike,
+    measured: str | os.PathLike | None = None,
+    gpu: str | os.PathLike | None = None,
+) -> dict:
     """``family/item`` -> its row of the cost table ({} when the file is absent), with the
-    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs) added
-    where it has the item."""
+    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs) and the
+    measured ``gpu_s`` and ``cpu_over_gpu`` of ``gpu`` (``GPU_TABLE``) added where they have
+    the item."""
     path = Path(path)
     rows: dict[str, dict[str, str]] = {}
     if path.exists():
@@ -71,6 +83,13 @@ def cost_table(path: str | os.PathLike, measured: str | os.PathLike | None = Non
                 rows.setdefault(row["item"], {"item": row["item"]}).update(
                     cpu_s=row["cpu_s"], max_rss_mb=row["max_rss_mb"]
                 )
+    if gpu is not None and Path(gpu).exists():
+        with Path(gpu).open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row["status"] == "ok":
+                    rows.setdefault(row["item"], {"item": row["item"]}).update(
+                        gpu_s=row["gpu_paper_s"], cpu_over_gpu=row["cpu_over_gpu"]
+                    )
     return rows
 
 
@@ -97,9 +116,12 @@ def placement(
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
     row = costs.get(key)
-    cpu_faster = CPU_FASTER in (row or {}).get("flags", "")
+    ratio = number(row, "cpu_over_gpu")  # measured on an H100 beats the model's flag
+    cpu_faster = ratio < 1 if math.isfinite(ratio) else CPU_FASTER in (row or {}).get("flags", "")
     chosen = "cpu" if device == "cpu" or cpu_faster else device
     projected = number(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
+    if chosen == "cuda" and math.isfinite(number(row, "gpu_s")):
+        projected = number(row, "gpu_s")  # measured beats modelled
     if paper_scale and chosen != "cuda" and math.isfinite(number(row, "cpu_s")):
         projected = number(row, "cpu_s")  # measured beats projected
     if math.isfinite(projected):

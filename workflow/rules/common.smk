@@ -20,7 +20,7 @@ from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
-from sigprop.job_resources import COST_TABLE, MEASURED_TABLE, cost_table, placement
+from sigprop.job_resources import COST_TABLE, GPU_TABLE, MEASURED_TABLE, cost_table, placement
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
@@ -44,6 +44,7 @@ RUN["confidence"] = config["claims"]["confidence"]
 config["run"] = RUN  # for the report's description (workflow/report/workflow.rst)
 # the report's front page leads with the last ledger's paper claims (empty before a first run)
 config["ledger_headline"] = ledger_headline("results/claims.csv")
+
 
 def requested_targets():
     """The targets on this run's command line (Snakemake's own parser; none: the default)."""
@@ -78,7 +79,9 @@ DATASETS = (
 )
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
-COSTS = cost_table(Path(workflow.basedir) / COST_TABLE, Path(workflow.basedir) / MEASURED_TABLE)
+COSTS = cost_table(
+    *(Path(workflow.basedir) / table for table in (COST_TABLE, MEASURED_TABLE, GPU_TABLE))
+)
 """The paper-scale cost table (bench/paper_cost.py): devices and runtimes of compute jobs."""
 
 
