@@ -219,7 +219,7 @@ def test_step_rejects_bad_settings():
     with pytest.raises(ValueError, match="gamma must be > 0"):
         chains.Step("bn_rms", gamma=(1.0, 0.0))
     with pytest.raises(ValueError, match="normalization must be one of"):
-        chains.Step("batchnorm")
+        chains.Step("group_norm")
     with pytest.raises(ValueError, match="weight law"):
         chains.ExplicitProduct("t", [0], 4, law="cauchy")
 

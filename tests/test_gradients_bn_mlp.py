@@ -32,7 +32,7 @@ class _TorchBN(nn.Module):
 
     def norm(self, layer: int, h: torch.Tensor) -> torch.Tensor:
         n = h.shape[0]
-        if self.arch.norm == "batch_norm_torch":
+        if self.arch.norm == "batch_norm":
             return self.bns[layer](h)
         if self.arch.norm == "bn_centered":
             h = h - h.mean(0, keepdim=True)
@@ -55,7 +55,7 @@ class _TorchBN(nn.Module):
         Architecture(4, 6, "bn_unit"),
         Architecture(4, 6, "bn_rms", init="gaussian"),
         Architecture(3, 6, "bn_centered", activation="tanh", gain_exponent=0.4),
-        Architecture(3, 6, "batch_norm_torch", activation="sin", bias=True, gain=0.7),
+        Architecture(3, 6, "batch_norm", activation="sin", bias=True, gain=0.7),
     ],
     ids=lambda a: f"{a.norm}-{a.init}-{a.activation}",
 )
@@ -159,7 +159,7 @@ def _bits(t: torch.Tensor) -> torch.Tensor:
     "arch",
     [
         Architecture(3, 5, "bn_rms"),
-        Architecture(4, 5, "batch_norm_torch", activation="sin", bias=True, gain_exponent=0.4),
+        Architecture(4, 5, "batch_norm", activation="sin", bias=True, gain_exponent=0.4),
         Architecture(4, 5, "bn_centered", activation="tanh", init="gaussian"),
     ],
     ids=lambda a: f"{a.norm}-{a.init}-{a.activation}",
@@ -222,7 +222,7 @@ def test_parameter_cache_gives_the_bits_of_a_fresh_draw(init, monkeypatch):
     x = torch.randn(6, 8, generator=g, dtype=torch.float64)
     y = torch.randint(0, 3, (8,), generator=g)
     archs = [
-        Architecture(5, 4, "batch_norm_torch", act, init, gain_exponent=e, bias=True)
+        Architecture(5, 4, "batch_norm", act, init, gain_exponent=e, bias=True)
         for act in ("sin", "tanh", "linear")
         for e in (0.0, 0.4)
     ]

@@ -53,7 +53,7 @@ def test_small_gain_linearizes_tanh():
     x, labels = torch.randn(40, 16, generator=g, dtype=torch.float64), torch.arange(16) % 4
     prof = {
         act: bn_mlp.gradient_profile(
-            bn_mlp.Architecture(12, 16, "batch_norm_torch", act, gain=1e-4), x, labels, "t", [0], 4
+            bn_mlp.Architecture(12, 16, "batch_norm", act, gain=1e-4), x, labels, "t", [0], 4
         ).log_grad
         for act in ("tanh", "linear")
     }

@@ -62,7 +62,7 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
 
 
 def test_shaped_mlp_layers_and_gains():
-    arch = bn_mlp.Architecture(depth=5, width=6, norm="batch_norm_torch", activation="tanh",
+    arch = bn_mlp.Architecture(depth=5, width=6, norm="batch_norm", activation="tanh",
                                gain_exponent=0.4)  # fmt: skip
     net = ShapedBNMLP(arch, 9, 3)
     assert linear_weight_names(net) == [f"fc.{k}.weight" for k in range(6)]
@@ -124,7 +124,7 @@ def _tiny_data() -> TrainData:
 
 
 def test_tiny_training_lowers_the_loss_and_probes_per_layer():
-    arch = bn_mlp.Architecture(depth=6, width=16, norm="batch_norm_torch", activation="tanh",
+    arch = bn_mlp.Architecture(depth=6, width=16, norm="batch_norm", activation="tanh",
                                gain_exponent=0.4)  # fmt: skip
     nets = initial_networks(arch, 12, 3, "test.tiny", [0, 1])
     data = _tiny_data()
@@ -461,7 +461,7 @@ def test_gradient_probe_is_float64_whatever_the_training_dtype():
 
     from sigprop.training.loop import _layer_probes
 
-    arch = bn_mlp.Architecture(depth=5, width=8, norm="batch_norm_torch", activation="sin")
+    arch = bn_mlp.Architecture(depth=5, width=8, norm="batch_norm", activation="sin")
     nets = initial_networks(arch, 12, 3, "test.f64", [0, 1])
     data = _tiny_data()
     stack = RunStack(nets)

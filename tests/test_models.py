@@ -26,23 +26,23 @@ def _images(gen, n=6, c=2, side=7):
 
 
 def test_mlp_bn_block_is_torch_batch_norm(gen):
-    """ReLU -> Linear -> BatchNorm1d equals ops.batch_norm_torch on the d x n layout."""
-    net = _mlp("batchnorm")
+    """ReLU -> Linear -> BatchNorm1d equals ops.batch_norm on the d x n layout."""
+    net = _mlp("batch_norm")
     x = torch.randn(6, 12, generator=gen, dtype=torch.float64)
     h = x
     for block in net.blocks:
         relu, linear, bn = block
         assert isinstance(relu, torch.nn.ReLU) and isinstance(bn, torch.nn.BatchNorm1d)
         assert linear.bias is None
-        expected = ops.batch_norm_torch(linear(torch.relu(h)).mT).mT
+        expected = ops.batch_norm(linear(torch.relu(h)).mT).mT
         out = block(h)
         torch.testing.assert_close(out, expected, rtol=1e-12, atol=1e-12)
         h = out
 
 
 def test_conv_bn_block_is_torch_batch_norm_per_channel(gen):
-    """BatchNorm2d = batch_norm_torch with each channel's batch x pixels as its batch axis."""
-    net = _conv("batchnorm")
+    """BatchNorm2d = batch_norm with each channel's batch x pixels as its batch axis."""
+    net = _conv("batch_norm")
     h = _images(gen)
     for block in net.blocks:
         relu, conv, bn = block
@@ -50,7 +50,7 @@ def test_conv_bn_block_is_torch_batch_norm_per_channel(gen):
         z = conv(torch.relu(h))
         n, c, hh, ww = z.shape
         flat = z.transpose(0, 1).reshape(c, -1)  # (channels, n * pixels)
-        expected = ops.batch_norm_torch(flat).reshape(c, n, hh, ww).transpose(0, 1)
+        expected = ops.batch_norm(flat).reshape(c, n, hh, ww).transpose(0, 1)
         out = block(h)
         torch.testing.assert_close(out, expected, rtol=1e-12, atol=1e-12)
         h = out
@@ -82,7 +82,7 @@ def test_gap_of_the_input_is_the_code_formula(gen):
     expected = torch.linalg.matrix_norm(c / c.trace() - torch.eye(6, dtype=x.dtype) / 6)
     got = metrics.orthogonality_gap(models.features_by_samples(x))
     torch.testing.assert_close(got, expected, rtol=1e-12, atol=0)
-    net = _conv("batchnorm")
+    net = _conv("batch_norm")
     first = net.representations(x)[0]
     torch.testing.assert_close(metrics.orthogonality_gap(models.features_by_samples(first)), got)
 
@@ -104,7 +104,7 @@ def test_vanilla_mlp_is_positively_homogeneous(gen):
 
 def test_bn_nets_are_scale_invariant_after_the_first_bn(gen):
     """Torch BN removes the input scale up to eps: layers >= 2 match for two large scales."""
-    net = _mlp("batchnorm", depth=5)
+    net = _mlp("batch_norm", depth=5)
     x = torch.randn(6, 12, generator=gen, dtype=torch.float64)
     a = net.representations(100.0 * x)[2:]
     b = net.representations(10000.0 * x)[2:]
@@ -127,7 +127,7 @@ def test_init_is_xavier_normal_and_seeded():
 
 
 def test_bn_and_vanilla_share_weights_for_one_generator_seed():
-    a, b = _mlp("batchnorm"), _mlp("none")
+    a, b = _mlp("batch_norm"), _mlp("none")
     for blk_a, blk_b in zip(a.blocks, b.blocks, strict=True):
         assert torch.equal(blk_a[1].weight, blk_b[1].weight)
 
@@ -149,7 +149,7 @@ def test_bad_arguments_raise(kwargs, match):
         "input_shape": (1, 8, 8),
         "width": 4,
         "depth": 2,
-        "norm": "batchnorm",
+        "norm": "batch_norm",
         "kernel_size": 3,
         "padding_mode": "reflect",
     }

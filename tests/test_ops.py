@@ -60,12 +60,12 @@ def test_bn_centered_rows_have_zero_mean_and_unit_variance(dtype, rtol, gen):
     )
 
 
-def test_batch_norm_torch_matches_nn_batchnorm1d(gen):
+def test_batch_norm_matches_nn_batchnorm1d(gen):
     """Our (d, n) layout transposed is PyTorch's (n, d); training-mode BN at init."""
     h = torch.randn(2, 6, 10, generator=gen)
     bn = torch.nn.BatchNorm1d(6).train()
     expected = torch.stack([bn(x.T).T for x in h]).detach()
-    torch.testing.assert_close(ops.batch_norm_torch(h), expected, rtol=1e-5, atol=1e-6)
+    torch.testing.assert_close(ops.batch_norm(h), expected, rtol=1e-5, atol=1e-6)
 
 
 @pytest.mark.parametrize("name", sorted(ops.ACTIVATIONS))

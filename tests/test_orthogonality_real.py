@@ -62,7 +62,7 @@ def _setup(root, **overrides):
         "normalize_mean": 0.1307,
         "normalize_std": 0.3081,
         "architectures": ["mlp", "convnet"],
-        "norms": ["batchnorm", "none"],
+        "norms": ["batch_norm", "none"],
         "width": 16,
         "channels": 3,
         "kernel_size": 3,

@@ -33,7 +33,7 @@ __all__ = [
     "relu_mlp",
 ]
 
-NORMS = ("batchnorm", "none")
+NORMS = ("batch_norm", "none")
 """``norm`` switch: torch BatchNorm after each Linear/Conv, or none (the vanilla network)."""
 
 ARCHITECTURES = ("mlp", "convnet")
@@ -97,7 +97,7 @@ class ReluMLP(_Blocks):
         in_features: input dimension (the flattened image: 3072 for CIFAR-10, 784 for MNIST).
         width: the width of every hidden layer (100 in the paper).
         depth: the number of blocks (30 in the paper).
-        norm: "batchnorm" (torch ``BatchNorm1d``) or "none".
+        norm: "batch_norm" (torch ``BatchNorm1d``) or "none".
         gain: the ``xavier_normal_`` gain; the code's is sqrt 2 (``calculate_gain("relu")``).
         generator: CPU generator of the initial weights (``sigprop.seeding.generator``).
     """
@@ -107,7 +107,7 @@ class ReluMLP(_Blocks):
         in_features: int,
         width: int,
         depth: int,
-        norm: str = "batchnorm",
+        norm: str = "batch_norm",
         gain: float = math.sqrt(2.0),
         generator: torch.Generator | None = None,
     ) -> None:
@@ -118,7 +118,7 @@ class ReluMLP(_Blocks):
         for layer in range(depth):
             linear = nn.Linear(in_features if layer == 0 else width, width, bias=False)
             _init_weight(linear.weight, gain, generator)
-            bn = nn.BatchNorm1d(width) if norm == "batchnorm" else nn.Identity()
+            bn = nn.BatchNorm1d(width) if norm == "batch_norm" else nn.Identity()
             blocks.append(nn.Sequential(nn.ReLU(), linear, bn))
         self.blocks = nn.ModuleList(blocks)
         self.norm = norm
@@ -143,7 +143,7 @@ class ConvNet(_Blocks):
         channels: channels of every hidden layer (100 in the paper).
         depth: the number of blocks (30 in the paper).
         kernel_size: odd kernel size (3 in the paper).
-        norm: "batchnorm" (torch ``BatchNorm2d``) or "none".
+        norm: "batch_norm" (torch ``BatchNorm2d``) or "none".
         padding_mode: an ``nn.Conv2d`` padding mode.
         gain: the ``xavier_normal_`` gain; the code's is 1 (``calculate_gain("conv2d")``).
         generator: CPU generator of the initial weights.
@@ -155,7 +155,7 @@ class ConvNet(_Blocks):
         channels: int,
         depth: int,
         kernel_size: int = 3,
-        norm: str = "batchnorm",
+        norm: str = "batch_norm",
         padding_mode: str = "reflect",
         gain: float = 1.0,
         generator: torch.Generator | None = None,
@@ -181,7 +181,7 @@ class ConvNet(_Blocks):
                 bias=False,
             )
             _init_weight(conv.weight, gain, generator)
-            bn = nn.BatchNorm2d(channels) if norm == "batchnorm" else nn.Identity()
+            bn = nn.BatchNorm2d(channels) if norm == "batch_norm" else nn.Identity()
             blocks.append(nn.Sequential(nn.ReLU(), conv, bn))
         self.blocks = nn.ModuleList(blocks)
         self.norm = norm

@@ -7,7 +7,7 @@ therefore normalizes each row across the columns.
 Seed sections: Dan+20 Eq. (2) (``bn_rms``, ``second_moment``), DJB21 Eq. (1) = Thesis Eq. (2.1)
 (``bn_rms_scaled``), Thesis Eq. (6.4) (``bn_unit``: rows to unit norm), Dan+20 App. C
 (``bn_centered``), PyTorch BN of the training experiments
-(``batch_norm_torch``); Thesis Cor. 4.4 (``ln_rms``: LN as the projection onto the sqrt(d)-sphere,
+(``batch_norm``); Thesis Cor. 4.4 (``ln_rms``: LN as the projection onto the sqrt(d)-sphere,
 = RMSNorm) and LN with mean centering (``ln_centered``), which normalize each column (sample).
 """
 
@@ -22,7 +22,7 @@ __all__ = [
     "ACTIVATIONS",
     "NORMALIZATIONS",
     "activation",
-    "batch_norm_torch",
+    "batch_norm",
     "bn_centered",
     "bn_rms",
     "bn_rms_scaled",
@@ -104,7 +104,7 @@ def bn_centered(h: Tensor) -> Tensor:
     return bn_rms(h - h.mean(dim=-1, keepdim=True))
 
 
-def batch_norm_torch(h: Tensor, eps: float = 1e-5) -> Tensor:
+def batch_norm(h: Tensor, eps: float = 1e-5) -> Tensor:
     """PyTorch ``BatchNorm1d`` in training mode at initialization (weight 1, bias 0).
 
     (H - row mean) / sqrt(row biased variance + eps): the BN of the seeds' training experiments
@@ -162,7 +162,7 @@ NORMALIZATIONS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_rms_scaled": bn_rms_scaled,
     "bn_unit": bn_unit,
     "bn_centered": bn_centered,
-    "batch_norm_torch": batch_norm_torch,
+    "batch_norm": batch_norm,
     "ln_rms": ln_rms,
     "ln_centered": ln_centered,
 }

@@ -10,7 +10,7 @@ params = item_params(snakemake)
 setup = params.setup
 n = setup["batch_size"]
 table = store.load_frame(snakemake.input.gaps)  # architecture, norm, batch, layer, gap
-table.insert(1, "network", table.pop("norm").map({"batchnorm": "BN", "none": "vanilla"}))
+table.insert(1, "network", table.pop("norm").map({"batch_norm": "BN", "none": "vanilla"}))
 table.to_csv(snakemake.output.csv, index=False)
 
 titles = {

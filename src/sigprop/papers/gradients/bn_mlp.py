@@ -54,11 +54,11 @@ NORMS: dict[str, Callable[[Tensor], Tensor]] = {
     "bn_unit": ops.bn_unit,
     "bn_rms": ops.bn_rms,
     "bn_centered": ops.bn_centered,
-    "batch_norm_torch": ops.batch_norm_torch,
+    "batch_norm": ops.batch_norm,
 }
 """The BN variants of the ch. 6 figures (Thesis Sec. 6.3): theory BN = Eq. (6.4) with factor
 1 (``bn_unit``), theory BN x sqrt(n) (``bn_rms``), mean-reduced BN x sqrt(n) (``bn_centered``) and
-PyTorch ``BatchNorm1d`` in training mode at initialization (``batch_norm_torch``)."""
+PyTorch ``BatchNorm1d`` in training mode at initialization (``batch_norm``)."""
 
 INITS = ("orthogonal", "gaussian")
 """Weight laws: Haar (semi-)orthogonal, or xavier_normal (Fig. 6.3's "Normal")."""

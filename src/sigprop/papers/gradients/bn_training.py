@@ -2,7 +2,7 @@
 
 Thesis Eq. (6.3) with the activation shaping of Eq. (6.11), as ``bn_mlp`` defines it: layers
 ``fc_0 .. fc_L`` (``nn.Linear``, bias as the architecture says), after each ``fc_l`` with l < L
-the normalization of ``bn_mlp.NORMS`` (``batch_norm_torch`` is a trainable
+the normalization of ``bn_mlp.NORMS`` (``batch_norm`` is a trainable
 ``nn.BatchNorm1d``: affine, eps 1e-5, momentum 0.1, running statistics for eval mode, as the
 authors' ``torch_bn``; the theory BNs of Eq. (6.4) are parameter-free ``TheoryNorm``s), then
 X_{l+1} = act(alpha_l BN(H_l)) with alpha_l = gain (l + 1)^(-gain_exponent). Layout is torch's
@@ -83,7 +83,7 @@ class ShapedBNMLP(nn.Module):
 def _norm(name: str, width: int) -> nn.Module:
     if name not in bn_mlp.NORMS:
         raise ValueError(f"norm must be one of {sorted(bn_mlp.NORMS)}, got {name!r}")
-    return nn.BatchNorm1d(width) if name == "batch_norm_torch" else TheoryNorm(name)
+    return nn.BatchNorm1d(width) if name == "batch_norm" else TheoryNorm(name)
 
 
 def initial_networks(

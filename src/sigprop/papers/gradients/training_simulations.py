@@ -168,7 +168,7 @@ def shaped_training(
     width: int = 100,
     batch_size: int = 100,
     lr: float = 0.001,
-    norm: str = "batch_norm_torch",
+    norm: str = "batch_norm",
     dataset: str = "fashion_mnist",
     data_root: str = "data",
     train_size: int = 0,

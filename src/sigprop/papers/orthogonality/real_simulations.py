@@ -72,7 +72,7 @@ def real_gap(
         dataset, data_root, download: passed to ``sigprop.data.load`` (training split).
         normalize_mean, normalize_std: the input normalization, see ``load_images``.
         architectures: subset of ``models.ARCHITECTURES`` ("mlp", "convnet").
-        norms: subset of ``models.NORMS`` ("batchnorm", "none").
+        norms: subset of ``models.NORMS`` ("batch_norm", "none").
         width: MLP width. channels: ConvNet channels. kernel_size, padding_mode: ConvNet.
         depth: number of blocks; V is measured at the input of each (layer 1 = raw input).
         batch_size: n, the samples per batch. n_batches: independent batches.

@@ -1,0 +1,96 @@
+"""Config names and code names agree: every normalization and initialization that a code table
+accepts or a config file names is in ``sigprop.nets.vocabulary``."""
+
+import pytest
+import yaml
+from workflow_copy import ROOT
+
+from sigprop import ops
+from sigprop.nets.vocabulary import INITIALIZATIONS, NORMALIZATIONS
+
+NORM_KEYS = ("norm", "norms", "normalization")
+INIT_KEYS = ("init",)
+
+
+def _code_tables():
+    from sigprop import models
+    from sigprop.papers.gradients import bn_mlp
+    from sigprop.papers.isometry import normalization_layers
+    from sigprop.training import convnets
+    from sigprop.training import models as training_models
+
+    norms = {
+        "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
+        "models.NORMS": set(models.NORMS),
+        "training.models.NORMS": set(training_models.NORMS),
+        "training.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
+        "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
+        "isometry.normalization_layers.NORMS": set(normalization_layers.NORMS),
+    }
+    inits = {
+        "training.models.INITS": set(training_models.INITS),
+        "gradients.bn_mlp.INITS": set(bn_mlp.INITS),
+    }
+    return norms, inits
+
+
+def _config_values(node, keys):
+    """Every string value under one of ``keys`` anywhere in a config tree."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key in keys:
+                yield from (value if isinstance(value, list) else [value])
+            else:
+                yield from _config_values(value, keys)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _config_values(value, keys)
+
+
+def test_code_tables_use_the_vocabulary():
+    norms, inits = _code_tables()
+    for table, names in norms.items():
+        assert names <= set(NORMALIZATIONS), f"{table}: {sorted(names - set(NORMALIZATIONS))}"
+    for table, names in inits.items():
+        assert names <= set(INITIALIZATIONS), f"{table}: {sorted(names - set(INITIALIZATIONS))}"
+
+
+def test_every_vocabulary_name_is_built_somewhere():
+    norms, inits = _code_tables()
+    assert set(NORMALIZATIONS) == set().union(*norms.values())
+    assert set(INITIALIZATIONS) == set().union(*inits.values())
+
+
+@pytest.mark.parametrize(
+    "path", ["config/config.yaml", "config/paper.yaml", ".test/config/config.yaml"]
+)
+def test_config_files_use_the_vocabulary(path):
+    tree = yaml.safe_load((ROOT / path).read_text())
+    norms = set(_config_values(tree, NORM_KEYS))
+    inits = set(_config_values(tree, INIT_KEYS))
+    assert norms <= set(NORMALIZATIONS), sorted(norms - set(NORMALIZATIONS))
+    assert inits <= set(INITIALIZATIONS), sorted(inits - set(INITIALIZATIONS))
+
+
+def test_schema_enums_use_the_vocabulary():
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    found = {"norm": set(), "init": set()}
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if isinstance(value, dict):
+                    enum = value.get("enum") or (value.get("items") or {}).get("enum")
+                    if enum and key in NORM_KEYS:
+                        found["norm"].update(enum)
+                    if enum and key in INIT_KEYS:
+                        found["init"].update(enum)
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(schema)
+    assert found["norm"], "the schema names no normalization enum"
+    assert found["norm"] <= set(NORMALIZATIONS), sorted(found["norm"] - set(NORMALIZATIONS))
+    assert found["init"] <= set(INITIALIZATIONS), sorted(found["init"] - set(INITIALIZATIONS))
