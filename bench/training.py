@@ -25,8 +25,9 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
+from sigprop.nets.initializations import init_weights  # noqa: E402
+from sigprop.nets.mlp import MLP  # noqa: E402
 from sigprop.training.loop import RunStack, sgd_step  # noqa: E402
-from sigprop.training.models import MLP, init_weights  # noqa: E402
 
 torch.set_num_threads(1)
 RESULTS = "bench/results/training.csv"

@@ -20,7 +20,7 @@ EPOCHS = 4
 SETUP = """
 import torch
 from sigprop.training.loop import RunStack, TrainData, train
-from sigprop.training.models import MLP
+from sigprop.nets.mlp import MLP
 
 
 def data():

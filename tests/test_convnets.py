@@ -9,15 +9,15 @@ import torchvision
 from torch import nn
 
 from sigprop import metrics
+from sigprop.nets.initializations import init_weights
+from sigprop.nets.normalizations import (
+    UncenteredBatchNorm1d,
+    UncenteredBatchNorm2d,
+    uncenter_batch_norm,
+)
 from sigprop.training import convnets
 from sigprop.training.datasets import uniform_noise_images
 from sigprop.training.loop import RunStack, TrainData, train
-from sigprop.training.models import (
-    UncenteredBatchNorm1d,
-    UncenteredBatchNorm2d,
-    init_weights,
-    uncenter_batch_norm,
-)
 from sigprop.training.probes import gradient_alignment, readout_gradients
 
 TINY = 1 / 32

@@ -17,7 +17,7 @@ from snakemake.utils import validate
 from sigprop import isometry
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
-from sigprop.papers.gradients.bn_training import ShapedBNMLP, initial_networks
+from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
 from sigprop.papers.gradients.config_checks import check_config
 from sigprop.training.loop import RunStack, TrainData, train
 from sigprop.training.probes import linear_weight_names
@@ -54,7 +54,7 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
     for r, net in enumerate(nets):
         out = net(x.T)
         torch.testing.assert_close(out, logits[r].T.detach(), rtol=0, atol=1e-10)
-        ours = [fc.weight for fc in net.fc] + ([fc.bias for fc in net.fc] if bias else [])
+        ours = [fc.weight for fc in net.linear_layers()] + ([fc.bias for fc in net.linear_layers()] if bias else [])
         grads = torch.autograd.grad(F.cross_entropy(out, y), ours)
         for mine, ref in zip(grads, reference, strict=True):
             ref = ref[r] if mine.dim() == 2 else ref[r, :, 0]
@@ -64,12 +64,15 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
 def test_shaped_mlp_layers_and_gains():
     arch = bn_mlp.Architecture(depth=5, width=6, norm="batch_norm", activation="tanh",
                                gain_exponent=0.4)  # fmt: skip
-    net = ShapedBNMLP(arch, 9, 3)
-    assert linear_weight_names(net) == [f"fc.{k}.weight" for k in range(6)]
-    assert net.gains == pytest.approx([(k + 1) ** -0.4 for k in range(5)])
+    net = shaped_network(arch, 9, 3)
+    names = [f"hidden.{3 * k}.weight" for k in range(5)] + ["readout.weight"]
+    assert linear_weight_names(net) == names
+    gains = [net.hidden[3 * k + 2].gain for k in range(5)]
+    assert gains == pytest.approx([(k + 1) ** -0.4 for k in range(5)])
     assert net(torch.randn(4, 9), output="last_hidden").shape == (4, 6)
+    assert net(torch.randn(4, 9), output="all_hidden").shape == (5, 4, 6)
     with pytest.raises(ValueError, match="output"):
-        net(torch.randn(4, 9), output="all_hidden")
+        net(torch.randn(4, 9), output="probe")
 
 
 # --- the weight isometry gap ---------------------------------------------------------------------
@@ -141,7 +144,7 @@ def test_tiny_training_lowers_the_loss_and_probes_per_layer():
     # the gradient norm at init equals the network's own autograd on the probe batch
     net = nets[0]
     loss = F.cross_entropy(net(data.probe_x), data.probe_y)
-    grads = torch.autograd.grad(loss, [fc.weight for fc in net.fc])
+    grads = torch.autograd.grad(loss, [fc.weight for fc in net.linear_layers()])
     expected = torch.stack([g.norm().double() for g in grads])
     torch.testing.assert_close(norms[0, :, 0], expected, rtol=1e-5, atol=0)
 
@@ -470,7 +473,7 @@ def test_gradient_probe_is_float64_whatever_the_training_dtype():
     for r, net in enumerate(nets):
         double = _copy.deepcopy(net).double()
         loss = F.cross_entropy(double(data.probe_x.double()), data.probe_y)
-        grads = torch.autograd.grad(loss, [fc.weight for fc in double.fc])
+        grads = torch.autograd.grad(loss, [fc.weight for fc in double.linear_layers()])
         torch.testing.assert_close(
             norms[r], torch.stack([g.norm() for g in grads]), rtol=1e-10, atol=0
         )

@@ -12,7 +12,7 @@ from sigprop import metrics, models, ops, seeding
 
 def _mlp(norm, depth=4, width=16, in_features=12, seed=0):
     g = seeding.generator("test.models", seed, "weights")
-    return models.ReluMLP(in_features, width, depth, norm, generator=g).double().train()
+    return models.relu_first_mlp(in_features, width, depth, norm, generator=g).double().train()
 
 
 def _conv(norm, depth=3, channels=5, padding_mode="reflect", seed=0):
@@ -30,9 +30,10 @@ def test_mlp_bn_block_is_torch_batch_norm(gen):
     net = _mlp("batch_norm")
     x = torch.randn(6, 12, generator=gen, dtype=torch.float64)
     h = x
-    for block in net.blocks:
+    for k in range(net.depth):
+        block = net.blocks(k, k + 1)
         relu, linear, bn = block
-        assert isinstance(relu, torch.nn.ReLU) and isinstance(bn, torch.nn.BatchNorm1d)
+        assert relu.name == "relu" and isinstance(bn, torch.nn.BatchNorm1d)
         assert linear.bias is None
         expected = ops.batch_norm(linear(torch.relu(h)).mT).mT
         out = block(h)
@@ -114,7 +115,7 @@ def test_bn_nets_are_scale_invariant_after_the_first_bn(gen):
 
 def test_init_is_xavier_normal_and_seeded():
     net = _mlp("none", depth=3, width=200, in_features=200)
-    w = net.blocks[1][1].weight
+    w = net.linear_layers()[1].weight
     expected_sd = math.sqrt(2.0) * math.sqrt(2.0 / (200 + 200))  # gain sqrt 2, [code]
     assert abs(w.std().item() / expected_sd - 1) < 0.02
     conv = models.ConvNet(3, 50, 2, generator=seeding.generator("t", 0, "w"))
@@ -122,14 +123,14 @@ def test_init_is_xavier_normal_and_seeded():
     assert abs(wc.std().item() / math.sqrt(2.0 / (9 * 50 + 9 * 50)) - 1) < 0.05  # gain 1
     same = _mlp("none", depth=3, width=200, in_features=200)
     other = _mlp("none", depth=3, width=200, in_features=200, seed=1)
-    assert torch.equal(same.blocks[1][1].weight, w)
-    assert not torch.equal(other.blocks[1][1].weight, w)
+    assert torch.equal(same.linear_layers()[1].weight, w)
+    assert not torch.equal(other.linear_layers()[1].weight, w)
 
 
 def test_bn_and_vanilla_share_weights_for_one_generator_seed():
     a, b = _mlp("batch_norm"), _mlp("none")
-    for blk_a, blk_b in zip(a.blocks, b.blocks, strict=True):
-        assert torch.equal(blk_a[1].weight, blk_b[1].weight)
+    for linear_a, linear_b in zip(a.linear_layers(), b.linear_layers(), strict=True):
+        assert torch.equal(linear_a.weight, linear_b.weight)
 
 
 @pytest.mark.parametrize(

@@ -16,6 +16,8 @@ from sigprop.initialization import (
     iterative_orthogonalization,
     orthogonal_weights,
 )
+from sigprop.nets.initializations import init_weights
+from sigprop.nets.mlp import MLP
 from sigprop.papers.orthogonality.training_judges import (
     fig3a_claims,
     fig3b_claims,
@@ -25,7 +27,6 @@ from sigprop.papers.orthogonality.training_judges import (
 )
 from sigprop.training import convnets
 from sigprop.training.loop import RunStack, TrainData, adaptive_gradient_clip, sgd_step, train
-from sigprop.training.models import MLP, init_weights
 
 
 def gen(seed=0):

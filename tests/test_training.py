@@ -8,8 +8,10 @@ import torch
 from torch import nn
 
 from sigprop import chains, metrics, ops
+from sigprop.nets.initializations import init_weights
+from sigprop.nets.mlp import MLP
+from sigprop.nets.normalizations import UncenteredBatchNorm1d
 from sigprop.training.loop import RunStack, TrainData, sgd_step, train
-from sigprop.training.models import MLP, UncenteredBatchNorm1d, init_weights
 from sigprop.training.pretrain import pretrain_rank
 from sigprop.training.probes import last_hidden_probes
 

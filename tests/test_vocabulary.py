@@ -14,21 +14,21 @@ INIT_KEYS = ("init",)
 
 def _code_tables():
     from sigprop import models
+    from sigprop.nets import initializations, normalizations
     from sigprop.papers.gradients import bn_mlp
     from sigprop.papers.isometry import normalization_layers
     from sigprop.training import convnets
-    from sigprop.training import models as training_models
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
         "models.NORMS": set(models.NORMS),
-        "training.models.NORMS": set(training_models.NORMS),
+        "nets.normalizations.NORMS": set(normalizations.NORMS),
         "training.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
         "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
         "isometry.normalization_layers.NORMS": set(normalization_layers.NORMS),
     }
     inits = {
-        "training.models.INITS": set(training_models.INITS),
+        "nets.initializations.INITS": set(initializations.INITS),
         "gradients.bn_mlp.INITS": set(bn_mlp.INITS),
     }
     return norms, inits

@@ -22,14 +22,16 @@ import math
 import torch
 from torch import Tensor, nn
 
+from .nets.mlp import MLP
+
 __all__ = [
     "ARCHITECTURES",
     "NORMS",
     "PADDING_MODES",
     "ConvNet",
-    "ReluMLP",
     "build",
     "features_by_samples",
+    "relu_first_mlp",
     "relu_mlp",
 ]
 
@@ -90,8 +92,16 @@ class _Blocks(nn.Module):
         return out
 
 
-class ReluMLP(_Blocks):
-    """DJB21 Fig. 5a: ``depth`` blocks ReLU -> Linear(bias=False) -> BatchNorm1d | Identity.
+def relu_first_mlp(
+    in_features: int,
+    width: int,
+    depth: int,
+    norm: str = "batch_norm",
+    gain: float = math.sqrt(2.0),
+    generator: torch.Generator | None = None,
+) -> MLP:
+    """DJB21 Fig. 5a: ``depth`` blocks ReLU -> Linear(bias=False) -> BatchNorm1d | Identity, no
+    read-out: the one ``nets.mlp.MLP`` with ``block_order="act_linear_norm"``.
 
     Args:
         in_features: input dimension (the flattened image: 3072 for CIFAR-10, 784 for MNIST).
@@ -99,36 +109,17 @@ class ReluMLP(_Blocks):
         depth: the number of blocks (30 in the paper).
         norm: "batch_norm" (torch ``BatchNorm1d``) or "none".
         gain: the ``xavier_normal_`` gain; the code's is sqrt 2 (``calculate_gain("relu")``).
-        generator: CPU generator of the initial weights (``sigprop.seeding.generator``).
+        generator: CPU generator of the initial weights (``sigprop.seeding.generator``), drawn
+            layer after layer.
     """
-
-    def __init__(
-        self,
-        in_features: int,
-        width: int,
-        depth: int,
-        norm: str = "batch_norm",
-        gain: float = math.sqrt(2.0),
-        generator: torch.Generator | None = None,
-    ) -> None:
-        super().__init__()
-        _check_norm(norm)
-        _check_positive(in_features=in_features, width=width, depth=depth)
-        blocks = []
-        for layer in range(depth):
-            linear = nn.Linear(in_features if layer == 0 else width, width, bias=False)
-            _init_weight(linear.weight, gain, generator)
-            bn = nn.BatchNorm1d(width) if norm == "batch_norm" else nn.Identity()
-            blocks.append(nn.Sequential(nn.ReLU(), linear, bn))
-        self.blocks = nn.ModuleList(blocks)
-        self.norm = norm
-
-    def forward(self, x: Tensor) -> Tensor:
-        """x: shape (n, in_features), or images (n, C, H, W), flattened first."""
-        return super().forward(x.flatten(start_dim=1))
-
-    def representations(self, x: Tensor, include_output: bool = False) -> list[Tensor]:
-        return super().representations(x.flatten(start_dim=1), include_output)
+    _check_norm(norm)
+    _check_positive(in_features=in_features, width=width, depth=depth)
+    net = MLP(
+        in_features, width, depth, None, norm, "relu", bias=False, block_order="act_linear_norm"
+    )
+    for linear in net.linear_layers():
+        _init_weight(linear.weight, gain, generator)
+    return net
 
 
 class ConvNet(_Blocks):
@@ -196,17 +187,18 @@ def build(
     kernel_size: int = 3,
     padding_mode: str = "reflect",
     generator: torch.Generator | None = None,
-) -> ReluMLP | ConvNet:
+) -> MLP | ConvNet:
     """The Fig. 5 network for one architecture with the code's gains, on the CPU in float32.
 
     Args:
         architecture: "mlp" or "convnet".
         input_shape: one sample's shape (C, H, W); the MLP reads it flattened.
         width: MLP width or ConvNet channels.
-        depth, norm, kernel_size, padding_mode, generator: see ``ReluMLP`` and ``ConvNet``.
+        depth, norm, kernel_size, padding_mode, generator: see ``relu_first_mlp`` and
+            ``ConvNet``.
     """
     if architecture == "mlp":
-        return ReluMLP(math.prod(input_shape), width, depth, norm, generator=generator)
+        return relu_first_mlp(math.prod(input_shape), width, depth, norm, generator=generator)
     if architecture == "convnet":
         if len(input_shape) != 3:
             raise ValueError(f"convnet needs (C, H, W) inputs, got shape {tuple(input_shape)}")

@@ -1,2 +1,3 @@
-"""Networks and their parts (issue 26): the one vocabulary of normalizations and initializations
-(``vocabulary``) that config, code and docs share."""
+"""Networks and their parts: the one trainable MLP (``mlp``), the normalization layers
+(``normalizations``) and initializations (``initializations``) by name, and the one vocabulary
+of those names that config, code and docs share (``vocabulary``)."""

@@ -15,7 +15,7 @@ torchvision's, never changed):
   scale: 1/8 or 1/16 on the CPU); 1 is the full network.
 
 ``norm``: ``batch_norm`` (torch's BN), ``batch_norm_uncentered`` (every BN swapped by
-``models.uncenter_batch_norm``), ``none`` (VGG19 without BN, Fig. 10).
+``nets.normalizations.uncenter_batch_norm``), ``none`` (VGG19 without BN, Fig. 10).
 
 Each network is a ``Classifier``: ``body`` (the torchvision network whose last Linear is the
 identity) and ``readout`` (that Linear, W_{L+1} of Dan+20 Eq. (95)), so ``forward(x,
@@ -29,7 +29,7 @@ from __future__ import annotations
 from torch import Tensor, nn
 from torchvision.models import resnet, vgg
 
-from .models import uncenter_batch_norm
+from ..nets.normalizations import uncenter_batch_norm
 
 __all__ = [
     "ARCHITECTURES",

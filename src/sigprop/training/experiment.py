@@ -5,7 +5,7 @@ optional transforms: rank pre-training, Dan+20 Algorithm 1; iterative orthogonal
 Eq. (6); orthogonal weights, Thesis App. A.5 (i)), an optimizer option (adaptive gradient
 clipping, Thesis Eq. (A.21)), a step-size scale and its inputs (the data or uniform noise). Each
 is trained at every depth, step size and run, all runs of a (network, depth) as one batched stack
-(``training.loop``), with curves logged per epoch. Architectures: the MLP of ``training.models``
+(``training.loop``), with curves logged per epoch. Architectures: the MLP of ``nets.mlp``
 and the conv nets of ``training.convnets``.
 
 Used by Dan+20 Figs. 1, 4-7, 10-13 (``papers.rank_collapse.training_simulations``) and DJB21
@@ -27,12 +27,13 @@ from ..initialization import (
     iterative_orthogonalization,
     orthogonal_weights,
 )
+from ..nets.initializations import init_weights
+from ..nets.mlp import MLP
 from ..seeding import generator
 from ..store import Labelled
 from . import convnets
 from .datasets import classification_data, uniform_noise_images
 from .loop import RunStack, TrainData, train
-from .models import MLP, init_weights
 from .pretrain import pretrain_rank
 
 __all__ = ["CURVES", "INPUTS", "NETWORKS", "NETWORK_KEYS", "named_experiment", "network_training"]

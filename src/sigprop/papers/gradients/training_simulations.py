@@ -1,10 +1,11 @@
 """Training the ch. 6 network: Thesis Sec. 6.3, Figs. 6.4, 6.6, app. C.6, C.7 (Figs. C.3-C.8).
 
-One function trains every figure's networks (``shaped_training``): ``bn_training.ShapedBNMLP``
-(orthogonal weights, BN, activation shaping with gain exponent gamma, Eq. (6.11)), started from
-the weights ``bn_mlp`` draws, trained with vanilla SGD (no momentum, no weight decay; every
-parameter, BN's affine ones included, as the authors' ``run.py``) on the training layer
-(``training.loop.train``: all networks and runs of one depth as one batched stack).
+One function trains every figure's networks (``shaped_training``): the ``nets.mlp.MLP`` of
+``bn_training.shaped_network`` (orthogonal weights, BN, activation shaping with gain exponent
+gamma, Eq. (6.11)), started from the weights ``bn_mlp`` draws, trained with vanilla SGD (no
+momentum, no weight decay; every parameter, BN's affine ones included, as the authors'
+``run.py``) on the training layer (``training.loop.train``: all networks and runs of one depth as
+one batched stack).
 
 - Figs. 6.4, C.5-C.8 (``shaped_<dataset>``): shaped sin, shaped tanh and identity, plus an
   unshaped control (gamma = 0); train and test accuracy per epoch, and the per-layer gradient

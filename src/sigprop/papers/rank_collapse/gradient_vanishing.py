@@ -8,7 +8,7 @@ Measured on float64 cases with per-sample gradients by ``torch.func``
 - ``rank_one``: h_i = c_i v, c_i Gaussian (either sign), the proposition's hypothesis;
 - ``rank_one_relu``: c_i >= 0, as after a ReLU ("for both linear and ReLU networks");
 - ``full_rank``: Gaussian h_i, a control outside the hypothesis (mean |cos| ~ sqrt(2 / (pi d)));
-- ``deep_vanilla`` / ``deep_bn``: H_L of untrained ReLU MLPs (``training.models.MLP``, PyTorch's
+- ``deep_vanilla`` / ``deep_bn``: H_L of untrained ReLU MLPs (``nets.mlp.MLP``, PyTorch's
   default init) of the given depth on Gaussian inputs, without and with BN: the mechanism of
   Fig. 10 (vanilla's H_L is near rank one, BN's is not).
 
@@ -22,8 +22,9 @@ import torch
 
 from ... import metrics
 from ...compute import resolve_device
+from ...nets.initializations import init_weights
+from ...nets.mlp import MLP
 from ...seeding import Draws, generator
-from ...training.models import MLP, init_weights
 from ...training.probes import gradient_alignment, readout_gradients
 
 __all__ = ["CASES", "measure_prop19"]

@@ -1,0 +1,104 @@
+"""Initializations of ``nn.Linear`` and ``nn.Conv2d`` layers by name (``INITS``,
+``nets.vocabulary``), drawn on the CPU from a seeded generator (``sigprop.seeding``), so a network
+is the same on every device.
+"""
+
+from __future__ import annotations
+
+import math
+
+import torch
+from torch import Tensor, nn
+
+from ..initialization import XAVIER_GAIN
+
+__all__ = ["INITS", "init_weights"]
+
+
+def _uniform(tensor: Tensor | None, low: float, high: float, generator) -> None:
+    if tensor is not None:  # convolutions without bias (ResNet) have none
+        nn.init.uniform_(tensor, low, high, generator=generator)
+
+
+def _zero(tensor: Tensor | None) -> None:
+    if tensor is not None:
+        nn.init.zeros_(tensor)
+
+
+def _fan_in(layer: nn.Module) -> int:
+    """Inputs per output unit: in_features of a Linear, in_channels x kernel size of a conv."""
+    return layer.weight[0].numel()
+
+
+def _torch_default(layer: nn.Module, generator) -> None:
+    """U[-1/sqrt(fan_in), 1/sqrt(fan_in)] for weight and bias: ``nn.Linear``'s and
+    ``nn.Conv2d``'s own init (kaiming_uniform with a = sqrt(5)), "standard PyTorch init" of
+    Dan+20 Figs. 1, 5, 13."""
+    bound = 1 / math.sqrt(_fan_in(layer))
+    _uniform(layer.weight, -bound, bound, generator)
+    _uniform(layer.bias, -bound, bound, generator)
+
+
+def _asymmetric(layer: nn.Module, generator) -> None:
+    """Weights U[0, 2/sqrt(fan_in)], the variance of the default (1 / (3 fan_in)) in R+ (Dan+20
+    Fig. 5, 13: "uniform initialization of same variance"); bias as the default (our choice)."""
+    bound = 1 / math.sqrt(_fan_in(layer))
+    _uniform(layer.weight, 0.0, 2 * bound, generator)
+    _uniform(layer.bias, -bound, bound, generator)
+
+
+def _xavier(layer: nn.Module, generator) -> None:
+    """Xavier (Glorot) normal weights, variance 2 / (fan_in + fan_out); zero bias."""
+    nn.init.xavier_normal_(layer.weight, generator=generator)
+    _zero(layer.bias)
+
+
+def _xavier_relu(layer: nn.Module, generator) -> None:
+    """Xavier (Glorot) uniform weights with the ReLU gain sqrt(2), U[-a, a] with a = sqrt(2)
+    sqrt(6 / (fan_in + fan_out)); zero bias: DJB21's "Xavier" (the authors' ``xavier_init``,
+    as ``initialization.xavier_init``)."""
+    nn.init.xavier_uniform_(layer.weight, gain=XAVIER_GAIN, generator=generator)
+    _zero(layer.bias)
+
+
+def _orthogonal(layer: nn.Module, generator) -> None:
+    """Haar (semi-)orthogonal weights (``nn.init.orthogonal_``, a conv's flattened per output
+    channel); zero bias."""
+    nn.init.orthogonal_(layer.weight, generator=generator)
+    _zero(layer.bias)
+
+
+INITS = {
+    "torch_default": _torch_default,
+    "asymmetric": _asymmetric,
+    "xavier": _xavier,
+    "xavier_relu": _xavier_relu,
+    "orthogonal": _orthogonal,
+}
+"""Initialization schemes of the ``Linear`` and ``Conv2d`` layers."""
+
+WEIGHTED = (nn.Linear, nn.Conv2d)
+"""The layers ``init_weights`` initializes."""
+
+
+@torch.no_grad()
+def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> nn.Module:
+    """Initialize every ``nn.Linear`` and ``nn.Conv2d`` of ``model`` in module order with
+    ``INITS[scheme]``, drawing from ``generator``; normalization layers get weight 1 and bias 0.
+    Returns ``model``. The draws are made on the CPU whatever the model's device, so a network
+    is the same on every device.
+
+    This overrides whatever the constructor drew: torchvision's VGG and ResNet constructors
+    re-initialize with Kaiming normal (Dan+20's "standard PyTorch init" is ``torch_default``).
+    """
+    if scheme not in INITS:
+        raise ValueError(f"init must be one of {sorted(INITS)}, got {scheme!r}")
+    for module in model.modules():
+        if isinstance(module, WEIGHTED):
+            device = module.weight.device  # drawn on the CPU, as every draw (sigprop.seeding)
+            INITS[scheme](module.to("cpu"), generator)
+            module.to(device)
+        elif isinstance(module, nn.modules.batchnorm._NormBase) and module.affine:
+            nn.init.ones_(module.weight)
+            nn.init.zeros_(module.bias)
+    return model
