@@ -33,8 +33,8 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from sigprop.config import merge_configs
 from sigprop.data import dataset_spec
+from sigprop.nets import convnets
 from sigprop.nets.mlp import MLP
-from sigprop.training import convnets
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMULATIONS = (

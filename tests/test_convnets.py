@@ -1,4 +1,4 @@
-"""The conv nets of Dan+20 Figs. 5, 7, 10, 13 (sigprop.training.convnets), BN without centering
+"""The conv nets of Dan+20 Figs. 5, 7, 10, 13 (sigprop.nets.convnets), BN without centering
 as a module swap, and the per-sample gradient alignment of the classification layer (Prop. 19)."""
 
 import math
@@ -9,13 +9,13 @@ import torchvision
 from torch import nn
 
 from sigprop import metrics
+from sigprop.nets import convnets
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.normalizations import (
     UncenteredBatchNorm1d,
     UncenteredBatchNorm2d,
     uncenter_batch_norm,
 )
-from sigprop.training import convnets
 from sigprop.training.datasets import uniform_noise_images
 from sigprop.training.loop import RunStack, TrainData, train
 from sigprop.training.probes import gradient_alignment, readout_gradients

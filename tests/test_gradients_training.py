@@ -54,7 +54,9 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
     for r, net in enumerate(nets):
         out = net(x.T)
         torch.testing.assert_close(out, logits[r].T.detach(), rtol=0, atol=1e-10)
-        ours = [fc.weight for fc in net.linear_layers()] + ([fc.bias for fc in net.linear_layers()] if bias else [])
+        ours = [fc.weight for fc in net.linear_layers()] + (
+            [fc.bias for fc in net.linear_layers()] if bias else []
+        )
         grads = torch.autograd.grad(F.cross_entropy(out, y), ours)
         for mine, ref in zip(grads, reference, strict=True):
             ref = ref[r] if mine.dim() == 2 else ref[r, :, 0]

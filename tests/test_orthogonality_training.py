@@ -16,6 +16,7 @@ from sigprop.initialization import (
     iterative_orthogonalization,
     orthogonal_weights,
 )
+from sigprop.nets import convnets
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.mlp import MLP
 from sigprop.papers.orthogonality.training_judges import (
@@ -25,7 +26,6 @@ from sigprop.papers.orthogonality.training_judges import (
     fig7_claims,
     fig_a1_claims,
 )
-from sigprop.training import convnets
 from sigprop.training.loop import RunStack, TrainData, adaptive_gradient_clip, sgd_step, train
 
 

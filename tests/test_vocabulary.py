@@ -14,16 +14,15 @@ INIT_KEYS = ("init",)
 
 def _code_tables():
     from sigprop import models
-    from sigprop.nets import initializations, normalizations
+    from sigprop.nets import convnets, initializations, normalizations
     from sigprop.papers.gradients import bn_mlp
     from sigprop.papers.isometry import normalization_layers
-    from sigprop.training import convnets
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
         "models.NORMS": set(models.NORMS),
         "nets.normalizations.NORMS": set(normalizations.NORMS),
-        "training.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
+        "nets.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
         "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
         "isometry.normalization_layers.NORMS": set(normalization_layers.NORMS),
     }

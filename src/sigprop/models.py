@@ -22,6 +22,9 @@ import math
 import torch
 from torch import Tensor, nn
 
+from .nets.convnets import FIG5_NORMS as NORMS
+from .nets.convnets import PADDING_MODES, ConvNet, check_norm, check_positive
+from .nets.initializations import xavier_normal_from
 from .nets.mlp import MLP
 
 __all__ = [
@@ -35,61 +38,9 @@ __all__ = [
     "relu_mlp",
 ]
 
-NORMS = ("batch_norm", "none")
-"""``norm`` switch: torch BatchNorm after each Linear/Conv, or none (the vanilla network)."""
 
 ARCHITECTURES = ("mlp", "convnet")
 """Architectures ``build`` knows."""
-
-PADDING_MODES = ("reflect", "zeros", "replicate", "circular")
-"""``nn.Conv2d`` padding modes. DJB21's code uses 'reflect'; its caption says zero padding."""
-
-
-def _check_norm(norm: str) -> None:
-    if norm not in NORMS:
-        raise ValueError(f"norm must be one of {NORMS}, got {norm!r}")
-
-
-def _check_positive(**values: int) -> None:
-    for name, value in values.items():
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-
-def _init_weight(weight: Tensor, gain: float, generator: torch.Generator | None) -> None:
-    """``xavier_normal_`` on the CPU (a CPU generator), copied into the weight in place."""
-    draw = torch.empty(weight.shape, dtype=weight.dtype, device="cpu")
-    nn.init.xavier_normal_(draw, gain=gain, generator=generator)
-    with torch.no_grad():
-        weight.copy_(draw)
-
-
-class _Blocks(nn.Module):
-    """A stack of blocks with access to every block's input."""
-
-    blocks: nn.ModuleList
-
-    def forward(self, x: Tensor) -> Tensor:
-        for block in self.blocks:
-            x = block(x)
-        return x
-
-    def representations(self, x: Tensor, include_output: bool = False) -> list[Tensor]:
-        """The input of each block, in order: ``[x, block_1(x), ...]``.
-
-        Args:
-            x: a batch, samples first, as ``forward`` takes it.
-            include_output: also append the last block's output.
-        Returns:
-            ``depth`` tensors (``depth + 1`` with ``include_output``); the first is ``x`` itself.
-        """
-        out = []
-        for block in self.blocks:
-            out.append(x)
-            x = block(x)
-        if include_output:
-            out.append(x)
-        return out
 
 
 def relu_first_mlp(
@@ -112,70 +63,14 @@ def relu_first_mlp(
         generator: CPU generator of the initial weights (``sigprop.seeding.generator``), drawn
             layer after layer.
     """
-    _check_norm(norm)
-    _check_positive(in_features=in_features, width=width, depth=depth)
+    check_norm(norm)
+    check_positive(in_features=in_features, width=width, depth=depth)
     net = MLP(
         in_features, width, depth, None, norm, "relu", bias=False, block_order="act_linear_norm"
     )
     for linear in net.linear_layers():
-        _init_weight(linear.weight, gain, generator)
+        xavier_normal_from(linear.weight, gain, generator)
     return net
-
-
-class ConvNet(_Blocks):
-    """DJB21 Fig. 5b: ``depth`` blocks ReLU -> Conv2d(k, stride 1, bias=False) -> BN2d | Identity.
-
-    Padding k // 2 keeps the maps equally sized. The authors' ``default_convnet`` takes
-    ``padding_mode='zero'`` but never forwards it, so their nets pad with 'reflect' (the
-    default here); the caption says zero padding ('zeros').
-
-    Args:
-        in_channels: channels of the input images (3 for CIFAR-10, 1 for Fashion-MNIST).
-        channels: channels of every hidden layer (100 in the paper).
-        depth: the number of blocks (30 in the paper).
-        kernel_size: odd kernel size (3 in the paper).
-        norm: "batch_norm" (torch ``BatchNorm2d``) or "none".
-        padding_mode: an ``nn.Conv2d`` padding mode.
-        gain: the ``xavier_normal_`` gain; the code's is 1 (``calculate_gain("conv2d")``).
-        generator: CPU generator of the initial weights.
-    """
-
-    def __init__(
-        self,
-        in_channels: int,
-        channels: int,
-        depth: int,
-        kernel_size: int = 3,
-        norm: str = "batch_norm",
-        padding_mode: str = "reflect",
-        gain: float = 1.0,
-        generator: torch.Generator | None = None,
-    ) -> None:
-        super().__init__()
-        _check_norm(norm)
-        _check_positive(
-            in_channels=in_channels, channels=channels, depth=depth, kernel_size=kernel_size
-        )
-        if kernel_size % 2 == 0:
-            raise ValueError(f"kernel_size must be odd to keep maps equal sized, got {kernel_size}")
-        if padding_mode not in PADDING_MODES:
-            raise ValueError(f"padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
-        blocks = []
-        for layer in range(depth):
-            conv = nn.Conv2d(
-                in_channels if layer == 0 else channels,
-                channels,
-                kernel_size,
-                stride=1,
-                padding=kernel_size // 2,
-                padding_mode=padding_mode,
-                bias=False,
-            )
-            _init_weight(conv.weight, gain, generator)
-            bn = nn.BatchNorm2d(channels) if norm == "batch_norm" else nn.Identity()
-            blocks.append(nn.Sequential(nn.ReLU(), conv, bn))
-        self.blocks = nn.ModuleList(blocks)
-        self.norm = norm
 
 
 def build(

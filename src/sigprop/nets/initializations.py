@@ -12,7 +12,7 @@ from torch import Tensor, nn
 
 from ..initialization import XAVIER_GAIN
 
-__all__ = ["INITS", "init_weights"]
+__all__ = ["INITS", "init_weights", "xavier_normal_from"]
 
 
 def _uniform(tensor: Tensor | None, low: float, high: float, generator) -> None:
@@ -102,3 +102,11 @@ def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> n
             nn.init.ones_(module.weight)
             nn.init.zeros_(module.bias)
     return model
+
+
+def xavier_normal_from(weight: Tensor, gain: float, generator: torch.Generator | None) -> None:
+    """``xavier_normal_`` on the CPU (a CPU generator), copied into the weight in place."""
+    draw = torch.empty(weight.shape, dtype=weight.dtype, device="cpu")
+    nn.init.xavier_normal_(draw, gain=gain, generator=generator)
+    with torch.no_grad():
+        weight.copy_(draw)

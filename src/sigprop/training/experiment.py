@@ -6,7 +6,7 @@ Eq. (6); orthogonal weights, Thesis App. A.5 (i)), an optimizer option (adaptive
 clipping, Thesis Eq. (A.21)), a step-size scale and its inputs (the data or uniform noise). Each
 is trained at every depth, step size and run, all runs of a (network, depth) as one batched stack
 (``training.loop``), with curves logged per epoch. Architectures: the MLP of ``nets.mlp``
-and the conv nets of ``training.convnets``.
+and the conv nets of ``nets.convnets``.
 
 Used by Dan+20 Figs. 1, 4-7, 10-13 (``papers.rank_collapse.training_simulations``) and DJB21
 Figs. 3, 4, 7, Thesis Fig. A.1 (``papers.orthogonality.training_simulations``).
@@ -27,11 +27,11 @@ from ..initialization import (
     iterative_orthogonalization,
     orthogonal_weights,
 )
+from ..nets import convnets
 from ..nets.initializations import init_weights
 from ..nets.mlp import MLP
 from ..seeding import generator
 from ..store import Labelled
-from . import convnets
 from .datasets import classification_data, uniform_noise_images
 from .loop import RunStack, TrainData, train
 from .pretrain import pretrain_rank
@@ -188,7 +188,7 @@ def network_training(
 
     Args:
         architecture: ``mlp`` (``depths`` blocks of ``width`` units, flattened images) or a conv
-            net of ``training.convnets`` (``vgg19``, ``resnet50``: its own depth, channels
+            net of ``nets.convnets`` (``vgg19``, ``resnet50``: its own depth, channels
             times ``width_multiplier``, images zero-padded to ``image_size``).
         networks: name -> {norm, init (default ``init``), pretrain_iterations (M of Algorithm
             1; default 0: none; MLPs only), same_init_as (a network whose initial draw it

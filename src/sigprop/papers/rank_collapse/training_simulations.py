@@ -11,7 +11,7 @@ grid and runs, with curves logged per epoch.
 - Fig. 6: depth 32: vanilla, pre-trained 25 and 75 iterations, BN with the default and the
   asymmetric init; training accuracy and r(H_L) over training.
 
-The same function trains the conv nets (``training.convnets``, ``architecture``):
+The same function trains the conv nets (``nets.convnets``, ``architecture``):
 
 - Figs. 5 (VGG19), 13 (ResNet-50), "breaking BN": BN with the default init, with the asymmetric
   init, and without centering; Fig. 7 (centering) draws two of Fig. 5's networks.

@@ -1,6 +1,7 @@
-"""The conv nets of Dan+20 Figs. 5, 7, 10, 13 (torchvision's VGG19 and ResNet-50, adapted to
-small images, with a width multiplier and a normalization switch) and of DJB21 Fig. 7 (the
-AlexNet-derived nets of DJB21 Table 3, ``djb21_convnet``, of any number of convolutions).
+"""The conv nets: those of Dan+20 Figs. 5, 7, 10, 13 (torchvision's VGG19 and ResNet-50, adapted
+to small images, with a width multiplier and a normalization switch), of DJB21 Fig. 7 (the
+AlexNet-derived nets of DJB21 Table 3, ``djb21_convnet``, of any number of convolutions) and
+DJB21 Fig. 5b's ReLU-first ``ConvNet`` (at the end of this module).
 
 Adaptations (the seeds name the networks, not their CIFAR variants; depth and layer order are
 torchvision's, never changed):
@@ -20,22 +21,27 @@ torchvision's, never changed):
 Each network is a ``Classifier``: ``body`` (the torchvision network whose last Linear is the
 identity) and ``readout`` (that Linear, W_{L+1} of Dan+20 Eq. (95)), so ``forward(x,
 output="last_hidden")`` gives H_L, the input of the classification layer, as the MLPs do.
-Initialize with ``models.init_weights`` after construction: the constructors draw Kaiming
-weights that the seeds' inits replace.
+Initialize with ``nets.initializations.init_weights`` after construction: the constructors draw
+Kaiming weights that the seeds' inits replace.
 """
 
 from __future__ import annotations
 
+import torch
 from torch import Tensor, nn
 from torchvision.models import resnet, vgg
 
-from ..nets.normalizations import uncenter_batch_norm
+from .initializations import xavier_normal_from
+from .normalizations import uncenter_batch_norm
 
 __all__ = [
     "ARCHITECTURES",
     "CONV_NORMS",
     "DEPTHS",
+    "FIG5_NORMS",
+    "PADDING_MODES",
     "Classifier",
+    "ConvNet",
     "build",
     "djb21_convnet",
     "resnet50",
@@ -188,3 +194,109 @@ def build(architecture: str, depth: int | None = None, **kwargs) -> Classifier:
             raise ValueError(f"{architecture} has depth {DEPTHS[architecture]}, not {depth}")
         return ARCHITECTURES[architecture](**kwargs)
     return ARCHITECTURES[architecture](depth=depth, **kwargs)
+
+
+# --- DJB21 Fig. 5b: the ReLU-first conv net of the authors' code ---------------------------------
+
+FIG5_NORMS = ("batch_norm", "none")
+"""``norm`` of the DJB21 Fig. 5 nets: torch BatchNorm after each Linear/Conv, or none."""
+
+PADDING_MODES = ("reflect", "zeros", "replicate", "circular")
+"""``nn.Conv2d`` padding modes. DJB21's code uses 'reflect'; its caption says zero padding."""
+
+
+def check_norm(norm: str) -> None:
+    """A ValueError unless ``norm`` is one of ``FIG5_NORMS``."""
+    if norm not in FIG5_NORMS:
+        raise ValueError(f"norm must be one of {FIG5_NORMS}, got {norm!r}")
+
+
+def check_positive(**values: int) -> None:
+    """A ValueError naming the first value that is not a positive integer."""
+    for name, value in values.items():
+        if int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+class _Blocks(nn.Module):
+    """A stack of blocks with access to every block's input."""
+
+    blocks: nn.ModuleList
+
+    def forward(self, x: Tensor) -> Tensor:
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+    def representations(self, x: Tensor, include_output: bool = False) -> list[Tensor]:
+        """The input of each block, in order: ``[x, block_1(x), ...]``.
+
+        Args:
+            x: a batch, samples first, as ``forward`` takes it.
+            include_output: also append the last block's output.
+        Returns:
+            ``depth`` tensors (``depth + 1`` with ``include_output``); the first is ``x`` itself.
+        """
+        out = []
+        for block in self.blocks:
+            out.append(x)
+            x = block(x)
+        if include_output:
+            out.append(x)
+        return out
+
+
+class ConvNet(_Blocks):
+    """DJB21 Fig. 5b: ``depth`` blocks ReLU -> Conv2d(k, stride 1, bias=False) -> BN2d | Identity.
+
+    Padding k // 2 keeps the maps equally sized. The authors' ``default_convnet`` takes
+    ``padding_mode='zero'`` but never forwards it, so their nets pad with 'reflect' (the
+    default here); the caption says zero padding ('zeros').
+
+    Args:
+        in_channels: channels of the input images (3 for CIFAR-10, 1 for Fashion-MNIST).
+        channels: channels of every hidden layer (100 in the paper).
+        depth: the number of blocks (30 in the paper).
+        kernel_size: odd kernel size (3 in the paper).
+        norm: "batch_norm" (torch ``BatchNorm2d``) or "none".
+        padding_mode: an ``nn.Conv2d`` padding mode.
+        gain: the ``xavier_normal_`` gain; the code's is 1 (``calculate_gain("conv2d")``).
+        generator: CPU generator of the initial weights.
+    """
+
+    def __init__(
+        self,
+        in_channels: int,
+        channels: int,
+        depth: int,
+        kernel_size: int = 3,
+        norm: str = "batch_norm",
+        padding_mode: str = "reflect",
+        gain: float = 1.0,
+        generator: torch.Generator | None = None,
+    ) -> None:
+        super().__init__()
+        check_norm(norm)
+        check_positive(
+            in_channels=in_channels, channels=channels, depth=depth, kernel_size=kernel_size
+        )
+        if kernel_size % 2 == 0:
+            raise ValueError(f"kernel_size must be odd to keep maps equal sized, got {kernel_size}")
+        if padding_mode not in PADDING_MODES:
+            raise ValueError(f"padding_mode must be one of {PADDING_MODES}, got {padding_mode!r}")
+        blocks = []
+        for layer in range(depth):
+            conv = nn.Conv2d(
+                in_channels if layer == 0 else channels,
+                channels,
+                kernel_size,
+                stride=1,
+                padding=kernel_size // 2,
+                padding_mode=padding_mode,
+                bias=False,
+            )
+            xavier_normal_from(conv.weight, gain, generator)
+            bn = nn.BatchNorm2d(channels) if norm == "batch_norm" else nn.Identity()
+            blocks.append(nn.Sequential(nn.ReLU(), conv, bn))
+        self.blocks = nn.ModuleList(blocks)
+        self.norm = norm
