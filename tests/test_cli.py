@@ -227,3 +227,22 @@ def test_the_console_script_is_declared():
     text = (ROOT / "pyproject.toml").read_text()
     assert 'sigprop = "sigprop.cli:main"' in text
     assert os.path.exists(ROOT / "src" / "sigprop" / "cli.py")
+
+
+def test_affordable_targets_use_measured_gpu_seconds_before_the_model():
+    """``sigprop targets``: an item is chosen when each of its compute items fits the budget;
+    with ``gpu`` a measured H100 time beats the modelled one, and a missing one is a reason."""
+    registry = load_registry()
+    costs = {
+        "orthogonality/gap_chain": {"cpu_paper_s": "5", "paper_gpu_s": "500", "gpu_s": "5"},
+        "rank_collapse/lemma4": {"cpu_paper_s": "500", "paper_gpu_s": "5"},
+    }
+    chosen, left = cli.affordable_targets(registry, costs, 60)
+    assert "results/claims/orthogonality/fig2b.json" in chosen
+    assert "results/claims/rank_collapse/lemma4.json" not in chosen
+    assert left["rank_collapse.lemma4"] == "rank_collapse/lemma4: 500 s projected"
+    chosen, left = cli.affordable_targets(registry, costs, 60, gpu=True)
+    assert {
+        f"results/claims/{i}.json" for i in ("orthogonality/fig2b", "rank_collapse/lemma4")
+    } <= set(chosen)
+    assert "no projection" in left["orthogonality.fig5"]

@@ -467,18 +467,20 @@ def compute_items(registry: Registry, family: str, item) -> list[str]:
 
 
 def affordable_targets(
-    registry: Registry, costs: dict, budget_s: float, column: str = "cpu_paper_s"
+    registry: Registry, costs: dict, budget_s: float, gpu: bool = False
 ) -> tuple[list[str], dict[str, str]]:
     """Claims files (``results/claims/<family>/<item>.json``) of the judged items whose compute
-    items all have a projected paper-scale cost (``column`` of the cost table) of at most
-    ``budget_s`` seconds each; and, for the others, why not (``family.item`` -> reason)."""
-    from .job_resources import number
+    items all have a paper-scale cost of at most ``budget_s`` seconds each: one CPU core's
+    projection (``cpu_paper_s``), or with ``gpu`` the H100's (``job_resources.gpu_seconds``:
+    measured where measured); and, for the others, why not (``family.item`` -> reason)."""
+    from .job_resources import gpu_seconds, number
 
     chosen, left = [], {}
     for family, item in registry.judged():
         reasons = []
         for key in compute_items(registry, family, item):
-            seconds = number(costs.get(key), column)
+            row = costs.get(key)
+            seconds = gpu_seconds(row) if gpu else number(row, "cpu_paper_s")
             if not math.isfinite(seconds):
                 reasons.append(
                     f"{key}: no projection ({costs.get(key, {}).get('status', 'not in the table')})"
@@ -495,14 +497,13 @@ def affordable_targets(
 def cmd_targets(registry: Registry, args) -> int:
     """The claims targets whose paper-scale compute fits a budget (one line each, for
     ``snakemake --configfile config/paper.yaml $(sigprop targets)``)."""
-    from .job_resources import cost_table
+    from .job_resources import GPU_TABLE, cost_table
 
-    costs = cost_table(args.costs)
+    costs = cost_table(args.costs, gpu=args.costs.parent / GPU_TABLE.name)
     if not costs:
         print(f"sigprop: no cost table at {args.costs} (bench/paper_cost.py writes it)")
         return 1
-    column = "paper_gpu_s" if args.gpu else "cpu_paper_s"
-    chosen, left = affordable_targets(registry, costs, args.max_seconds, column)
+    chosen, left = affordable_targets(registry, costs, args.max_seconds, args.gpu)
     print("\n".join(chosen))
     if args.why:
         for name, reason in left.items():
@@ -561,7 +562,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     targets.add_argument(
         "--max-seconds", type=float, default=600.0, help="largest projected cost of one job"
     )
-    targets.add_argument("--gpu", action="store_true", help="use the H100 projection")
+    targets.add_argument(
+        "--gpu", action="store_true", help="H100 seconds (measured where measured, else modelled)"
+    )
     targets.add_argument(
         "--costs", type=Path, default=Path("bench/results/paper_cost.csv"), help="cost table"
     )

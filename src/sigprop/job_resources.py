@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "COST_TABLE", "GPU_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "number", "placement",
+    "COST_TABLE", "GPU_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "gpu_seconds",
+    "number", "placement",
 ]  # fmt: skip
 
 COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
@@ -102,6 +103,13 @@ def number(row: dict[str, str] | None, column: str) -> float:
     return value if value >= 0 else math.nan
 
 
+def gpu_seconds(row: dict[str, str] | None) -> float:
+    """Paper-scale seconds on an H100: measured (``GPU_TABLE``'s ``gpu_s``) where measured, else
+    the cost table's model (``paper_gpu_s``); NaN where neither."""
+    measured = number(row, "gpu_s")
+    return measured if math.isfinite(measured) else number(row, "paper_gpu_s")
+
+
 def placement(
     key: str,
     device: str,
@@ -119,9 +127,7 @@ def placement(
     ratio = number(row, "cpu_over_gpu")  # measured on an H100 beats the model's flag
     cpu_faster = ratio < 1 if math.isfinite(ratio) else CPU_FASTER in (row or {}).get("flags", "")
     chosen = "cpu" if device == "cpu" or cpu_faster else device
-    projected = number(row, "paper_gpu_s" if chosen == "cuda" else "cpu_paper_s")
-    if chosen == "cuda" and math.isfinite(number(row, "gpu_s")):
-        projected = number(row, "gpu_s")  # measured beats modelled
+    projected = gpu_seconds(row) if chosen == "cuda" else number(row, "cpu_paper_s")
     if paper_scale and chosen != "cuda" and math.isfinite(number(row, "cpu_s")):
         projected = number(row, "cpu_s")  # measured beats projected
     if math.isfinite(projected):
