@@ -24,10 +24,10 @@ NORMALIZATIONS: dict[str, str] = {
     "ln_rms": "Thesis Cor. 4.4: LN(x) = sqrt(d) x / ||x|| per sample (column)",
     "ln_centered": "layer normalization with centring: each column's mean over the d features "
     "subtracted, then ``ln_rms``",
-    "pre_rms": "Thesis Eq. (5.12): ``ln_rms`` before the activation, h = phi(norm(W h))",
-    "pre_ln": "Thesis Eq. (5.12): ``ln_centered`` before the activation",
-    "post_rms": "Thesis Eq. (5.13): ``ln_rms`` after the activation, h = norm(phi(W h))",
-    "post_ln": "Thesis Eq. (5.13): ``ln_centered`` after the activation",
+    "pre_rms": "Thesis Eqs. (5.11)-(5.13), pre-activation: h = phi(norm(W h)), norm ``ln_rms``",
+    "pre_ln": "Thesis Eqs. (5.11)-(5.13), pre-activation with norm ``ln_centered``",
+    "post_rms": "Thesis Eqs. (5.11)-(5.13), post-activation: h = norm(phi(W h)), norm ``ln_rms``",
+    "post_ln": "Thesis Eqs. (5.11)-(5.13), post-activation with norm ``ln_centered``",
 }
 """Normalizations by name (``norm``/``norms``/``normalization`` in the config)."""
 
