@@ -144,6 +144,7 @@ def test_cost_table_merges_the_measured_tables(tmp_path):
     (tmp_path / "jobs.csv").write_text("item,rule,cpu_s,max_rss_mb\nf/a,simulate,12,300\n")
     (tmp_path / "gpu.csv").write_text(
         "item,gpu_paper_s,cpu_over_gpu,status\nf/a,5,2,ok\nf/b,1,9,A: timeout > 40 s\n"
+        "f/c,870,12,quick timeout > 40 s\n"
     )
     rows = cost_table(tmp_path / "cost.csv", tmp_path / "jobs.csv", tmp_path / "gpu.csv")
     assert rows["f/a"] == {
@@ -151,3 +152,4 @@ def test_cost_table_merges_the_measured_tables(tmp_path):
         "max_rss_mb": "300", "gpu_s": "5", "cpu_over_gpu": "2",
     }  # fmt: skip
     assert "f/b" not in rows  # a failed measurement counts for nothing
+    assert rows["f/c"]["gpu_s"] == "870"  # a slow warm-up does not void runs A and B

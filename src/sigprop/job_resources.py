@@ -87,7 +87,8 @@ def cost_table(
     if gpu is not None and Path(gpu).exists():
         with Path(gpu).open(newline="") as f:
             for row in csv.DictReader(f):
-                if row["status"] == "ok":
+                # a slow warm-up run at the quick config ("quick ...") leaves A and B valid
+                if row["status"] == "ok" or row["status"].startswith("quick "):
                     rows.setdefault(row["item"], {"item": row["item"]}).update(
                         gpu_s=row["gpu_paper_s"], cpu_over_gpu=row["cpu_over_gpu"]
                     )
