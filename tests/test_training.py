@@ -120,6 +120,21 @@ def test_stack_equals_each_network_alone():
         assert torch.allclose(running, net.hidden[1].running_mean, atol=1e-7)
 
 
+def test_stack_modes_follow_each_call_after_blocks():
+    """The stack switches its modules' mode only on a change; ``blocks`` puts some of them in
+    training mode, so an eval-mode call after it must still use the running statistics."""
+    nets = models()
+    stack = RunStack(nets)
+    x = torch.randn(3, 24, 12, generator=gen(7))
+    stack.logits(x, training=True)
+    expected = stack.logits(x, training=False)
+    stack.blocks(x, 0, 2)
+    assert torch.equal(stack.logits(x, training=False), expected)
+    for r, net in enumerate(nets):
+        net.train()(x[r])  # the same running statistics as the stack's one training call
+        assert torch.allclose(expected[r], net.eval()(x[r]), atol=1e-6)
+
+
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
 def test_stacked_sgd_is_torch_sgd_per_run(momentum):
     """Per-run learning rates on the stack = torch.optim.SGD on each network alone."""

@@ -54,6 +54,7 @@ class RunStack:
         self.params, self.buffers = stack_module_state(list(models))
         self.base = copy.deepcopy(models[0]).to("meta")
         self.size = len(models)
+        self._training: bool | None = None  # the mode base's modules are in (None: mixed)
 
     def outputs(
         self,
@@ -67,10 +68,12 @@ class RunStack:
         ``output``). In training mode BN normalizes with each run's batch statistics and updates
         the running statistics in ``buffers`` (default: the stack's own), in eval mode it uses
         them. ``params`` replaces the stack's parameters (e.g. a float64 copy)."""
-        self.base.train(training)
+        if self._training is not training:  # train() visits every module: only on a change
+            self.base.train(training)
+            self._training = training
 
-        def one(p, b, xr):
-            return functional_call(self.base, (p, b), (xr,), {"output": output})
+        def one(p, b, xr):  # no network here ties weights: skip torch's search for ties
+            return functional_call(self.base, (p, b), (xr,), {"output": output}, tie_weights=False)
 
         buffers = self.buffers if buffers is None else buffers
         params = self.params if params is None else params
@@ -91,11 +94,12 @@ class RunStack:
         start+1..stop (``MLP.blocks``) with batch statistics as at training time, leaving the
         running statistics untouched. Gradients reach only those blocks' parameters."""
         part = self.base.blocks(start, stop).train(True)
+        self._training = None  # those blocks are now in training mode, the rest as they were
         params = {n: self.params["hidden." + n] for n, _ in part.named_parameters()}
         buffers = {n: self.buffers["hidden." + n].clone() for n, _ in part.named_buffers()}
 
         def one(p, b, xr):
-            return functional_call(part, (p, b), (xr,))
+            return functional_call(part, (p, b), (xr,), tie_weights=False)
 
         return vmap(one, randomness="error")(params, buffers, x)
 
