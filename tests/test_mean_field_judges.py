@@ -6,22 +6,22 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.papers.mean_field import judges
+from sigprop.papers.mean_field import gram_tables, judges
 
 
 def test_fit_decay_plateau_recovers_parameters():
     layers = np.arange(1, 21)
     n, d = 10, 400
     curve = 2.0 * (1 - 0.4) ** (layers / 2) + 0.6 * n / math.sqrt(d)
-    c1, alpha, c2 = judges.fit_decay_plateau(layers, curve, n, d)
+    c1, alpha, c2 = gram_tables.fit_decay_plateau(layers, curve, n, d)
     assert (c1, alpha, c2) == pytest.approx((2.0, 0.4, 0.6), rel=1e-4)
 
 
 def test_fitted_decay_plateau_recovers_the_eq_3_9_shape():
     """fit_decay_plateau recovers (c1, alpha, c2) of a noiseless decay_plateau_shape curve."""
     layers = np.arange(1, 21)
-    curve = judges.decay_plateau_shape(layers, 2.0, 0.4, 0.5, 10, 400)
-    c1, alpha, c2 = judges.fit_decay_plateau(layers, curve, 10, 400)
+    curve = gram_tables.decay_plateau_shape(layers, 2.0, 0.4, 0.5, 10, 400)
+    c1, alpha, c2 = gram_tables.fit_decay_plateau(layers, curve, 10, 400)
     assert (c1, alpha, c2) == pytest.approx((2.0, 0.4, 0.5), rel=1e-4)
 
 

@@ -14,18 +14,18 @@ from sigprop import chains, ops, store
 from sigprop.config import ConfigError
 from sigprop.metrics import smallest_singular_value
 from sigprop.papers import load_registry
-from sigprop.papers.orthogonality.assumption_judges import (
-    boundary,
-    fig2_3_claims,
-    fit_boundary,
-    pixel_table,
-    printed_curve,
-)
+from sigprop.papers.orthogonality.assumption_judges import fig2_3_claims
 from sigprop.papers.orthogonality.assumption_simulations import (
     A1Monitor,
     a1_grid,
     a1_holds,
     unit_frobenius_alpha,
+)
+from sigprop.papers.orthogonality.assumption_tables import (
+    boundary,
+    fit_boundary,
+    pixel_table,
+    printed_curve,
 )
 from sigprop.papers.orthogonality.config_checks import check_config
 

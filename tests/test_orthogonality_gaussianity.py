@@ -10,7 +10,7 @@ from scipy.linalg import sqrtm
 
 from sigprop import metrics
 from sigprop.papers.orthogonality import gaussian_bound_judges as ogb
-from sigprop.papers.orthogonality import gaussian_judges as og
+from sigprop.papers.orthogonality import gaussian_tables as og
 from sigprop.papers.orthogonality import gaussianity
 from sigprop.papers.orthogonality.gaussian_simulations import (
     equicorrelated_gaussian_inputs,

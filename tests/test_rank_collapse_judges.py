@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.papers.rank_collapse import judges
+from sigprop.papers.rank_collapse import bn_chain_tables, judges
 
 RNG = np.random.default_rng(0)
 
@@ -75,7 +75,7 @@ def test_ergodic_alpha_is_a_ratio_of_layer_averages():
             "trace_m_cubed": [2.0, 10.0],
         }
     )
-    out = judges.ergodic_averages(frame)
+    out = bn_chain_tables.ergodic_averages(frame)
     assert out["alpha_hat"].item() == pytest.approx(10.0 / 12.0)
 
 

@@ -15,6 +15,7 @@ import torch
 
 from sigprop import metrics, ops
 from sigprop.papers.rank_collapse import spectral_lemma_judges as rcj
+from sigprop.papers.rank_collapse import spectral_lemma_spec
 from sigprop.papers.rank_collapse import spectral_lemmas as rc
 from sigprop.papers.rank_collapse.items import ITEMS
 from sigprop.stats import mean_se
@@ -352,9 +353,9 @@ def test_example12_slopes_approach_the_predicted_exponent(small_checks):
 
 
 def test_even_spread_exponent_regimes():
-    assert rcj._even_spread_exponent(0.75) == pytest.approx(-0.25)
-    assert rcj._even_spread_exponent(0.4) == pytest.approx(-0.2)
-    assert rcj._even_spread_exponent(0.25) == 0.0
+    assert spectral_lemma_spec.even_spread_exponent(0.75) == pytest.approx(-0.25)
+    assert spectral_lemma_spec.even_spread_exponent(0.4) == pytest.approx(-0.2)
+    assert spectral_lemma_spec.even_spread_exponent(0.25) == 0.0
 
 
 def test_spectral_ratio_equals_the_matrix_ratio_on_random_spectra():

@@ -10,7 +10,14 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 
-__all__ = ["ConfigError", "check_window", "merge_configs"]
+__all__ = [
+    "ConfigError",
+    "check_positive",
+    "check_positive_integers",
+    "check_widths",
+    "check_window",
+    "merge_configs",
+]
 
 
 def merge_configs(base: Mapping, over: Mapping | None) -> dict:
@@ -22,6 +29,28 @@ def merge_configs(base: Mapping, over: Mapping | None) -> dict:
             out[key] = merge_configs(out[key], value)
         else:
             out[key] = copy.deepcopy(value)
+    return out
+
+
+def check_positive(**values: float) -> None:
+    """A ValueError naming the first value that is not > 0."""
+    for name, value in values.items():
+        if not value > 0:
+            raise ValueError(f"{name} must be > 0, got {value}")
+
+
+def check_positive_integers(**values: int) -> None:
+    """A ValueError naming the first value that is not a positive integer."""
+    for name, value in values.items():
+        if int(value) != value or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def check_widths(widths: Sequence[int], lo: int = 2) -> list[int]:
+    """``widths`` as ints; a ValueError unless it is non-empty and every width is >= ``lo``."""
+    out = [int(d) for d in widths]
+    if not out or min(out) < lo:
+        raise ValueError(f"widths must be a non-empty list of integers >= {lo}, got {widths}")
     return out
 
 

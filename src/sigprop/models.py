@@ -22,8 +22,9 @@ import math
 import torch
 from torch import Tensor, nn
 
+from .config import check_positive_integers
 from .nets.convnets import FIG5_NORMS as NORMS
-from .nets.convnets import PADDING_MODES, ConvNet, check_norm, check_positive
+from .nets.convnets import PADDING_MODES, ConvNet, check_norm
 from .nets.initializations import xavier_normal_from
 from .nets.mlp import MLP
 
@@ -64,7 +65,7 @@ def relu_first_mlp(
             layer after layer.
     """
     check_norm(norm)
-    check_positive(in_features=in_features, width=width, depth=depth)
+    check_positive_integers(in_features=in_features, width=width, depth=depth)
     net = MLP(
         in_features, width, depth, None, norm, "relu", bias=False, block_order="act_linear_norm"
     )

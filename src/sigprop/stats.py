@@ -12,8 +12,12 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+EPS = float(np.finfo(np.float64).eps)
+"""float64 machine epsilon, the round-off unit (the value of ``torch.finfo(torch.float64).eps``)."""
+
 __all__ = [
     "DEFAULT_CONFIDENCE",
+    "EPS",
     "INTERVAL_METHODS",
     "Estimate",
     "Measurement",

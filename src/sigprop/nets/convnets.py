@@ -31,6 +31,7 @@ import torch
 from torch import Tensor, nn
 from torchvision.models import resnet, vgg
 
+from ..config import check_positive_integers
 from .initializations import xavier_normal_from
 from .normalizations import uncenter_batch_norm
 
@@ -211,13 +212,6 @@ def check_norm(norm: str) -> None:
         raise ValueError(f"norm must be one of {FIG5_NORMS}, got {norm!r}")
 
 
-def check_positive(**values: int) -> None:
-    """A ValueError naming the first value that is not a positive integer."""
-    for name, value in values.items():
-        if int(value) != value or value < 1:
-            raise ValueError(f"{name} must be a positive integer, got {value!r}")
-
-
 class _Blocks(nn.Module):
     """A stack of blocks with access to every block's input."""
 
@@ -277,7 +271,7 @@ class ConvNet(_Blocks):
     ) -> None:
         super().__init__()
         check_norm(norm)
-        check_positive(
+        check_positive_integers(
             in_channels=in_channels, channels=channels, depth=depth, kernel_size=kernel_size
         )
         if kernel_size % 2 == 0:

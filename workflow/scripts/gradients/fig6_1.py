@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.papers.gradients.isometry_chain_judges import authors_rate
+from sigprop.papers.gradients.isometry_chain_spec import authors_rate
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

@@ -2,7 +2,7 @@
 shaped tanh and identity (and, Fig. 6.4, the unshaped control), one column per depth."""
 
 from sigprop import plotting, store
-from sigprop.papers.gradients.training_judges import CONTROL
+from sigprop.papers.gradients.training_spec import CONTROL
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting
-from sigprop.papers.orthogonality.drift_judges import drift_contraction
+from sigprop.papers.orthogonality.drift_spec import drift_contraction
 from sigprop.workflow import log_to_file, read_table
 
 log_to_file(snakemake.log[0])

@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.assumption_judges import (
+from sigprop.papers.orthogonality.assumption_tables import (
     boundary,
     fit_boundary,
     pixel_table,

@@ -3,7 +3,7 @@ at initialization (red, left axis) and the training loss after training (blue, r
 depth."""
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.training_judges import gap_and_loss
+from sigprop.papers.orthogonality.training_tables import gap_and_loss
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

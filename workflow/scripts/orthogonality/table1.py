@@ -1,7 +1,7 @@
 """DJB21 Table 1 (Thesis Table 2.1): distribution of representations, BN row measured."""
 
 from sigprop import store
-from sigprop.papers.orthogonality.gaussian_judges import table1, w2_width_table
+from sigprop.papers.orthogonality.gaussian_tables import table1, w2_width_table
 from sigprop.store import atomic_path
 from sigprop.workflow import item_params, log_to_file
 

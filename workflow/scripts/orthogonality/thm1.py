@@ -4,7 +4,7 @@ import numpy as np
 from matplotlib.lines import Line2D
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.gaussian_judges import thm1_table
+from sigprop.papers.orthogonality.gaussian_tables import thm1_table
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

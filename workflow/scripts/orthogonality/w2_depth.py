@@ -1,7 +1,7 @@
 """DJB21 Lemma 2, Cor. 3 (Thesis 2.2, 2.3): W2^2 to the Gaussian vs depth, sandwich, bounds."""
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.gaussian_judges import w2_depth_table
+from sigprop.papers.orthogonality.gaussian_tables import w2_depth_table
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.papers.orthogonality.gaussian_judges import w2_width_table
+from sigprop.papers.orthogonality.gaussian_tables import w2_width_table
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

@@ -2,7 +2,7 @@
 depth, BN vs vanilla ReLU MLPs, each network at its grid-searched learning rate."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import fig1_panels
+from sigprop.papers.rank_collapse.training_tables import fig1_panels
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

@@ -2,7 +2,7 @@
 epochs, one panel per depth; the step sizes Fig. 4 chose."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.training.curves import curves_at_chosen_rates
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

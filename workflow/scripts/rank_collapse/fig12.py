@@ -3,7 +3,7 @@ epochs, one panel per depth; each network at the step size with the lowest mean 
 training loss."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.training.curves import curves_at_chosen_rates
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

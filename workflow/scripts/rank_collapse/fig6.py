@@ -4,7 +4,7 @@ iterations, solid; BN with the default and the asymmetric init, dashed. Each net
 size with the best mean final training accuracy."""
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.training_judges import curves_at_chosen_rates
+from sigprop.training.curves import curves_at_chosen_rates
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.papers.rank_collapse.judges import ergodic_averages
+from sigprop.papers.rank_collapse.bn_chain_tables import ergodic_averages
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

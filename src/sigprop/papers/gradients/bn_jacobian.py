@@ -31,7 +31,7 @@ import math
 import torch
 from torch import Tensor
 
-from .jacobian_theorem_judges import c108_factor
+from .jacobian_theorem_spec import c108_factor
 
 __all__ = [
     "bn_jacobian",

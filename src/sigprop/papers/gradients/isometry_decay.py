@@ -28,7 +28,7 @@ from torch import Tensor
 
 from ... import isometry, ops, seeding, stats
 from . import bn_mlp
-from .isometry_chain_judges import AUTHORS_C, authors_rate, proof_rate
+from .isometry_chain_spec import AUTHORS_C, authors_rate, proof_rate
 
 __all__ = [
     "AUTHORS_C",

@@ -9,27 +9,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 from ... import stats
 from ...claims import Claim, Record, judge_records
+from ...config import check_widths
+from ...stats import EPS
 from ...store import require_finite
 from .verdicts import least_favourable, most_favourable
 
-__all__ = ["EPS", "SRC", "judge_lemma6_2", "judge_lemma_c8_c9", "judge_theorem6_3"]
+__all__ = ["SRC", "judge_lemma6_2", "judge_lemma_c8_c9", "judge_theorem6_3"]
 
-EPS = float(np.finfo(np.float64).eps)
-"""float64 machine epsilon, the round-off unit (the value of ``torch.finfo(torch.float64).eps``)."""
 
 SRC = "Thesis "
-
-
-def _check_widths(widths: Sequence[int]) -> list[int]:
-    widths = [int(d) for d in widths]
-    if not widths or min(widths) < 2:
-        raise ValueError(f"widths must be a non-empty list of integers >= 2, got {widths}")
-    return widths
 
 
 def _part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
@@ -189,7 +181,7 @@ def judge_theorem6_3(
     """Claims of Thm. 6.3 / C.4, Cor. 6.4, Eq. (C.48) and the Weingarten moments from
     ``measure_theorem6_3``'s table; ``moment_margin``, ``control_factor`` and
     ``roundoff_units`` only here."""
-    widths = _check_widths(widths)
+    widths = check_widths(widths)
     t, ortho = _part(table, "case"), _part(table, "orthogonal")
     require_finite(t, ["ratio_thm6_3", "se_thm6_3", "d"], "gradients.theorem6_3 (case rows)")
     per_d = {

@@ -29,8 +29,9 @@ from torch import Tensor
 from ... import isometry as iso
 from ... import ops, seeding
 from ...compute import resolve_device
+from ...config import check_widths
+from ...stats import EPS
 from . import isometry_decay as dec
-from .isometry_theorem_judges import EPS, _check_widths
 
 __all__ = [
     "input_gaps",
@@ -67,7 +68,7 @@ def input_gaps(
     ``sigprop.config`` to check before any job that the spreads straddle psi = 1/(16 d)."""
     return {
         (d, float(s)): iso.isometry_gap(x @ x.mT).item()
-        for d in _check_widths(widths)
+        for d in check_widths(widths)
         for s, x in zip(spreads, _inputs(item, d, spreads, device), strict=True)
     }
 
@@ -199,7 +200,7 @@ def measure_theorem6_3(
     multiplied by ``control_factor`` d is refuted in some case (the data's ratio is about 2 d).
     """
     device = resolve_device(device)
-    widths = _check_widths(widths)
+    widths = check_widths(widths)
     if draws < 2 or not spreads or min(spreads) <= 0:
         raise ValueError(f"need draws >= 2 and positive spreads, got {draws}, {spreads}")
     t = _mc_cases("theorem6_3", widths, spreads, draws, device)
@@ -264,7 +265,7 @@ def measure_lemma_c8_c9(
     W per input spread; rows of kind ``monte_carlo``).
     """
     device = resolve_device(device)
-    widths = _check_widths(widths)
+    widths = check_widths(widths)
     if n_spectra < 2:
         raise ValueError(f"need n_spectra >= 2, got {n_spectra}")
     frames = []

@@ -15,12 +15,13 @@ import pandas as pd
 
 from ... import stats
 from ...claims import Claim, Record, judge_records
+from ...config import check_positive, check_widths
+from ...stats import EPS
+from .jacobian_theorem_spec import c108_factor, late_window
 from .verdicts import least_favourable
 
 __all__ = [
-    "EPS",
     "SRC",
-    "c108_factor",
     "judge_chain_rule",
     "judge_jacobian",
     "judge_lemma_c11",
@@ -28,33 +29,13 @@ __all__ = [
     "judge_lemma_c14_c15",
 ]
 
-EPS = float(np.finfo(np.float64).eps)
-"""float64 machine epsilon, the round-off unit (the value of ``torch.finfo(torch.float64).eps``)."""
 
 SRC = "Thesis app. C.3 (Meterez, Joudaki et al. 2024 app. C)"
-
-
-def _widths(widths: Sequence[int], lo: int = 2) -> list[int]:
-    out = [int(d) for d in widths]
-    if not out or min(out) < lo:
-        raise ValueError(f"widths must be a non-empty list of integers >= {lo}, got {widths}")
-    return out
-
-
-def _positive(**kw) -> None:
-    for key, value in kw.items():
-        if not value > 0:
-            raise ValueError(f"{key} must be > 0, got {value}")
 
 
 def _part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
     """The rows of one ``kind`` of a measured table, renumbered from 0 as when measured."""
     return table[table["kind"] == kind].drop(columns="kind").reset_index(drop=True)
-
-
-def c108_factor(d: int) -> float:
-    """E sqrt(psi') <= (1 - 1/(32 d^4)) sqrt(psi) for psi <= 1/(16 d), Thesis Eq. (C.108)."""
-    return 1.0 - 1.0 / (32.0 * d**4)
 
 
 def _jacobian_context(table: pd.DataFrame, roundoff_units: float, scale_control: float) -> dict:
@@ -174,7 +155,7 @@ def judge_jacobian(
 ) -> list[Claim]:
     """Claims of Lemmas C.13, C.16-C.21 from ``measure_jacobian``'s table; round-off tolerances
     in units of ``roundoff_units`` eps (d^2 for entries, d kappa for eigenvalues)."""
-    _positive(roundoff_units=roundoff_units)
+    check_positive(roundoff_units=roundoff_units)
     c = _jacobian_context(table, roundoff_units, scale_control)
     return judge_records(JACOBIAN, c, prefix="gradients.jacobian.")
 
@@ -204,7 +185,7 @@ def judge_lemma_c11(
 ) -> list[Claim]:
     """Claims of Lemma C.11 from ``measure_lemma_c11``'s table: per-sample logit gradients <= 2,
     the CE maximum reaches ``sharpness`` sqrt(2), MSE on raw logits is unbounded (control)."""
-    _positive(sharpness=sharpness)
+    check_positive(sharpness=sharpness)
     by = {k: table[table["loss"] == k] for k in ("ce", "mse_softmax", "mse_raw")}
     closed = pd.concat([by["ce"], by["mse_softmax"]])["autograd_error"].max(skipna=False)
     ex = stats.exact
@@ -261,16 +242,6 @@ def judge_chain_rule(
     return judge_records(CHAIN_RULE, c, prefix="gradients.chain_rule.")
 
 
-def _late_window(depth: int, late_from: float) -> tuple[int, int]:
-    """Layers [late_from L, L - 1] of the late slope of Lemma C.12's cumulative sum."""
-    if not 0 < late_from < 1:
-        raise ValueError(f"late_from must be in (0, 1), got {late_from}")
-    window = (int(late_from * depth), depth - 1)
-    if window[1] - window[0] < 2:
-        raise ValueError(f"depth {depth} leaves fewer than 3 layers after late_from {late_from}")
-    return window
-
-
 _C12 = SRC + ", Lemma C.12, Eq. (C.81), (C.87)-(C.90)"
 
 
@@ -307,13 +278,13 @@ def judge_lemma_c12(
     """Claims of Lemma C.12 from ``measure_lemma_c12``'s table: the cumulative sum converges
     (Haar W: the t interval of the late slope lies below max_orthogonal_slope) vs grows linearly
     (Gaussian W: above min_gaussian_slope); C.13 holds along the Haar chains."""
-    _positive(max_orthogonal_slope=max_orthogonal_slope, min_gaussian_slope=min_gaussian_slope)
-    lo, hi = _late_window(depth, late_from)
+    check_positive(max_orthogonal_slope=max_orthogonal_slope, min_gaussian_slope=min_gaussian_slope)
+    lo, hi = late_window(depth, late_from)
     slope_rows, width_rows = _part(table, "slope"), _part(table, "width")
     c = dict(runs=runs, depth=depth, lo=lo, hi=hi, max_orthogonal_slope=max_orthogonal_slope,
              min_gaussian_slope=min_gaussian_slope)  # fmt: skip
     records = []
-    for d in _widths(widths):
+    for d in check_widths(widths):
         at = width_rows[width_rows["d"] == d].iloc[0]
         c[f"viol_d{d}"], c[f"ratio_d{d}"] = stats.exact(at["c13_violations"]), at["c94_ratio"]
         rows = slope_rows[slope_rows["d"] == d].sort_values("run")
@@ -379,7 +350,7 @@ def judge_lemma_c14_c15(
     chains, steps, pooled = (_part(table, k) for k in ("chain", "step", "pooled"))
     c = dict(depth=depth, runs=runs, step_draws=step_draws)
     records = []
-    for d in _widths(widths):
+    for d in check_widths(widths):
         t = chains[chains["d"] == d].reset_index(drop=True)
         finite = np.isfinite(t["S"])
         c[f"hits_d{d}"] = stats.exact(finite.mean())

@@ -38,9 +38,11 @@ from torch import Tensor
 
 from ... import metrics, ops, seeding, stats
 from ...compute import resolve_device
+from ...config import check_positive, check_widths
+from ...stats import EPS
 from . import bn_jacobian as bj
 from . import bn_mlp
-from .jacobian_theorem_judges import EPS, _late_window, _positive, _widths
+from .jacobian_theorem_spec import late_window
 
 __all__ = [
     "measure_chain_rule",
@@ -96,8 +98,8 @@ def measure_jacobian(
     """Lemmas C.13, C.16-C.21 on ``n_cases`` random X per family and width (d = n): one row per
     X with the Jacobian errors, norms, eigenvalues and bounds."""
     device = resolve_device(device)
-    widths = _widths(widths)
-    _positive(n_cases=n_cases, log10_spread=log10_spread, scale_control=scale_control)
+    widths = check_widths(widths)
+    check_positive(n_cases=n_cases, log10_spread=log10_spread, scale_control=scale_control)
     rows = []
     for d in widths:
         g = seeding.generator("gradients.jacobian", 0, f"d{d}")
@@ -176,8 +178,8 @@ def measure_lemma_c11(
     ||grad_z L|| of CE and MSE-on-softmax (closed forms checked against autograd), one row per
     loss, C and s."""
     device = resolve_device(device)
-    cls = _widths(classes)
-    _positive(n_samples=n_samples, **{
+    cls = check_widths(classes)
+    check_positive(n_samples=n_samples, **{
         f"logit_scales[{i}]": s for i, s in enumerate(logit_scales)})  # fmt: skip
     rows = []
     for c in cls:
@@ -247,8 +249,8 @@ def measure_chain_rule(
     largest |difference| from ``bn_mlp.gradient_profile`` and the read-out control's largest
     LHS - RHS)."""
     device = resolve_device(device)
-    widths, depths = _widths(widths), _widths(depths, lo=1)
-    _positive(runs=runs, readout_scale=readout_scale - 1.0, n_classes=n_classes - 1)
+    widths, depths = check_widths(widths), check_widths(depths, lo=1)
+    check_positive(runs=runs, readout_scale=readout_scale - 1.0, n_classes=n_classes - 1)
     rows, nets = [], []
     for d in widths:
         for depth in depths:
@@ -324,9 +326,9 @@ def measure_lemma_c12(
     total sum to the explicit C.94 bound).
     """
     device = resolve_device(device)
-    widths = _widths(widths)
-    _positive(depth=depth, runs=runs - 1)
-    window = _late_window(depth, late_from)
+    widths = check_widths(widths)
+    check_positive(depth=depth, runs=runs - 1)
+    window = late_window(depth, late_from)
     rows, slope_rows, width_rows = [], [], []
     for d in widths:
         x0 = _inputs(f"gradients.lemma_c12.d{d}", runs, d, device)
@@ -381,8 +383,8 @@ def measure_lemma_c14_c15(
     states and draws).
     """
     device = resolve_device(device)
-    widths = _widths(widths)
-    _positive(depth=depth, runs=runs - 1, step_states=step_states, step_draws=step_draws - 1)
+    widths = check_widths(widths)
+    check_positive(depth=depth, runs=runs - 1, step_states=step_states, step_draws=step_draws - 1)
     rows, steps, pooled = [], [], []
     for d in widths:
         eid = f"gradients.lemma_c14_c15.d{d}"

@@ -27,10 +27,10 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record, judge_records
+from .training_spec import CONTROL, ORTHOGONALITY_NETWORK
 from .verdicts import least_favourable, per_run, welch
 
 __all__ = [
-    "CONTROL",
     "IDENTITY",
     "SEED_DATASETS",
     "SHAPED",
@@ -52,10 +52,6 @@ SHAPED = ("shaped sin", "shaped tanh")
 """The shaped networks of every training figure (config ``networks`` names)."""
 IDENTITY = "identity"
 """The identity-activation network of Figs. 6.4, C.5-C.8."""
-CONTROL = "unshaped sin"
-"""The unshaped control of Figs. 6.4, C.5-C.8 (sin without gain, gamma = 0)."""
-ORTHOGONALITY_NETWORK = "shaped tanh"
-"""Fig. 6.6's network (tanh, gained); Figs. C.3, C.4 draw every ``SHAPED`` network."""
 SEED_DATASETS = {
     "fig6_4": "cifar10",
     "fig_c5": "mnist",

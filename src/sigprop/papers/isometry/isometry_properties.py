@@ -21,7 +21,8 @@ import torch
 from ... import isometry as iso
 from ... import seeding
 from ...compute import resolve_device
-from .isometry_property_judges import EPS, FAMILIES, _delta_range
+from ...stats import EPS
+from .isometry_property_spec import FAMILIES, delta_range
 from .random_cases import DTYPE, condition_number, haar_orthogonal, sizes
 
 __all__ = ["EXPERIMENT_ID", "FAMILIES", "lemma4_2"]
@@ -89,7 +90,7 @@ def lemma4_2(
         (n eps kappa) and gap_error (|gap - reference_gap|).
     """
     device = resolve_device(device)
-    lo, hi = _delta_range(log10_delta_range)
+    lo, hi = delta_range(log10_delta_range)
     if not lo <= hi <= 0.0 or max_log10_condition < 0:
         raise ValueError(
             f"log10_delta_range must be [lo, hi] with lo <= hi <= 0 and max_log10_condition >= 0,"

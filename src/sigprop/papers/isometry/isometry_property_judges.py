@@ -9,26 +9,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record, judge_records
-from ...stats import exact
+from ...stats import EPS, exact
+from .isometry_property_spec import FAMILIES, delta_range
 
-__all__ = ["EPS", "FAMILIES", "RECORDS", "SOURCE", "lemma4_2_claims", "lemma4_2_context"]
+__all__ = ["RECORDS", "SOURCE", "lemma4_2_claims", "lemma4_2_context"]
 
-EPS = float(np.finfo(np.float64).eps)
-"""float64 machine epsilon, the round-off unit (the value of ``torch.finfo(torch.float64).eps``)."""
-
-FAMILIES = ("wishart", "spectrum", "identity", "near_identity", "singular")
-"""The random matrix families of Lemma 4.2's cases (see ``lemma4_2``)."""
 
 SOURCE = "Thesis Lemma 4.2, Def. 4.1, Eq. (4.2)"
-
-
-def _delta_range(log10_delta_range: Sequence[float]) -> tuple[float, float]:
-    lo, hi = (float(v) for v in log10_delta_range)
-    return lo, hi
 
 
 SAMPLE = "exact: the extreme over all sampled matrices (a property of the sample, no interval)"
@@ -131,7 +121,7 @@ def lemma4_2_context(
     deficit_rtol: float,
 ) -> dict:
     """The derived numbers of Lemma 4.2's claims (``RECORDS``) from ``lemma4_2``'s table."""
-    lo, hi = _delta_range(log10_delta_range)
+    lo, hi = delta_range(log10_delta_range)
     fam = {f: table[table["family"] == f] for f in FAMILIES}
     nonsingular = table[table["family"] != "singular"]
     near = fam["near_identity"]

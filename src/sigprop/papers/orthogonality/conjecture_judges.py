@@ -11,12 +11,11 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import bootstrap_slope, from_se, mean_se, ols_slope, t_mean
+from .conjecture_spec import ODD_ACTIVATIONS
 from .verdicts import judge
 
-__all__ = ["FIG6_CURVE_RECORDS", "FIG6_DIFFER_RECORDS", "ODD_ACTIVATIONS", "fig6_claims"]
+__all__ = ["FIG6_CURVE_RECORDS", "FIG6_DIFFER_RECORDS", "fig6_claims"]
 
-ODD_ACTIVATIONS = ("linear", "tanh", "sin")
-"""Odd F: the invariant law is invariant under column sign flips, so K = I / n exactly (F.2)."""
 
 SOURCE = "DJB21 App. F, Conjecture F.1 (Eq. (19)-(20)) and Fig. 6 (paper only)"
 

@@ -21,7 +21,7 @@ from ... import chains, metrics, ops
 from ...compute import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
-from .conjecture_judges import ODD_ACTIVATIONS
+from .conjecture_spec import ODD_ACTIVATIONS
 
 __all__ = [
     "ODD_ACTIVATIONS",

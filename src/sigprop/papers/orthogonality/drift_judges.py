@@ -8,14 +8,7 @@ import pandas as pd
 from ...claims import Claim, Record
 from .verdicts import judge, mean_of, worst
 
-__all__ = ["DRIFT_RECORDS", "drift_claims", "drift_contraction"]
-
-
-def drift_contraction(vhat, n: int):
-    """gamma = 1 - (2/3) sigma_n^2 = 1 - (2/3)(1/n - V_hat), the contraction factor of DJB21
-    Thm. 5 and Lemma 8 (Thesis Thm. A.2, Lemma A.5) for unit-Frobenius H. Works on floats,
-    numpy arrays and tensors alike."""
-    return 1.0 - 2.0 / 3.0 * (1.0 / n - vhat)
+__all__ = ["DRIFT_RECORDS", "drift_claims"]
 
 
 SOURCE = "DJB21 Thm. 5, Lemmas 6-8 (Thesis Thm. A.2, Lemmas A.3-A.5)"

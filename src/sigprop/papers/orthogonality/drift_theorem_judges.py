@@ -17,24 +17,16 @@ import pandas as pd
 
 from ...claims import Claim, Record, confidence_level
 from ...stats import Measurement, exact
+from .drift_spec import case_text, check_cases
 from .verdicts import judge, mean_of, worst
 
 __all__ = [
     "LEMMA4_RECORDS",
-    "RARE_EVENT_COUNT",
-    "STARTS",
     "THEOREM5_RECORDS",
     "judge_lemma4",
     "judge_theorem5",
     "worst_of",
 ]
-
-RARE_EVENT_COUNT = 100.0
-"""lemma6: a state with n <= 3 is compared with the Monte Carlo only if the expected number of
-rows in its rare-event region, n_draws d s_n^{(n-1)/2}, reaches this."""
-
-STARTS = ("gaussian", "near_rank_one")
-"""Inputs H_0 of the stability chains: i.i.d. Gaussian, or ``inputs.near_rank_one`` (degenerate)."""
 
 SOURCE_LEMMA4 = "DJB21 Lemma 4 (Thesis Lemma A.1), Eq. (11)"
 SOURCE_THEOREM5 = "DJB21 Thm. 5 (Thesis Thm. A.2)"
@@ -74,24 +66,6 @@ def best_of(values, se, n: int) -> tuple[Measurement, int]:
     lows = [m.interval(level)[0] if math.isfinite(m.value) else -math.inf for m in ms]
     k = int(np.argmax(lows))
     return ms[k], k
-
-
-def _case_text(cases: Sequence[Sequence[int]]) -> str:
-    return ", ".join(f"(n={int(n)}, d={int(d)})" for n, d in cases)
-
-
-def _check_cases(cases: Sequence[Sequence[int]], name: str) -> list[tuple[int, int]]:
-    out = []
-    for case in cases:
-        if len(case) != 2:
-            raise ValueError(f"{name}: each case is [n, d], got {case}")
-        n, d = int(case[0]), int(case[1])
-        if n < 2 or d < 1:
-            raise ValueError(f"{name}: need n >= 2 and d >= 1, got n={n}, d={d}")
-        out.append((n, d))
-    if not out:
-        raise ValueError(f"{name}: no cases")
-    return out
 
 
 # ---------------------------------------------------------------------------------------------
@@ -278,7 +252,7 @@ def judge_theorem5(
     least favourable to the claim; quadrature and per-draw claims: exact with
     ``float_tolerance``. The other arguments name the setting in the statements.
     """
-    cases = _check_cases(cases, "theorem5.cases")
+    cases = check_cases(cases, "theorem5.cases")
     mc = table[table["part"] == "mc"]
     d_of = mc["d"].to_numpy(float)
     drift, k = worst_of(mc["mc_mean"] - mc["rhs"], mc["mc_se"], n_draws)
@@ -287,7 +261,7 @@ def judge_theorem5(
     state = mc.iloc[k] if k >= 0 else None
     context = dict(
         setting=f"{n_states} Dirichlet + {n_degenerate} near-degenerate spectra per case "
-        f"{_case_text(cases)}, {n_draws} draws each",
+        f"{case_text(cases)}, {n_draws} draws each",
         quad_setting=f"{lemma8_spectra} spectra per family (Dirichlet, near-degenerate, "
         f"equal-others) and n in {{{', '.join(str(int(x)) for x in lemma8_batch_sizes)}}}, plus "
         "the Monte-Carlo states",

@@ -34,14 +34,12 @@ from torch import Tensor
 from ... import chains, inputs, metrics, seeding
 from ...compute import resolve_device
 from . import lyapunov
-from .drift_theorem_judges import RARE_EVENT_COUNT, STARTS, _check_cases
+from .drift_spec import RARE_EVENT_COUNT, STARTS, check_cases
 
 __all__ = [
     "DTYPE",
     "EXPERIMENT_IDS",
-    "RARE_EVENT_COUNT",
     "SPECTRUM_FAMILIES",
-    "STARTS",
     "drift_mc_rows",
     "drift_states",
     "measure_lemma10",
@@ -336,7 +334,7 @@ def measure_theorem5(
     """
     dev = resolve_device(device)
     eid = EXPERIMENT_IDS["theorem5"]
-    cases = _check_cases(cases, "theorem5.cases")
+    cases = check_cases(cases, "theorem5.cases")
     rows = []
     for n, d in cases:
         rows += drift_mc_rows(n, d, n_states, n_degenerate, n_draws, dev)
@@ -388,7 +386,7 @@ def measure_lemma6(
     """
     dev = resolve_device(device)
     eid = EXPERIMENT_IDS["lemma6"]
-    cases = _check_cases(cases, "lemma6.cases")
+    cases = check_cases(cases, "lemma6.cases")
     rows = []
     for n, d in cases:
         families, s = drift_states(n, n_states, n_degenerate, eid)
@@ -542,7 +540,7 @@ def measure_stability(
     """
     dev = resolve_device(device)
     eid = EXPERIMENT_IDS["stability"]
-    cases = _check_cases(cases, "stability.cases")
+    cases = check_cases(cases, "stability.cases")
     runs = list(range(n_runs))
     rows = []
     for n, d in cases:

@@ -1,6 +1,6 @@
 """Claims of DJB21 Thm. 1, Lemma 2, Cor. 3 and Table 1 (Thesis 2.1-2.3, Table 2.1).
 
-The claim functions read back the tables of ``gaussian_judges`` (tidy summaries of the
+The claim functions read back the tables of ``gaussian_tables`` (tidy summaries of the
 ``gaussian_chain`` simulation), as every check rule does. Torch-free: a judge job imports only
 this module.
 """
@@ -366,12 +366,6 @@ def w2_depth_claims(
             f"useful_{reading}": int((table[f"cor3_{reading}"] < table["vacuous_level"]).sum()),
         }
     return judge(W2_DEPTH_RECORDS, context, "w2_depth")
-
-
-def _radius_exponent(table: pd.DataFrame, n: int):
-    """Exponent of W2 = sqrt(mean plateau_upper) in d: half the log-log slope of the mean."""
-    slope = bootstrap_slope(table[table["batch_size"] == n], x="width", y="plateau_upper")
-    return slope.value / 2.0, slope.se / 2.0
 
 
 def _radius_measurement(table: pd.DataFrame, n: int) -> Measurement:

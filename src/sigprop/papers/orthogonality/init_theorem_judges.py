@@ -16,6 +16,13 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact, from_se
+from .init_theorem_spec import (
+    DIRICHLET_ALPHAS,
+    FLOAT_TOLERANCE,
+    INIT_BATCH_FACTOR,
+    MATRIX_KINDS,
+    STRICT_MIN_V2,
+)
 from .verdicts import judge
 
 __all__ = [
@@ -23,19 +30,11 @@ __all__ = [
     "APP_E_RECORDS",
     "LEMMA_A8_RECORDS",
     "WHITENING_RECORDS",
-    "DIRICHLET_ALPHAS",
-    "FLOAT_TOLERANCE",
-    "INIT_BATCH_FACTOR",
-    "MATRIX_KINDS",
     "judge_app_e",
     "judge_lemma_a8",
     "judge_whitening",
 ]
 
-FLOAT_TOLERANCE = 1e-12
-"""Round-off allowance of identities between O(1) quantities computed in float64 from an SVD:
-the sums over n <= 256 terms of products of singular values carry relative errors ~ n eps ~ 6e-14,
-so 1e-12 leaves a factor ~20 while a wrong formula errs by O(V) >= 1e-4 here."""
 
 ROUNDOFF_FACTOR = 10.0
 """The code variant's V(W H) at n = d is round-off only; its scale is eps kappa(H) n (Sigma^{-1}
@@ -43,9 +42,6 @@ amplifies relative errors by kappa(H), the n x n Gram sums n terms). The claim a
 that scale; the measured ratios reach ~1, while a formula error gives V(W H) ~ 0.1, i.e. ratios
 >= 1e10 at kappa <= 1e6."""
 
-STRICT_MIN_V2 = 1e-8
-"""Spectra with V(H)^2 below this are too close to flat for a relative margin: the margin's
-round-off (~1e-14) would be 1e-6 of V(H)^2 or more."""
 
 STRICT_RELATIVE_MARGIN = 1e-4
 """App. E's inequality is strict for non-flat spectra: (V(H)^2 - V(W H)^2) / V(H)^2 must exceed
@@ -53,19 +49,6 @@ this for every sampled spectrum with V(H)^2 >= STRICT_MIN_V2 (100 times its roun
 Near the flat spectrum the ratio tends to 3/4; it tends to 0 only as H degenerates to rank
 one (sigma_n -> 0, excluded by A_1)."""
 
-DIRICHLET_ALPHAS = (0.5, 1.0, 10.0, 1000.0)
-"""Random normalized squared spectra p = sigma^2 ~ Dirichlet(alpha 1_n): spread (0.5, 1) to nearly
-flat (1000). alpha >= 0.5 keeps sigma_n^2 far above round-off (DJB21 App. E assumes A_1, a
-positive sigma_n); alpha = 0.1 would put some sigma_n^2 below 1e-25, where the strict margin
-2 sqrt(sigma_n^2) drowns in round-off."""
-
-MATRIX_KINDS = ("gaussian", "correlated", "near_isotropic")
-"""Random H of part (b): i.i.d. N(0, 1); N(0, 1) plus a common random row offset 2 m, m ~ N(0, I_d)
-(correlated samples, large V); orthonormal columns (or rows when n > d) plus N(0, 1e-4 / max(d, n))
-noise (small but nonzero V)."""
-
-INIT_BATCH_FACTOR = 3
-"""n = 3 width samples in the initialization batch, as in the authors' ``improved_init`` [code]."""
 
 SOURCE_APP_E = "DJB21 App. E Eq. (17)-(18), Eq. (6); Thesis App. A.4 Eq. (A.19)-(A.20), Eq. (2.6)"
 SOURCE_A8 = "Thesis Lemma A.8, Eq. (A.12)-(A.13)"

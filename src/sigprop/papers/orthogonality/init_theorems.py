@@ -35,21 +35,16 @@ from torch import Tensor
 from ... import chains, initialization, inputs, metrics, models, ops, seeding
 from ...compute import resolve_device
 from ...stats import mean_se, ols_slope
-from .init_theorem_judges import (
+from .init_theorem_spec import (
     DIRICHLET_ALPHAS,
-    FLOAT_TOLERANCE,
     INIT_BATCH_FACTOR,
     MATRIX_KINDS,
     STRICT_MIN_V2,
 )
 
 __all__ = [
-    "DIRICHLET_ALPHAS",
     "DTYPE",
     "EXPERIMENT_IDS",
-    "FLOAT_TOLERANCE",
-    "INIT_BATCH_FACTOR",
-    "MATRIX_KINDS",
     "app_e_margin",
     "lemma_a8_rate",
     "measure_app_e",

@@ -32,7 +32,7 @@ import math
 import torch
 from torch import Tensor
 
-from .drift_judges import drift_contraction  # torch-free: the drift figure draws with it
+from .drift_spec import drift_contraction
 
 __all__ = [
     "QUADRATURE_STEP",

@@ -9,14 +9,12 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact
+from .drift_spec import RARE_EVENT_COUNT, case_text, check_cases
 from .drift_theorem_judges import (
-    RARE_EVENT_COUNT,
     SOURCE_LEMMA6,
     SOURCE_LEMMA8,
     SOURCE_LEMMA9,
     SOURCE_LEMMA10,
-    _case_text,
-    _check_cases,
     worst_of,
 )
 from .verdicts import judge
@@ -97,7 +95,7 @@ def judge_lemma6(
     coefficient) least favourable to the claim; ``relative_margin`` is the equivalence margin of
     the Monte-Carlo vs exact comparisons; ``float_tolerance`` the round-off allowance.
     """
-    cases = _check_cases(cases, "lemma6.cases")
+    cases = check_cases(cases, "lemma6.cases")
     states = table.drop_duplicates(["n", "d", "state"])
     usable = states[states["mc_reliable"]]
     set_aside = len(states) - len(usable)
@@ -113,7 +111,7 @@ def judge_lemma6(
     n_of = coef["n"].to_numpy(float)
     context = dict(
         setting=f"{n_states} Dirichlet + {n_degenerate} near-degenerate spectra per case "
-        f"{_case_text(cases)}, {n_draws} draws each",
+        f"{case_text(cases)}, {n_draws} draws each",
         relative_margin=relative_margin,
         float_tolerance=float_tolerance,
         usable=len(usable),

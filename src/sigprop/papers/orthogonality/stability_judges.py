@@ -9,7 +9,8 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ...claims import Claim, Record
-from .drift_theorem_judges import STARTS, _case_text, _check_cases, best_of, worst_of
+from .drift_spec import STARTS, case_text, check_cases
+from .drift_theorem_judges import best_of, worst_of
 from .verdicts import judge, worst
 
 __all__ = ["STABILITY_CASE_RECORDS", "STABILITY_CONTROL_RECORDS", "judge_stability"]
@@ -78,7 +79,7 @@ def judge_stability(
     """Claims of DJB21 App. B.1 from ``measure_stability``'s table (one row per case, start and
     layer, with mean and SE over ``n_runs`` runs): per (n, d, start) the bound at its least
     favourable layer, and the control with a faster floor."""
-    cases = _check_cases(cases, "stability.cases")
+    cases = check_cases(cases, "stability.cases")
     claims, controls = [], []
     for (n, d, start), rows in table.groupby(["n", "d", "start"], sort=False):
         context = dict(
@@ -93,7 +94,7 @@ def judge_stability(
         claims += judge(STABILITY_CASE_RECORDS, context, "stability")
     k = worst([m for m, _ in controls], ">=")
     context = dict(
-        cases=_case_text(cases),
+        cases=case_text(cases),
         starts=", ".join(starts),
         control=controls[k][0],
         control_case=controls[k][1],

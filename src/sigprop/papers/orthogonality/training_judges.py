@@ -20,27 +20,19 @@ import pandas as pd
 from ...claims import Claim, Record
 from ...stats import correlation, t_mean
 from ...training.curves import curves_at_chosen_rates, per_point_means, slowdown
+from .training_spec import ITERATIVE, ORTHOGONAL, XAVIER
+from .training_tables import gap_and_loss
 from .verdicts import judge, paired
 
 __all__ = [
-    "FIGURE_NETWORKS",
     "fig3a_claims",
     "fig3b_claims",
     "fig4_claims",
     "fig7_claims",
     "fig_a1_claims",
-    "gap_and_loss",
 ]
 
-FIGURE_NETWORKS = {
-    "depth_orthogonality": (
-        "Xavier", "iterative orthogonalization", "orthogonal weights", "AGC 0.1", "AGC 1",
-    ),
-    "deep_convnets": ("Xavier", "iterative orthogonalization"),
-}  # fmt: skip
-"""The curves each training simulation's figures compare, by name (``networks``)."""
 
-XAVIER, ITERATIVE, ORTHOGONAL = "Xavier", "iterative orthogonalization", "orthogonal weights"
 SOURCE_FIG3 = "DJB21 Sec. 5.1, Fig. 3 (Thesis Fig. 2.4)"
 SOURCE_FIG4 = "DJB21 Sec. 5.2, Fig. 4 (Thesis Fig. 2.5)"
 SOURCE_A1 = "Thesis App. A.5, Fig. A.1"
@@ -59,16 +51,6 @@ def _runs(final: pd.DataFrame, network: str, depth: int, metric: str = "train_lo
     if rows.empty:
         raise ValueError(f"no rows for network {network!r} at depth {depth}")
     return rows.set_index("run")[metric].sort_index()
-
-
-def gap_and_loss(table: pd.DataFrame, network: str = XAVIER) -> pd.DataFrame:
-    """Per (depth, run): the gap V(H_L) at initialization and the final training loss, the
-    points of Fig. 3a (at the chosen step size)."""
-    curves = curves_at_chosen_rates(table, "train_loss")
-    rows = curves[curves["network"] == network]
-    first = rows[rows["point"] == 0].set_index(["depth", "run"])["orthogonality_gap"]
-    last = rows[rows["point"] == rows["point"].max()].set_index(["depth", "run"])["train_loss"]
-    return pd.DataFrame({"gap_at_init": first, "final_loss": last}).reset_index()
 
 
 def _smallest_steps(points: pd.DataFrame, value: str) -> np.ndarray:

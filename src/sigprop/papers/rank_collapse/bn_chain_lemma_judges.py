@@ -16,35 +16,21 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact, from_se
+from .bn_chain_lemma_spec import (
+    FLOAT_TOLERANCE,
+    MATRIX_KINDS,
+    R_ABOVE_ONE_MARGIN,
+    TAU_GRID,
+    gamma_tag,
+)
 from .records import judge, over_runs
 
 __all__ = [
-    "FLOAT_TOLERANCE",
-    "MATRIX_KINDS",
-    "R_ABOVE_ONE_MARGIN",
-    "TAU_GRID",
     "judge_lemma1",
     "judge_lemma4",
     "judge_lemma5_6",
     "judge_lemma7",
 ]
-
-TAU_GRID = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
-"""The tau grid of Lemma 1 (tau in [0, 1], Eq. (3))."""
-
-MATRIX_KINDS = ("gaussian", "low_rank_noise", "near_collinear")
-"""The random-matrix kinds of Lemma 1, part 1 (``bn_chain_lemmas._random_matrices``)."""
-
-FLOAT_TOLERANCE = 1e-9
-"""Round-off allowance of exact inequalities in float64. Lemma 1 is attained with equality by
-matrices whose nonzero singular values are equal (e.g. rank one, r = rank = 1); r(H) is computed
-with relative error ~ d * eps ~ 1e-14, so 1e-9 leaves five orders of magnitude for round-off
-while any violation larger than 1e-9 counts."""
-
-R_ABOVE_ONE_MARGIN = 1e-12
-"""Lemma 5's "r(H) > 1": r must exceed the rank-one value 1 by more than this. Rank-one states
-give |r - 1| <= ~1e-15 in float64; a second singular value at the footnote-2 threshold
-sigma_2 = 1e-7 d sigma_1 gives r - 1 ~ 2 (1e-7 d)^2 >= 3e-13 for d >= 4."""
 
 SOURCE_LEMMA1 = "Dan+20 Lemma 1, Eq. (3), (4), (11)-(21)"
 SOURCE_LEMMA4 = "Dan+20 Lemma 4, Eq. (31)-(32) and App. C 'Comment on BN-centering'"
@@ -55,11 +41,6 @@ SOURCE_LEMMA7 = "Dan+20 Lemma 7, Eq. (43)"
 
 # ---------------------------------------------------------------------------------------------
 # helpers
-
-
-def _tag(gamma: float) -> str:
-    """A claim-id-safe label of gamma: 0.1 -> g0p1, 1 -> g1, inf -> ginf."""
-    return "ginf" if math.isinf(gamma) else "g" + f"{gamma:g}".replace(".", "p").replace("-", "m")
 
 
 def _nan_max(values: Sequence[float]) -> float:
@@ -215,7 +196,8 @@ def _lemma4_context(row, d, n, depth, n_runs, margins: dict) -> dict:
     l_eff = int(row.layers_averaged)
     tol = margins["centering_tolerance"]
     return {
-        **margins, "tag": _tag(float(row.gamma)), "cross_margin": margins["offdiag_margin"] ** 2,
+        **margins, "tag": gamma_tag(float(row.gamma)),
+        "cross_margin": margins["offdiag_margin"] ** 2,
         "setting": f"linear BN chain, d={d}, N={n}, gamma={float(row.gamma):g}, {n_runs} runs, "
         f"layers {int(row.first_layer)}..{depth}",
         "mean_abs_erg": row.mean_abs_ergodic_offdiag, "mean_abs_layer": row.mean_abs_layer_offdiag,

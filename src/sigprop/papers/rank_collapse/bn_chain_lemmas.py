@@ -32,7 +32,7 @@ from torch import Tensor
 from ... import chains, inputs, metrics, ops, seeding
 from ...compute import resolve_device
 from ...stats import mean_se
-from .bn_chain_lemma_judges import FLOAT_TOLERANCE, MATRIX_KINDS, TAU_GRID, _tag
+from .bn_chain_lemma_spec import FLOAT_TOLERANCE, MATRIX_KINDS, TAU_GRID, gamma_tag
 
 __all__ = [
     "DTYPE",
@@ -236,7 +236,7 @@ def measure_lemma1(
     for d, n in shapes:
         for gamma in gammas:
             gamma = float(gamma)
-            eid = f"{EXPERIMENT_IDS['lemma1']}.chain.d{d}.n{n}.{_tag(gamma)}"
+            eid = f"{EXPERIMENT_IDS['lemma1']}.chain.d{d}.n{n}.{gamma_tag(gamma)}"
             h0 = inputs.gaussian_inputs(eid, runs, d, n, DTYPE, dev)
             margin = _Buffered(lambda h: _soft_rank_margin(h, taus))
             control = _Buffered(lambda h: _soft_rank_margin(control_scale * h, taus))
@@ -328,7 +328,7 @@ def measure_lemma4(
     pairs = d * (d - 1) // 2
     for gamma in gammas:
         gamma = float(gamma)
-        tag = _tag(gamma)
+        tag = gamma_tag(gamma)
         eid = f"{EXPERIMENT_IDS['lemma4']}.{tag}"
         x = inputs.gaussian_inputs(eid, runs, d, n, DTYPE, dev) + input_offset
 
@@ -546,7 +546,7 @@ def measure_lemma5_6(
         cases = [("proof", 1.0 / (8 * b * d)), ("statement", 1.0 / (8 * d))]
         cases += [("control", float(g)) for g in control_gammas]
         for case, gamma in cases:
-            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma6.d{d}.{_tag(gamma)}"
+            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma6.d{d}.{gamma_tag(gamma)}"
             h0 = _rank_one_start(eid, runs, d, d, dev)
             rank_obs = _Buffered(metrics.numerical_rank)
             m0 = ops.second_moment(h0)
@@ -604,7 +604,7 @@ def measure_lemma5_6(
             )
         # Lemma 5: chains from full-rank Gaussian X
         for case, gamma in [("proof", 1.0 / (8 * b * d))] + [("chain", float(g)) for g in gammas]:
-            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma5.d{d}.{_tag(gamma)}"
+            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma5.d{d}.{gamma_tag(gamma)}"
             x = inputs.gaussian_inputs(eid, runs, d, d, DTYPE, dev)
             rank_obs = _Buffered(metrics.numerical_rank)
             trace = chains.simulate(

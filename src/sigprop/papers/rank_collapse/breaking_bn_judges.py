@@ -14,8 +14,9 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import t_mean
+from ...training.curves import curves_at_chosen_rates
 from .records import judge, paired, per_run, ratio
-from .training_judges import FIGURE_NETWORKS, curves_at_chosen_rates
+from .training_spec import FIGURE_NETWORKS
 
 __all__ = ["fig13_claims", "fig5_claims", "fig7_claims"]
 

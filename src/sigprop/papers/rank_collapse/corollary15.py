@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact
-from .judges import ergodic_averages, theorem14_floor
+from .bn_chain_tables import ergodic_averages, theorem14_floor
 from .records import judge
 
 __all__ = ["cor15_claims", "cor15_table"]

@@ -18,6 +18,7 @@ from ...claims import Claim, Record
 from ...stats import exact
 from ...store import require_finite
 from .records import judge, over_runs
+from .spectral_lemma_spec import even_spread_exponent
 
 __all__ = [
     "judge_example9",
@@ -243,18 +244,6 @@ def judge_example9(
     return claims
 
 
-def _even_spread_exponent(beta: float) -> float:
-    """Asymptotic exponent of alpha(d) for the spike spectrum of ``_spike_spectrum`` (derived).
-
-    alpha ~ (d^(2 beta) + d)^2 / (d (d^(3 beta) + d)): d^(beta - 1) for beta >= 1/2 (the seed's
-    Eq. (89)), d^(1 - 3 beta) for 1/3 <= beta < 1/2, and d^0 (alpha -> 1) for beta < 1/3, where
-    the even bulk dominates both norms.
-    """
-    if beta >= 0.5:
-        return beta - 1
-    return 1 - 3 * beta if beta >= 1 / 3 else 0.0
-
-
 EXAMPLE12 = (
     Record(
         "alpha_below_0p9_b{beta_tag}",
@@ -301,7 +290,7 @@ def _example12_context(spike: pd.DataFrame, beta: float, alpha_widths, alpha_bou
     local = math.log(alphas[-1] / alphas[-2]) / math.log(alpha_widths[-1] / alpha_widths[-2])
     return {
         "beta_tag": _tag(beta), "alpha_bound": alpha_bound, "d_max": alpha_widths[-1],
-        "exponent": beta - 1, "local": local, "even": _even_spread_exponent(beta),
+        "exponent": beta - 1, "local": local, "even": even_spread_exponent(beta),
         "setting": f"lambda_1 = d^{beta:g}, the rest (d - d^beta) / (d - 1) each, d = "
         f"{alpha_widths[0]}..{alpha_widths[-1]}, alpha = ||lambda||_2^4 / (d ||lambda||_3^3) "
         "(Prop. 8)",

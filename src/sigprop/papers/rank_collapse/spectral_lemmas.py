@@ -54,7 +54,7 @@ from ...compute import resolve_device
 from ...inputs import gaussian_inputs
 from ...seeding import generator
 from ...stats import mean_se, ols_slope
-from .spectral_lemma_judges import _even_spread_exponent
+from .spectral_lemma_spec import even_spread_exponent
 
 __all__ = [
     "measure_example9",
@@ -687,7 +687,7 @@ def measure_examples11_12(
                 row.update(
                     slope=slope,
                     predicted_exponent=beta - 1,
-                    even_spread_exponent=_even_spread_exponent(beta),
+                    even_spread_exponent=even_spread_exponent(beta),
                 )
     table = pd.DataFrame(rows)
     for column in ("slope", "predicted_exponent", "even_spread_exponent"):

@@ -21,15 +21,14 @@ from ...training.curves import (
     per_point_means,
 )
 from .records import judge, paired, per_run, ratio
+from .training_tables import fig1_panels
 
 __all__ = [
-    "FIGURE_NETWORKS",
     "chosen_learning_rates",
     "curves_at_chosen_rates",
     "fig11_claims",
     "fig1_claims",
     "fig12_claims",
-    "fig1_panels",
     "fig4_claims",
     "fig6_claims",
     "initial_rows",
@@ -39,25 +38,6 @@ __all__ = [
 SOURCE_FIG1 = "Dan+20 Fig. 1 and Sec. 1.1"
 SOURCE_FIG4 = "Dan+20 Sec. 4, Fig. 4"
 SOURCE_FIG6 = "Dan+20 Sec. 4, Fig. 6"
-
-
-FIGURE_NETWORKS = {
-    "pretrain_vs_bn": ("vanilla", "pre-trained", "BN"),
-    "pretrain_vs_bn_fmnist": ("vanilla", "pre-trained", "BN"),
-    "pretrain_levels": ("vanilla", "pre-trained 25", "pre-trained 75", "BN", "BN asymmetric"),
-    "breaking_bn_vgg": ("BN", "BN asymmetric", "BN w/o centering"),
-    "breaking_bn_resnet": ("BN", "BN asymmetric", "BN w/o centering"),
-    "gradient_alignment_vgg": ("BN", "SGD", "SGD 100x lr", "SGD random data"),
-}
-"""The curves each training simulation's figure and claims compare, by name (``networks``)."""
-
-
-def fig1_panels(table: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The rows Fig. 1 plots: at initialization (point 0; one learning rate, since the grid
-    points of a run share their initial network) and after training at the chosen rate."""
-    init = initial_rows(table)
-    final = table[table["point"] == table["point"].max()]
-    return init, final.merge(chosen_learning_rates(final), on=["network", "depth", "lr"])
 
 
 FIG1 = (

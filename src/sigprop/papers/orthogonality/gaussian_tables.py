@@ -12,16 +12,22 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...stats import mean_ci, ols_slope
-from .gaussian_bound_judges import _radius_exponent
+from ...stats import bootstrap_slope, mean_ci, ols_slope
 
 __all__ = [
     "TABLE1_STATIC_ROWS",
+    "radius_exponent",
     "table1",
     "thm1_table",
     "w2_depth_table",
     "w2_width_table",
 ]
+
+
+def radius_exponent(table: pd.DataFrame, n: int):
+    """Exponent of W2 = sqrt(mean plateau_upper) in d: half the log-log slope of the mean."""
+    slope = bootstrap_slope(table[table["batch_size"] == n], x="width", y="plateau_upper")
+    return slope.value / 2.0, slope.se / 2.0
 
 
 def _cells(frame: pd.DataFrame, value: str) -> dict[tuple[int, int], np.ndarray]:
@@ -199,7 +205,7 @@ def table1(plateau: pd.DataFrame, batch_size: int) -> pd.DataFrame:
         raise ValueError(
             f"batch_size {batch_size} is not simulated: {sorted(plateau['batch_size'].unique())}"
         )
-    beta, se = _radius_exponent(plateau, batch_size)
+    beta, se = radius_exponent(plateau, batch_size)
     rows = plateau[plateau["batch_size"] == batch_size]
     widths = sorted(int(w) for w in rows["width"].unique())
     radius = math.sqrt(rows.loc[rows["width"] == widths[-1], "plateau_upper"].mean())
