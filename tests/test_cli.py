@@ -80,7 +80,7 @@ def test_show_resolves_a_figure_path_and_prints_code_config_inputs_claims(checko
     assert cli.main(["show", "figures/rank_collapse/fig2.pdf"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("rank_collapse.fig2  (figure)")
-    assert "seed:       Dan+20 Fig. 2" in out and "judge:" in out and ".py:" in out
+    assert "source:     Dan+20 Fig. 2" in out and "judge:" in out and ".py:" in out
     assert "results/rank_collapse/depth_rank.safetensors (not built yet)" in out
     assert "claims: not run" in out
     with pytest.raises(SystemExit, match="no item writes figures/x/y.pdf"):

@@ -37,7 +37,7 @@ def test_items_register_in_seed_order():
         "fig4_1", "lemma4_2", "theorem4_3", "corollary4_4", "corollary4_5", "prop5_1",
         "table5_1", "table5_2", "kernel_bounds", "theorem5_15", "fig5_1", "fig5_2",
     ]  # fmt: skip
-    assert all(i.seed.startswith("Thesis ") for i in items.ITEMS)
+    assert all(i.source.startswith("Thesis ") for i in items.ITEMS)
 
 
 @pytest.mark.parametrize(

@@ -48,7 +48,7 @@ def test_every_family_is_registered():
 def test_every_entry_resolves(scale):
     config = CONFIGS[scale]
     for family, item in REGISTRY.items():
-        assert item.seed, f"{family}.{item.name} has no seed reference"
+        assert item.source, f"{family}.{item.name} has no source reference"
         if isinstance(item, Simulation):
             assert callable(item.run)
             simulation_setup(family, item, config)
@@ -88,12 +88,12 @@ def test_names_that_share_a_file_are_refused():
         registry.add_family(
             "f",
             [
-                Figure("x", seed="s", judge=judge),
-                Theorem("x", seed="s", measure=judge, judge=judge),
+                Figure("x", source="s", judge=judge),
+                Theorem("x", source="s", measure=judge, judge=judge),
             ],
         )
     with pytest.raises(ValueError, match="named twice"):
-        registry.add_family("g", [Table("t", seed="s", judge=judge)] * 2)
+        registry.add_family("g", [Table("t", source="s", judge=judge)] * 2)
 
 
 def test_resolve_names_the_missing_key():

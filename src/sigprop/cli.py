@@ -144,10 +144,10 @@ def cmd_list(registry: Registry, args) -> int:
         if item.kind != "simulation":
             verdicts = _verdicts(_claims(Path(f"results/claims/{family}/{item.name}.json")))
         rows.append(
-            (family, item.name, item.kind, item.seed, item_files(family, item)[0], verdicts)
+            (family, item.name, item.kind, item.source, item_files(family, item)[0], verdicts)
         )
     widths = [max(len(r[k]) for r in rows) for k in range(6)] if rows else [0] * 6
-    header = ("family", "item", "kind", "seed", "output", "verdicts")
+    header = ("family", "item", "kind", "source", "output", "verdicts")
     widths = [max(w, len(h)) for w, h in zip(widths, header, strict=True)]
     for row in (header, *rows):
         print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip())
@@ -176,7 +176,7 @@ def cmd_show(registry: Registry, args) -> int:
     family, item = parse_target(registry, args.target)
     config = _load_config(args.configfile)
     print(f"{family}.{item.name}  ({item.kind})")
-    print(f"seed:       {item.seed}")
+    print(f"source:     {item.source}")
     for role in ("run", "measure", "judge"):
         if hasattr(item, role):
             print(f"{role + ':':12}{_where(getattr(item, role))}")

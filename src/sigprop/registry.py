@@ -56,7 +56,7 @@ class Simulation:
 
     Attributes:
         name: the output stem, ``results/<family>/<name>.safetensors``.
-        seed: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
+        source: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
         run: the function (in the family package); its keyword arguments are the config slice.
         setup: config references for its arguments; default: the slice ``<family>/<name>``.
         extra: more arguments from elsewhere in the config, added to the setup (e.g. the data
@@ -70,7 +70,7 @@ class Simulation:
     """
 
     name: str
-    seed: str
+    source: str
     run: Callable[..., Any]
     setup: ConfigRefs | None = None
     extra: Mapping[str, str] = field(default_factory=dict)
@@ -88,7 +88,7 @@ class _Drawn:
 
     Attributes:
         name: the seed's own number, e.g. ``fig2b`` (``figures/<family>/fig2b.pdf``).
-        seed: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
+        source: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
         reads: script input name -> a simulation (its tensors) or a theorem item (its measured
             table) of the same family, or ``family/name``.
         params: script parameter name -> config path (``params.<name>`` in the script).
@@ -102,7 +102,7 @@ class _Drawn:
     """
 
     name: str
-    seed: str
+    source: str
     judge: Callable[..., list]
     reads: Mapping[str, str] = field(default_factory=dict)
     params: Mapping[str, str] = field(default_factory=dict)
@@ -137,7 +137,7 @@ class Theorem:
 
     Attributes:
         name: the config item and output stem.
-        seed: e.g. ``"Dan+20 Lemma 4, Eq. (31)-(32)"``.
+        source: e.g. ``"Dan+20 Lemma 4, Eq. (31)-(32)"``.
         measure: ``measure(**setup, device=...) -> pandas.DataFrame``, one row per case.
         judge: ``judge(table, **settings) -> list[Claim]``; it receives the whole config slice.
         tolerances: keys of the slice that only the judge reads; the measurement ignores them,
@@ -148,7 +148,7 @@ class Theorem:
     """
 
     name: str
-    seed: str
+    source: str
     measure: Callable[..., Any]
     judge: Callable[..., list]
     tolerances: tuple[str, ...] = ()
@@ -163,14 +163,14 @@ Item = Simulation | Figure | Table | Theorem
 
 
 def training_simulation(
-    family: str, name: str, seed: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
+    family: str, name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
 ) -> Simulation:
     """A simulation that trains networks (``sigprop.training.experiment``) on the dataset named
     at config key ``<family>/<name>/dataset``, with the data root ``data/root``; ``nonfinite``:
     the curves, NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
     return Simulation(
         name,
-        seed=seed,
+        source=source,
         run=run,
         extra={"data_root": "data/root"},
         datasets=(f"{family}/{name}/dataset",),

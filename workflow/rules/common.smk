@@ -263,9 +263,9 @@ def get_judged_figure(wildcards):
     )
 
 
-def get_seed(wildcards):
-    """The item's seed reference (registry), for its report caption."""
-    return _judged_item(wildcards).seed
+def get_source(wildcards):
+    """The item's source: the seed paper and its numbering (registry), for its report caption."""
+    return _judged_item(wildcards).source
 
 
 def get_description(wildcards):

@@ -75,7 +75,7 @@ rule draw:
         "../../envs/sigprop.yaml"
     params:
         item=get_script_params,
-        seed=get_seed,
+        source=get_source,
         script=get_script,
         code=get_script_code,
     script:
@@ -103,7 +103,7 @@ rule tabulate:
         "../../envs/sigprop.yaml"
     params:
         item=get_script_params,
-        seed=get_seed,
+        source=get_source,
         script=get_script,
         code=get_script_code,
     script:

@@ -59,10 +59,10 @@ def _depth_reads(figure: str) -> dict[str, str]:
     return {name: f"depth_{name}" for name in variants(figure)}
 
 
-def _depth_figure(name: str, seed: str, judge, judge_args: dict, script: str | None = None):
+def _depth_figure(name: str, source: str, judge, judge_args: dict, script: str | None = None):
     return Figure(
         name,
-        seed=seed,
+        source=source,
         reads=_depth_reads(name),
         params={"sweep": "gradients/depth_sweep"},
         constants={"figure": name} if script else {},
@@ -94,13 +94,13 @@ _LAYER_CURVES = ("weight_isometry_gap", "gradient_norm", "weight_displacement",
 
 
 def _training_simulation(
-    name: str, seed: str, nonfinite: tuple[str, ...], own: tuple[str, ...] = _TRAINING_OWN
+    name: str, source: str, nonfinite: tuple[str, ...], own: tuple[str, ...] = _TRAINING_OWN
 ) -> Simulation:
     """``training_simulations.<name>``: the shared training keys and its own (``own`` overrides
     a shared key of the same name)."""
     return Simulation(
         name,
-        seed=seed,
+        source=source,
         run=getattr(training_simulations, name),
         setup={
             **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
@@ -114,11 +114,11 @@ def _training_simulation(
     )
 
 
-def _training_figure(name: str, seed: str, simulation: str, judge, script: str, layers: bool):
+def _training_figure(name: str, source: str, simulation: str, judge, script: str, layers: bool):
     """A training figure drawn by ``script`` from ``simulation``'s curves."""
     return Figure(
         name,
-        seed=seed,
+        source=source,
         reads={"curves": simulation},
         params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
         constants={"figure": name},
@@ -135,14 +135,14 @@ ITEMS = [
     # Sec. 6.2: isometry gap of the BN chain (Thm. 6.1, Fig. 6.1) and its lemmas
     Simulation(
         "isometry_chain",
-        seed="Thesis Fig. 6.1, Thm. 6.1",
+        source="Thesis Fig. 6.1, Thm. 6.1",
         run=isometry_chain.isometry_chain,
         mem_mb=1000,
         runtime=10,
     ),
     Figure(
         "fig6_1",
-        seed="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
+        source="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
         reads={"gaps": "isometry_chain"},
         params={"authors_c": "gradients/fig6_1/authors_c"},
         judge=isometry_chain_judges.fig6_1_claims,
@@ -150,14 +150,14 @@ ITEMS = [
     ),
     Theorem(
         "lemma6_2",
-        seed="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
+        source="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
         measure=iso.measure_lemma6_2,
         judge=iso_judges.judge_lemma6_2,
         tolerances=("roundoff_units",),
     ),
     Theorem(
         "theorem6_3",
-        seed="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
+        source="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
         measure=iso.measure_theorem6_3,
         judge=iso_judges.judge_theorem6_3,
         tolerances=("moment_margin", "control_factor", "roundoff_units"),
@@ -175,7 +175,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma_c8_c9",
-        seed="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
+        source="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
         measure=iso.measure_lemma_c8_c9,
         judge=iso_judges.judge_lemma_c8_c9,
         tolerances=("control_threshold", "roundoff_units"),
@@ -194,7 +194,7 @@ ITEMS = [
     *[
         Simulation(
             f"depth_{name}",
-            seed=_DEPTH_SEEDS[name],
+            source=_DEPTH_SEEDS[name],
             run=depth_sweep.VARIANT_SIMULATIONS[name],
             setup=_DEPTH_SETUP,
             datasets=_BATCH_DATASET,
@@ -234,7 +234,7 @@ ITEMS = [
     # App. C.3: the proof of Thm. 6.5 (Thm. C.10), Remark 6.7
     Theorem(
         "jacobian",
-        seed="Thesis Lemmas C.13, C.16-C.21",
+        source="Thesis Lemmas C.13, C.16-C.21",
         measure=jac.measure_jacobian,
         judge=jac_judges.judge_jacobian,
         tolerances=("roundoff_units",),
@@ -242,7 +242,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma_c11",
-        seed="Thesis Remark 6.7, Lemma C.11",
+        source="Thesis Remark 6.7, Lemma C.11",
         measure=jac.measure_lemma_c11,
         judge=jac_judges.judge_lemma_c11,
         tolerances=("sharpness",),
@@ -250,7 +250,7 @@ ITEMS = [
     ),
     Theorem(
         "chain_rule",
-        seed="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
+        source="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
         measure=jac.measure_chain_rule,
         judge=jac_judges.judge_chain_rule,
         # NaN outside a row's kind (layer / net); rhs_thesis at layer 0
@@ -270,7 +270,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma_c12",
-        seed="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
+        source="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
         measure=jac.measure_lemma_c12,
         judge=jac_judges.judge_lemma_c12,
         tolerances=("max_orthogonal_slope", "min_gaussian_slope"),
@@ -288,7 +288,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma_c14_c15",
-        seed="Thesis Lemmas C.14, C.15, Eq. (C.108)",
+        source="Thesis Lemmas C.14, C.15, Eq. (C.108)",
         measure=jac.measure_lemma_c14_c15,
         judge=jac_judges.judge_lemma_c14_c15,
         tolerances=(),
@@ -311,7 +311,7 @@ ITEMS = [
     # App. C.4: rank of real image batches (the premise of Thm. 6.5)
     Simulation(
         "table_c1",
-        seed="Thesis Table C.1, app. C.4",
+        source="Thesis Table C.1, app. C.4",
         run=batch_rank.table_c1,
         setup={
             **_slice(
@@ -327,7 +327,7 @@ ITEMS = [
     ),
     Table(
         "table_c1",
-        seed="Thesis Table C.1, app. C.4",
+        source="Thesis Table C.1, app. C.4",
         reads={"batches": "table_c1"},
         params={"scale": "scale"},
         judge=table_c1.table_c1_claims,
@@ -337,7 +337,7 @@ ITEMS = [
     # Sec. 6.4 and app. C.5: activation shaping (Figs. 6.5, C.1, C.2)
     Simulation(
         "gain_depth",
-        seed="Thesis Fig. 6.5",
+        source="Thesis Fig. 6.5",
         run=gain_simulations.gain_depth,
         datasets=_BATCH_DATASET,
         setup=_slice(
@@ -346,14 +346,14 @@ ITEMS = [
     ),
     Figure(
         "fig6_5",
-        seed="Thesis Fig. 6.5 (ICLR 2024 Fig. 5)",
+        source="Thesis Fig. 6.5 (ICLR 2024 Fig. 5)",
         reads={"profile": "gain_depth"},
         judge=gain_judges.fig6_5_claims,
         judge_args="gradients/fig6_5",
     ),
     Simulation(
         "constant_gain",
-        seed="Thesis Fig. C.1, Eq. (C.155)",
+        source="Thesis Fig. C.1, Eq. (C.155)",
         run=gain_simulations.constant_gain,
         datasets=_BATCH_DATASET,
         setup=_slice(
@@ -362,7 +362,7 @@ ITEMS = [
     ),
     Figure(
         "fig_c1",
-        seed="Thesis Fig. C.1, app. C.5",
+        source="Thesis Fig. C.1, app. C.5",
         reads={"rates": "constant_gain"},
         params={"fit_min_gain": "gradients/fig_c1/fit_min_gain"},
         judge=gain_judges.fig_c1_claims,
@@ -370,7 +370,7 @@ ITEMS = [
     ),
     Simulation(
         "exponent_rate",
-        seed="Thesis Fig. C.2, app. C.5",
+        source="Thesis Fig. C.2, app. C.5",
         run=gain_simulations.exponent_rate,
         datasets=_BATCH_DATASET,
         setup=_slice(
@@ -380,7 +380,7 @@ ITEMS = [
     ),
     Figure(
         "fig_c2",
-        seed="Thesis Fig. C.2, app. C.5",
+        source="Thesis Fig. C.2, app. C.5",
         reads={"rates": "exponent_rate"},
         judge=gain_judges.fig_c2_claims,
         judge_args="gradients/fig_c2",
@@ -419,13 +419,13 @@ ITEMS = [
     *[
         _training_figure(
             name,
-            seed,
+            source,
             sim,
             getattr(training_judges, f"{name}_claims"),
             "shaped_accuracy.py",
             layers=False,
         )  # fmt: skip
-        for name, seed, sim in (
+        for name, source, sim in (
             ("fig6_4", "Thesis Fig. 6.4, Sec. 6.3-6.4", "shaped_cifar10"),
             ("fig_c5", "Thesis Fig. C.5, app. C.7", "shaped_mnist"),
             ("fig_c6", "Thesis Fig. C.6, app. C.7", "shaped_fmnist"),
@@ -436,13 +436,13 @@ ITEMS = [
     *[
         _training_figure(
             name,
-            seed,
+            source,
             "weight_orthogonality",
             getattr(training_judges, f"{name}_claims"),
             "weight_orthogonality.py",
             layers=True,
         )  # fmt: skip
-        for name, seed in (
+        for name, source in (
             ("fig6_6", "Thesis Fig. 6.6, Sec. 6.5"),
             ("fig_c3", "Thesis Fig. C.3, app. C.6"),
             ("fig_c4", "Thesis Fig. C.4, app. C.6"),

@@ -46,7 +46,7 @@ convergence, kernel and activation panels share one CSV; printed_bound only in c
 ITEMS = [
     Figure(
         "fig4_1",
-        seed="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
+        source="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
         params={
             "labels": "isometry/fig4_1/labels",
             "parallelograms": "isometry/fig4_1/parallelograms",
@@ -63,7 +63,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma4_2",
-        seed="Thesis Lemma 4.2",
+        source="Thesis Lemma 4.2",
         measure=isometry_properties.lemma4_2,
         judge=isometry_property_judges.lemma4_2_claims,
         tolerances=("roundoff_units", "deficit_rtol"),
@@ -78,28 +78,28 @@ ITEMS = [
     ),
     Theorem(
         "theorem4_3",
-        seed="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
+        source="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
         measure=normalization_gain.theorem4_3,
         judge=normalization_gain_judges.theorem4_3_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_4",
-        seed="Thesis Cor. 4.4",
+        source="Thesis Cor. 4.4",
         measure=normalization_gain.corollary4_4,
         judge=normalization_gain_judges.corollary4_4_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_5",
-        seed="Thesis Cor. 4.5",
+        source="Thesis Cor. 4.5",
         measure=normalization_gain.corollary4_5,
         judge=normalization_gain_judges.corollary4_5_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "prop5_1",
-        seed="Thesis Props. 5.1, 5.2; Thm. 5.15",
+        source="Thesis Props. 5.1, 5.2; Thm. 5.15",
         measure=finite_width.prop5_1,
         judge=finite_width_judges.prop5_1_claims,
         tolerances=("slope_margin", "agree_margin", "control_slope"),
@@ -111,14 +111,14 @@ ITEMS = [
     ),
     Table(
         "table5_1",
-        seed="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
+        source="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
         params={"max_order": "isometry/table5_1/max_order", "nodes": "isometry/table5_1/nodes"},
         judge=hermite_table_judges.table5_1_claims,
         judge_args={"float_tolerance": "isometry/table5_1/float_tolerance"},
     ),
     Table(
         "table5_2",
-        seed="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
+        source="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
         params={
             key: f"isometry/table5_2/{key}"
             for key in (
@@ -140,7 +140,7 @@ ITEMS = [
     ),
     Theorem(
         "kernel_bounds",
-        seed="Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11, Remarks 5.12-5.14",
+        source="Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11, Remarks 5.12-5.14",
         measure=kernel_bounds.kernel_bounds,
         judge=kernel_bounds.kernel_bounds_claims,
         tolerances=("float_tolerance",),
@@ -161,7 +161,7 @@ ITEMS = [
     ),
     Theorem(
         "theorem5_15",
-        seed="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
+        source="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
         measure=normalization_layers.theorem5_15,
         judge=normalization_layer_judges.theorem5_15_claims,
         tolerances=("case_tolerance", "float_tolerance"),
@@ -173,7 +173,7 @@ ITEMS = [
     ),
     Figure(
         "fig5_1",
-        seed="Thesis Fig. 5.1; Thm. 5.11",
+        source="Thesis Fig. 5.1; Thm. 5.11",
         params=_fig5_params("fig5_1"),
         judge=kernel_convergence.fig5_1_claims,
         judge_args="isometry/fig5_1_check",
@@ -182,7 +182,7 @@ ITEMS = [
     ),
     Figure(
         "fig5_2",
-        seed="Thesis Fig. 5.2; Thm. 5.11",
+        source="Thesis Fig. 5.2; Thm. 5.11",
         params=_fig5_params("fig5_2"),
         judge=kernel_convergence.fig5_2_claims,
         judge_args="isometry/fig5_2_check",

@@ -21,14 +21,14 @@ CHECK_CONFIG = check_config
 ITEMS = [
     Simulation(
         "gram_chain",
-        seed="Thesis Eq. (3.1)-(3.2); Figs. 3.1-3.4",
+        source="Thesis Eq. (3.1)-(3.2); Figs. 3.1-3.4",
         run=simulations.gram_chain,
         nonfinite=("kappa",),  # the condition number of the singular no-BN Grams: NaN / inf
         mem_mb=4000,
     ),
     Theorem(
         "fixed_point",
-        seed="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
+        source="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
         measure=fixed_point.measure,
         judge=fixed_point_judges.judge,
         tolerances=("agreement_margin",),
@@ -41,14 +41,14 @@ ITEMS = [
     ),
     Figure(
         "fig3_1",
-        seed="Thesis Fig. 3.1, Sec. 3.3.3",
+        source="Thesis Fig. 3.1, Sec. 3.3.3",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_1"},
         judge=judges.fig3_1_claims,
     ),
     Theorem(
         "mixing",
-        seed="Thesis Assumption 3.1, Eq. (3.4)",
+        source="Thesis Assumption 3.1, Eq. (3.4)",
         measure=mixing.measure,
         judge=mixing_judges.judge,
         # z sets the layers of the rate fit (a window, not a tolerance), so the measurement reads
@@ -57,7 +57,7 @@ ITEMS = [
     ),
     Figure(
         "fig3_2",
-        seed="Thesis Fig. 3.2; Thm. 3.2, Eq. (3.9)",
+        source="Thesis Fig. 3.2; Thm. 3.2, Eq. (3.9)",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_2"},
         judge=judges.fig3_2_claims,
@@ -70,7 +70,7 @@ ITEMS = [
     ),
     Figure(
         "fig3_3",
-        seed="Thesis Fig. 3.3; Thm. 3.2",
+        source="Thesis Fig. 3.3; Thm. 3.2",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_3"},
         judge=judges.fig3_3_claims,
@@ -78,7 +78,7 @@ ITEMS = [
     ),
     Figure(
         "fig3_4",
-        seed="Thesis Fig. 3.4; Thm. 3.2",
+        source="Thesis Fig. 3.4; Thm. 3.2",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_4"},
         judge=judges.fig3_4_claims,
@@ -87,7 +87,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma_b1_b2",
-        seed="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
+        source="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
         measure=tails.measure,
         judge=tail_judges.judge,
         tolerances=("slope_margin",),

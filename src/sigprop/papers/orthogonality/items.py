@@ -38,17 +38,17 @@ _TRAINING_CURVES = CURVES
 is invalid)."""
 
 
-def _training_simulation(name: str, seed: str) -> Simulation:
+def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
     run = getattr(training_simulations, name)
-    return training_simulation("orthogonality", name, seed, run, _TRAINING_CURVES)
+    return training_simulation("orthogonality", name, source, run, _TRAINING_CURVES)
 
 
-def _training_figure(name: str, seed: str, simulation: str, judge) -> Figure:
+def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
     """A training figure drawn and judged from the curves of ``simulation``."""
     return Figure(
         name,
-        seed=seed,
+        source=source,
         reads={"curves": simulation},
         params={"setup": f"orthogonality/{simulation}", "figure": f"orthogonality/{name}"},
         judge=judge,
@@ -60,14 +60,14 @@ def _training_figure(name: str, seed: str, simulation: str, judge) -> Figure:
 ITEMS = [
     Simulation(
         "cosine_pair",
-        seed="DJB21 Fig. 1; Thesis Fig. 2.1",
+        source="DJB21 Fig. 1; Thesis Fig. 2.1",
         run=chain_simulations.cosine_pair,
         mem_mb=1000,
         runtime=10,
     ),
     Figure(
         "fig1",
-        seed="DJB21 Fig. 1; Thesis Fig. 2.1",
+        source="DJB21 Fig. 1; Thesis Fig. 2.1",
         reads={"cosines": "cosine_pair"},
         params={"setup": "orthogonality/cosine_pair"},
         judge=chain_judges.fig1_claims,
@@ -78,14 +78,14 @@ ITEMS = [
     ),
     Simulation(
         "gap_chain",
-        seed="DJB21 Eq. (1); Figs. 2a, 2b; Thesis Fig. 2.2",
+        source="DJB21 Eq. (1); Figs. 2a, 2b; Thesis Fig. 2.2",
         run=chain_simulations.gap_chain,
         mem_mb=4000,
         runtime=30,
     ),
     Figure(
         "fig2a",
-        seed="DJB21 Fig. 2a; Thesis Fig. 2.2a",
+        source="DJB21 Fig. 2a; Thesis Fig. 2.2a",
         reads={"gaps": "gap_chain"},
         params={
             "widths": "orthogonality/fig2a/widths",
@@ -101,7 +101,7 @@ ITEMS = [
     ),
     Figure(
         "fig2b",
-        seed="DJB21 Fig. 2b; Thesis Fig. 2.2b",
+        source="DJB21 Fig. 2b; Thesis Fig. 2.2b",
         reads={"gaps": "gap_chain"},
         params={
             "window": "orthogonality/fig2b/window",
@@ -118,7 +118,7 @@ ITEMS = [
     ),
     Simulation(
         "real_gap",
-        seed="DJB21 Fig. 5 (App. F)",
+        source="DJB21 Fig. 5 (App. F)",
         run=real_simulations.real_gap,
         extra={"data_root": "data/root"},
         datasets=("orthogonality/real_gap/dataset",),
@@ -127,7 +127,7 @@ ITEMS = [
     ),
     Figure(
         "fig5",
-        seed="DJB21 Fig. 5 (App. F)",
+        source="DJB21 Fig. 5 (App. F)",
         reads={"gaps": "real_gap"},
         params={"setup": "orthogonality/real_gap"},
         judge=real_judges.fig5_claims,
@@ -141,7 +141,7 @@ ITEMS = [
     ),
     Simulation(
         "gaussian_chain",
-        seed=(
+        source=(
             "DJB21 Thm. 1, Lemma 2, Cor. 3, Table 1; "
             "Thesis Thm. 2.1, Lemma 2.2, Cor. 2.3, Table 2.1"
         ),
@@ -151,7 +151,7 @@ ITEMS = [
     ),
     Figure(
         "thm1",
-        seed="DJB21 Thm. 1; Thesis Thm. 2.1",
+        source="DJB21 Thm. 1; Thesis Thm. 2.1",
         reads={"chain": "gaussian_chain"},
         params={
             "widths": "orthogonality/thm1/widths",
@@ -178,7 +178,7 @@ ITEMS = [
     ),
     Figure(
         "w2_depth",
-        seed="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
+        source="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
         params={"widths": "orthogonality/w2_depth/widths", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_depth_claims,
@@ -193,7 +193,7 @@ ITEMS = [
     ),
     Figure(
         "w2_width",
-        seed="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
+        source="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
         params={"window": "orthogonality/w2_width/window", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_width_claims,
@@ -201,7 +201,7 @@ ITEMS = [
     ),
     Table(
         "table1",
-        seed="DJB21 Table 1; Thesis Table 2.1",
+        source="DJB21 Table 1; Thesis Table 2.1",
         reads={"chain": "gaussian_chain"},
         params={
             "batch_size": "orthogonality/table1/batch_size",
@@ -221,14 +221,14 @@ ITEMS = [
     ),
     Simulation(
         "conjecture_chain",
-        seed="DJB21 Conjecture F.1, Fig. 6 (App. F)",
+        source="DJB21 Conjecture F.1, Fig. 6 (App. F)",
         run=conjecture_simulations.conjecture_chain,
         mem_mb=2000,
         runtime=30,
     ),
     Figure(
         "fig6",
-        seed="DJB21 Fig. 6, Conjecture F.1 (App. F)",
+        source="DJB21 Fig. 6, Conjecture F.1 (App. F)",
         reads={"fluctuations": "conjecture_chain"},
         params={"main": "orthogonality/fig6/main", "chain": "orthogonality/conjecture_chain"},
         judge=conjecture_judges.fig6_claims,
@@ -236,7 +236,7 @@ ITEMS = [
     ),
     Simulation(
         "a1_grid",
-        seed="Thesis Fig. 2.3 (DJB21 assumption A_1)",
+        source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         run=assumption_simulations.a1_grid,
         # NaN by design: first_fail of a run that never fails; every value of a pixel n > d,
         # outside the assumption's range (not simulated)
@@ -246,7 +246,7 @@ ITEMS = [
     ),
     Figure(
         "fig2_3",
-        seed="Thesis Fig. 2.3 (DJB21 assumption A_1)",
+        source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         reads={"grid": "a1_grid"},
         params={
             "min_fit_points": "orthogonality/fig2_3/min_fit_points",
@@ -267,7 +267,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma4",
-        seed="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
+        source="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
         measure=drift_theorems.measure_lemma4,
         judge=drift_theorem_judges.judge_lemma4,
         tolerances=("float_tolerance",),
@@ -275,7 +275,7 @@ ITEMS = [
     ),
     Theorem(
         "theorem5",
-        seed="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
+        source="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
         measure=drift_theorems.measure_theorem5,
         judge=drift_theorem_judges.judge_theorem5,
         tolerances=("float_tolerance",),
@@ -297,7 +297,7 @@ ITEMS = [
     ),
     Figure(
         "drift",
-        seed="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
+        source="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
         reads={"table": "theorem5"},  # its cached Monte Carlo (part == "mc")
         params={
             "cases": "orthogonality/theorem5/cases",
@@ -310,14 +310,14 @@ ITEMS = [
     ),
     Theorem(
         "lemma6",
-        seed="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
+        source="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
         measure=drift_theorems.measure_lemma6,
         judge=sawa_judges.judge_lemma6,
         tolerances=("relative_margin", "float_tolerance"),
     ),
     Theorem(
         "lemma10",
-        seed="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
+        source="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
         measure=drift_theorems.measure_lemma10,
         judge=sawa_judges.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
@@ -329,14 +329,14 @@ ITEMS = [
     ),
     Theorem(
         "stability",
-        seed="DJB21 App. B.1; Thesis App. A.2",
+        source="DJB21 App. B.1; Thesis App. A.2",
         measure=drift_theorems.measure_stability,
         judge=stability_judges.judge_stability,
         tolerances=(),
     ),
     Theorem(
         "app_e",
-        seed="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
+        source="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
         measure=init_theorems.measure_app_e,
         judge=init_theorem_judges.judge_app_e,
         tolerances=("control_min_fraction",),
@@ -366,14 +366,14 @@ ITEMS = [
     ),
     Theorem(
         "lemma_a8",
-        seed="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
+        source="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
         measure=init_theorems.measure_lemma_a8,
         judge=init_theorem_judges.judge_lemma_a8,
         tolerances=("relative_margin",),
     ),
     Theorem(
         "whitening",
-        seed="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
+        source="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
         measure=init_theorems.measure_whitening,
         judge=init_theorem_judges.judge_whitening,
         tolerances=("bn_min_gap",),
@@ -381,7 +381,7 @@ ITEMS = [
     ),
     Simulation(
         "init_mlp",
-        seed="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
+        source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         run=init_simulations.init_gap,
         extra={"data_root": "data/root"},
         datasets=("orthogonality/init_mlp/dataset",),
@@ -390,7 +390,7 @@ ITEMS = [
     ),
     Figure(
         "init_gap",
-        seed="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
+        source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         reads={"gaps": "init_mlp"},
         params={"setup": "orthogonality/init_mlp"},
         judge=init_judges.init_gap_claims,

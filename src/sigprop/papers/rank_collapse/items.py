@@ -44,7 +44,7 @@ def _training_figure(name: str, simulation: str, judge, script: str | None = Non
     """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation``."""
     return Figure(
         name,
-        seed=f"Dan+20 Fig. {name[3:]}",
+        source=f"Dan+20 Fig. {name[3:]}",
         reads={"curves": simulation},
         params={"setup": f"rank_collapse/{simulation}"},
         judge=judge,
@@ -54,10 +54,10 @@ def _training_figure(name: str, simulation: str, judge, script: str | None = Non
     )
 
 
-def _training_simulation(name: str, seed: str) -> Simulation:
+def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
     run = getattr(training_simulations, name)
-    return training_simulation("rank_collapse", name, seed, run, _TRAINING_CURVES)
+    return training_simulation("rank_collapse", name, source, run, _TRAINING_CURVES)
 
 
 _BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
@@ -65,12 +65,12 @@ _BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
 ITEMS = [
     Simulation(
         "depth_rank",
-        seed="Dan+20 Fig. 2",
+        source="Dan+20 Fig. 2",
         run=simulations.depth_rank,
     ),
     Figure(
         "fig2",
-        seed="Dan+20 Fig. 2",
+        source="Dan+20 Fig. 2",
         reads={"ranks": "depth_rank"},
         params={"setup": "rank_collapse/depth_rank"},
         judge=judges.fig2_claims,
@@ -81,7 +81,7 @@ ITEMS = [
     ),
     Simulation(
         "depth_training",
-        seed="Dan+20 Fig. 1",
+        source="Dan+20 Fig. 1",
         run=training_simulations.depth_training,
         extra={"data_root": "data/root"},
         datasets=("rank_collapse/depth_training/dataset",),
@@ -90,7 +90,7 @@ ITEMS = [
     ),
     Figure(
         "fig1",
-        seed="Dan+20 Fig. 1",
+        source="Dan+20 Fig. 1",
         reads={"curves": "depth_training"},
         params={"setup": "rank_collapse/depth_training"},
         judge=training_judges.fig1_claims,
@@ -114,26 +114,26 @@ ITEMS = [
     _training_figure("fig10", "gradient_alignment_vgg", gradient_vanishing_judges.fig10_claims),
     Theorem(
         "prop19",
-        seed="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
+        source="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
         measure=gradient_vanishing.measure_prop19,
         judge=gradient_vanishing_judges.judge_prop19,
         tolerances=("exact_tolerance", "control_max", "min_alignment", "max_bn_alignment"),
     ),
     Theorem(
         "lemma3",
-        seed="Dan+20 Lemma 3, Eq. (6)",
+        source="Dan+20 Lemma 3, Eq. (6)",
         measure=spectral_lemmas.measure_lemma3,
         judge=spectral_lemma_judges.judge_lemma3,
         tolerances=("rank_tolerance",),
     ),
     Simulation(
         "small_batch_rank",
-        seed="Dan+20 (seed 002) Sec. 3.1",
+        source="Dan+20 (seed 002) Sec. 3.1",
         run=simulations.small_batch_rank,
     ),
     Figure(
         "sec3_1",
-        seed="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
+        source="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
         reads={"ranks": "small_batch_rank"},
         params={"setup": "rank_collapse/small_batch_rank"},
         judge=judges.sec3_1_claims,
@@ -142,7 +142,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma1",
-        seed="Dan+20 Lemma 1, Eq. (3)-(4)",
+        source="Dan+20 Lemma 1, Eq. (3)-(4)",
         measure=bn_chain_lemmas.measure_lemma1,
         judge=bn_chain_lemma_judges.judge_lemma1,
         tolerances=("control_min_fraction",),
@@ -150,14 +150,14 @@ ITEMS = [
     ),
     Simulation(
         "bn_chain",
-        seed="Dan+20 Eq. (1); Figs. 3a, 8, 9",
+        source="Dan+20 Eq. (1); Figs. 3a, 8, 9",
         run=simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
     ),
     Table(
         "cor15",
-        seed="Dan+20 Cor. 15 (with Thm. 14)",
+        source="Dan+20 Cor. 15 (with Thm. 14)",
         reads=_BN_CHAIN,
         params={"taus": "rank_collapse/bn_chain/taus"},
         judge=corollary15.cor15_claims,
@@ -166,7 +166,7 @@ ITEMS = [
     ),
     Table(
         "eq52",
-        seed="Dan+20 Eq. (52) (Lemma 13)",
+        source="Dan+20 Eq. (52) (Lemma 13)",
         reads=_BN_CHAIN,
         judge=invariance.eq52_claims,
         judge_args="rank_collapse/eq52",
@@ -174,7 +174,7 @@ ITEMS = [
     ),
     Figure(
         "fig3a",
-        seed="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
+        source="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
         judge=judges.fig3a_claims,
@@ -186,14 +186,14 @@ ITEMS = [
     ),
     Simulation(
         "collinear_chain",
-        seed="Dan+20 Fig. 3b",
+        source="Dan+20 Fig. 3b",
         run=simulations.collinear_chain,
         mem_mb=1000,
         runtime=10,
     ),
     Figure(
         "fig3b",
-        seed="Dan+20 Fig. 3b; Example 9",
+        source="Dan+20 Fig. 3b; Example 9",
         reads={"chain": "collinear_chain"},
         params={"setup": "rank_collapse/collinear_chain"},
         judge=judges.fig3b_claims,
@@ -201,7 +201,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma4",
-        seed="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
+        source="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
         measure=bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
         tolerances=("offdiag_margin", "row_mean_margin", "centering_tolerance"),
@@ -213,7 +213,7 @@ ITEMS = [
     ),
     Theorem(
         "lemma5_6",
-        seed="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
+        source="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
         measure=bn_chain_lemmas.measure_lemma5_6,
         judge=bn_chain_lemma_judges.judge_lemma5_6,
         tolerances=("float_tolerance",),
@@ -233,28 +233,28 @@ ITEMS = [
     ),
     Theorem(
         "lemma7",
-        seed="Dan+20 Lemma 7, Eq. (43)",
+        source="Dan+20 Lemma 7, Eq. (43)",
         measure=bn_chain_lemmas.measure_lemma7,
         judge=bn_chain_lemma_judges.judge_lemma7,
         tolerances=("delta_f_margin", "min_order"),
     ),
     Theorem(
         "prop8",
-        seed="Dan+20 Prop. 8, Eq. (44)-(45)",
+        source="Dan+20 Prop. 8, Eq. (44)-(45)",
         measure=spectral_lemmas.measure_prop8,
         judge=spectral_lemma_judges.judge_prop8,
         tolerances=("rtol",),
     ),
     Theorem(
         "example9",
-        seed="Dan+20 Example 9, Eq. (78)-(82)",
+        source="Dan+20 Example 9, Eq. (78)-(82)",
         measure=spectral_lemmas.measure_example9,
         judge=spectral_lemma_judges.judge_example9,
         tolerances=(),
     ),
     Figure(
         "fig8",
-        seed="Dan+20 Fig. 8; Lemma 10",
+        source="Dan+20 Fig. 8; Lemma 10",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
         judge=judges.fig8_claims,
@@ -266,7 +266,7 @@ ITEMS = [
     ),
     Theorem(
         "examples11_12",
-        seed="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
+        source="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
         measure=spectral_lemmas.measure_examples11_12,
         judge=spectral_lemma_judges.judge_examples11_12,
         tolerances=("tol", "alpha_bound"),
@@ -281,7 +281,7 @@ ITEMS = [
     ),
     Figure(
         "fig9",
-        seed="Dan+20 Fig. 9; Lemma 13",
+        source="Dan+20 Fig. 9; Lemma 13",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
         judge=judges.fig9_claims,
