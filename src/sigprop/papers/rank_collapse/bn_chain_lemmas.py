@@ -322,124 +322,13 @@ def measure_lemma4(
     d, n = int(width), int(batch_size)
     runs = list(range(n_runs))
     layers = chains.record_layers(depth, burn_in=burn_in)
-    all_layers = chains.record_layers(depth)
-    window = slice(layers[0] - 1, depth)  # the averaging window within layers 1..depth
-    rows, identity_gaps = [], []
-    pairs = d * (d - 1) // 2
+    rows = []
     for gamma in gammas:
         gamma = float(gamma)
-        tag = gamma_tag(gamma)
-        eid = f"{EXPERIMENT_IDS['lemma4']}.{tag}"
+        eid = f"{EXPERIMENT_IDS['lemma4']}.{gamma_tag(gamma)}"
         x = inputs.gaussian_inputs(eid, runs, d, n, DTYPE, dev) + input_offset
-
-        def product(eid: str = eid) -> chains.ExplicitProduct:
-            """A fresh weight stream per chain: all three chains see the same W_l."""
-            return chains.ExplicitProduct(eid, runs, d, "gaussian", 1.0, DTYPE, dev)
-
-        m_mean = _LayerMean(ops.second_moment, lambda m: _offdiag(m).abs().mean(-1))
-        row_ms = _LayerMean(lambda h: n * h.mean(-1).square().mean(-1), lambda v: v)
-        half_plain = _Buffered(lambda h: metrics.soft_rank(h, 0.5))
-        half_centered = _Buffered(lambda h: metrics.soft_rank(h, 0.5))
-        plain = chains.simulate(
-            x,
-            chains.Step("bn_rms", gamma=gamma),
-            product(),
-            depth,
-            {
-                "offdiag_abs": m_mean,
-                "row_ms": row_ms,
-                "r": metrics.rank_lower_bound,
-                "rank_half": half_plain,
-            },
-            layers,
-            runs,
-            desc=eid,
-        )
-        centered = chains.simulate(
-            x,
-            chains.Step("bn_centered", gamma=gamma),
-            product(),
-            depth,
-            {"r": metrics.rank_lower_bound, "rank_half": half_centered},
-            all_layers,
-            runs,
-            desc=eid + ".centered",
-        )
-        projected = chains.simulate(
-            x - x.mean(dim=-1, keepdim=True),
-            chains.Step("bn_rms", gamma=gamma),
-            product(),
-            depth,
-            {"r": metrics.rank_lower_bound},
-            all_layers,
-            runs,
-            desc=eid + ".projected",
-        )
-        rel = (centered.values["r"] - projected.values["r"]).abs() / projected.values["r"]
-        rel = rel.amax(dim=0)  # (depth,), layer l at index l - 1
-        identity_gaps.append(rel[: min(identity_layers, depth)].max().item())
-        apart = (rel > 1e-6).nonzero()
-        separation_layer = int(apart[0].item()) + 1 if apart.numel() else math.nan
-        values = {
-            "plain": {"r": plain.values["r"], "rank_half": half_plain.values.T.cpu()},
-            "centered": {
-                "r": centered.values["r"][:, window],
-                "rank_half": half_centered.values.T.cpu()[:, window],
-            },
-        }
-
-        # Eq. (31)-(32): off-diagonal ergodic averages
-        mbar = _offdiag(m_mean.mean).cpu().double()  # (R, pairs)
-        pair_mean = mbar.mean(-1).numpy()
-        off_mean, off_se = mean_se(pair_mean)
-        cross = (mbar @ mbar.T / pairs).numpy()
-        iu = np.triu_indices(n_runs, 1)
-        cross_vals = cross[iu]
-        cross_mean, cross_se = mean_se(cross_vals)  # distinct run pairs: uncorrelated (doc)
-        rms_bias = math.sqrt(max(cross_mean, 0.0))
-        mean_abs_erg = mbar.abs().mean().item()
-        mean_abs_layer = plain.values["offdiag_abs"].mean().item()
-        # row means
-        row_mean, row_se = mean_se(row_ms.mean.cpu().numpy())
-        # centering comparison, paired by run
-        stats = {}
-        for key in ("r", "rank_half"):
-            a = values["plain"][key].mean(-1).numpy()
-            b = values["centered"][key].mean(-1).numpy()
-            diff, diff_se = mean_se(b - a)
-            stats[key] = (a.mean(), b.mean(), diff, diff_se)
-        l_eff = len(layers)
-        rows.append(
-            dict(
-                gamma=gamma,
-                d=d,
-                n=n,
-                n_runs=n_runs,
-                first_layer=layers[0],
-                layers_averaged=l_eff,
-                offdiag_ergodic_mean=off_mean,
-                offdiag_ergodic_mean_se=off_se,
-                offdiag_cross_run=cross_mean,
-                offdiag_cross_run_se=cross_se,
-                offdiag_rms_bias=rms_bias,
-                mean_abs_ergodic_offdiag=mean_abs_erg,
-                mean_abs_layer_offdiag=mean_abs_layer,
-                sqrt_l_times_mean_abs_ergodic=math.sqrt(l_eff) * mean_abs_erg,
-                n_row_mean_sq=row_mean,
-                n_row_mean_sq_se=row_se,
-                rms_row_mean_times_sqrt_n=math.sqrt(row_mean),
-                r_uncentered=stats["r"][0],
-                r_centered=stats["r"][1],
-                r_diff=stats["r"][2],
-                r_diff_se=stats["r"][3],
-                rank_half_uncentered=stats["rank_half"][0],
-                rank_half_centered=stats["rank_half"][1],
-                rank_half_diff=stats["rank_half"][2],
-                rank_half_diff_se=stats["rank_half"][3],
-                centering_identity_max_rel=identity_gaps[-1],
-                float64_separation_layer=separation_layer,
-            )
-        )
+        chained = _lemma4_chains(x, gamma, eid, runs, depth, layers)
+        rows.append(_lemma4_row(chained, gamma, d, n, n_runs, depth, layers, identity_layers))
     return pd.DataFrame(rows)
 
 
@@ -482,6 +371,134 @@ class _SignChanges:
         changed = (sign != self.previous).any(dim=-1).any(dim=-1)
         self.previous = sign
         return changed.to(h.dtype)
+
+
+def _lemma4_chains(x, gamma: float, eid: str, runs: list[int], depth: int, layers) -> dict:
+    """Lemma 4's three chains from ``x`` with the same weights W_l: BN (``bn_rms``) with its
+    ergodic statistics, centered BN, and BN from the row-centered input (``measure_lemma4``)."""
+    d, n = x.shape[-2], x.shape[-1]
+    all_layers = chains.record_layers(depth)
+
+    def product(eid: str = eid) -> chains.ExplicitProduct:
+        """A fresh weight stream per chain: all three chains see the same W_l."""
+        return chains.ExplicitProduct(eid, runs, d, "gaussian", 1.0, DTYPE, x.device)
+
+    m_mean = _LayerMean(ops.second_moment, lambda m: _offdiag(m).abs().mean(-1))
+    row_ms = _LayerMean(lambda h: n * h.mean(-1).square().mean(-1), lambda v: v)
+    half_plain = _Buffered(lambda h: metrics.soft_rank(h, 0.5))
+    half_centered = _Buffered(lambda h: metrics.soft_rank(h, 0.5))
+    plain = chains.simulate(
+        x,
+        chains.Step("bn_rms", gamma=gamma),
+        product(),
+        depth,
+        {
+            "offdiag_abs": m_mean,
+            "row_ms": row_ms,
+            "r": metrics.rank_lower_bound,
+            "rank_half": half_plain,
+        },
+        layers,
+        runs,
+        desc=eid,
+    )
+    centered = chains.simulate(
+        x,
+        chains.Step("bn_centered", gamma=gamma),
+        product(),
+        depth,
+        {"r": metrics.rank_lower_bound, "rank_half": half_centered},
+        all_layers,
+        runs,
+        desc=eid + ".centered",
+    )
+    projected = chains.simulate(
+        x - x.mean(dim=-1, keepdim=True),
+        chains.Step("bn_rms", gamma=gamma),
+        product(),
+        depth,
+        {"r": metrics.rank_lower_bound},
+        all_layers,
+        runs,
+        desc=eid + ".projected",
+    )
+    return dict(plain=plain, centered=centered, projected=projected, m_mean=m_mean,
+                row_ms=row_ms, half_plain=half_plain, half_centered=half_centered)  # fmt: skip
+
+
+def _lemma4_row(
+    chained: dict, gamma: float, d: int, n: int, n_runs: int, depth: int, layers,
+    identity_layers: int,
+) -> dict:  # fmt: skip
+    """One gamma's row of ``measure_lemma4`` from its chains (``_lemma4_chains``)."""
+    plain, centered, projected = chained["plain"], chained["centered"], chained["projected"]
+    m_mean, row_ms = chained["m_mean"], chained["row_ms"]
+    half_plain, half_centered = chained["half_plain"], chained["half_centered"]
+    window = slice(layers[0] - 1, depth)  # the averaging window within layers 1..depth
+    pairs = d * (d - 1) // 2
+    rel = (centered.values["r"] - projected.values["r"]).abs() / projected.values["r"]
+    rel = rel.amax(dim=0)  # (depth,), layer l at index l - 1
+    identity_gap = rel[: min(identity_layers, depth)].max().item()
+    apart = (rel > 1e-6).nonzero()
+    separation_layer = int(apart[0].item()) + 1 if apart.numel() else math.nan
+    values = {
+        "plain": {"r": plain.values["r"], "rank_half": half_plain.values.T.cpu()},
+        "centered": {
+            "r": centered.values["r"][:, window],
+            "rank_half": half_centered.values.T.cpu()[:, window],
+        },
+    }
+
+    # Eq. (31)-(32): off-diagonal ergodic averages
+    mbar = _offdiag(m_mean.mean).cpu().double()  # (R, pairs)
+    pair_mean = mbar.mean(-1).numpy()
+    off_mean, off_se = mean_se(pair_mean)
+    cross = (mbar @ mbar.T / pairs).numpy()
+    iu = np.triu_indices(n_runs, 1)
+    cross_vals = cross[iu]
+    cross_mean, cross_se = mean_se(cross_vals)  # distinct run pairs: uncorrelated (doc)
+    rms_bias = math.sqrt(max(cross_mean, 0.0))
+    mean_abs_erg = mbar.abs().mean().item()
+    mean_abs_layer = plain.values["offdiag_abs"].mean().item()
+    # row means
+    row_mean, row_se = mean_se(row_ms.mean.cpu().numpy())
+    # centering comparison, paired by run
+    stats = {}
+    for key in ("r", "rank_half"):
+        a = values["plain"][key].mean(-1).numpy()
+        b = values["centered"][key].mean(-1).numpy()
+        diff, diff_se = mean_se(b - a)
+        stats[key] = (a.mean(), b.mean(), diff, diff_se)
+    l_eff = len(layers)
+    return dict(
+        gamma=gamma,
+        d=d,
+        n=n,
+        n_runs=n_runs,
+        first_layer=layers[0],
+        layers_averaged=l_eff,
+        offdiag_ergodic_mean=off_mean,
+        offdiag_ergodic_mean_se=off_se,
+        offdiag_cross_run=cross_mean,
+        offdiag_cross_run_se=cross_se,
+        offdiag_rms_bias=rms_bias,
+        mean_abs_ergodic_offdiag=mean_abs_erg,
+        mean_abs_layer_offdiag=mean_abs_layer,
+        sqrt_l_times_mean_abs_ergodic=math.sqrt(l_eff) * mean_abs_erg,
+        n_row_mean_sq=row_mean,
+        n_row_mean_sq_se=row_se,
+        rms_row_mean_times_sqrt_n=math.sqrt(row_mean),
+        r_uncentered=stats["r"][0],
+        r_centered=stats["r"][1],
+        r_diff=stats["r"][2],
+        r_diff_se=stats["r"][3],
+        rank_half_uncentered=stats["rank_half"][0],
+        rank_half_centered=stats["rank_half"][1],
+        rank_half_diff=stats["rank_half"][2],
+        rank_half_diff_se=stats["rank_half"][3],
+        centering_identity_max_rel=identity_gap,
+        float64_separation_layer=separation_layer,
+    )
 
 
 def _rank_one_start(eid: str, runs: list[int], d: int, n: int, device) -> Tensor:
@@ -546,92 +563,99 @@ def measure_lemma5_6(
         cases = [("proof", 1.0 / (8 * b * d)), ("statement", 1.0 / (8 * d))]
         cases += [("control", float(g)) for g in control_gammas]
         for case, gamma in cases:
-            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma6.d{d}.{gamma_tag(gamma)}"
-            h0 = _rank_one_start(eid, runs, d, d, dev)
-            rank_obs = _Buffered(metrics.numerical_rank)
-            m0 = ops.second_moment(h0)
-            product = _RecordingProduct(
-                chains.ExplicitProduct(eid, runs, d, "uniform", 1.0, DTYPE, dev), gamma
-            )
-            trace = chains.simulate(
-                h0,
-                chains.Step("bn_rms", gamma=gamma),
-                product,
-                depth,
-                {
-                    "dev_start": lambda h, m0=m0: (
-                        (ops.second_moment(h) - m0).abs().amax(dim=(-2, -1))
-                    ),
-                    "dev_unit": lambda h: (ops.second_moment(h).abs() - 1).abs().amax(dim=(-2, -1)),
-                    "sign_change": _SignChanges(m0),
-                    "rank": rank_obs,
-                },
-                runs=runs,
-                desc=eid,
-            )
-            v = trace.values
-            rank_one = rank_obs.values.T.cpu() == 1  # (R, depth): numerically rank one
-            dev_start = _masked_max(v["dev_start"], rank_one)
-            dev_unit = _masked_max(v["dev_unit"], rank_one)
-            escaped = (~rank_one).any(dim=1)
-            first = (~rank_one).to(torch.int8).argmax(dim=1) + 1  # layer of the first escape
-            escape_layer = first[escaped].min().item() if escaped.any() else math.nan
-            max_delta = product.max_delta.max().item() if product.max_delta is not None else 0
-            correct_bound = 2 * gamma * b * d + (gamma * b * d) ** 2
-            printed_bound = 4 * gamma * b
-            rows.append(
-                dict(
-                    lemma="lemma6",
-                    case=case,
-                    d=d,
-                    gamma=gamma,
-                    gamma_times_b_d=gamma * b * d,
-                    n_runs=n_runs,
-                    depth=depth,
-                    rank_one_fraction=rank_one.to(DTYPE).mean().item(),
-                    escape_layer=escape_layer,
-                    max_dev_from_start=dev_start,
-                    max_dev_from_unit=dev_unit,
-                    max_dev_from_start_all_layers=v["dev_start"].max().item(),
-                    sign_change_fraction=v["sign_change"].mean().item(),
-                    max_abs_delta_m=max_delta,
-                    printed_bound_4_gamma_b=printed_bound,
-                    correct_bound=correct_bound,
-                    min_numerical_rank=rank_obs.values.min().item(),
-                    max_numerical_rank=rank_obs.values.max().item(),
-                    min_r=math.nan,
-                )
-            )
-        # Lemma 5: chains from full-rank Gaussian X
+            rows.append(_lemma6_row(case, gamma, d, runs, depth, dev))
         for case, gamma in [("proof", 1.0 / (8 * b * d))] + [("chain", float(g)) for g in gammas]:
-            eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma5.d{d}.{gamma_tag(gamma)}"
-            x = inputs.gaussian_inputs(eid, runs, d, d, DTYPE, dev)
-            rank_obs = _Buffered(metrics.numerical_rank)
-            trace = chains.simulate(
-                x,
-                chains.Step("bn_rms", gamma=gamma),
-                chains.ExplicitProduct(eid, runs, d, "uniform", 1.0, DTYPE, dev),
-                depth,
-                {"rank": rank_obs, "r": metrics.rank_lower_bound},
-                runs=runs,
-                desc=eid,
-            )
-            rank, r = rank_obs.values, trace.values["r"]
-            rows.append(
-                dict(
-                    lemma="lemma5",
-                    case=case,
-                    d=d,
-                    gamma=gamma,
-                    gamma_times_b_d=gamma * b * d,
-                    n_runs=n_runs,
-                    depth=depth,
-                    min_numerical_rank=rank.min().item(),
-                    max_numerical_rank=rank.max().item(),
-                    min_r=r.min().item(),
-                )
-            )
+            rows.append(_lemma5_row(case, gamma, d, runs, depth, dev))
     return pd.DataFrame(rows)
+
+
+def _lemma6_row(case: str, gamma: float, d: int, runs: list[int], depth: int, dev) -> dict:
+    """One (case, d, gamma) row of Lemma 6 for ``measure_lemma5_6``: a chain from a rank-one
+    start, its deviations from the start while it stays rank one, and the bounds on Delta M."""
+    b, n_runs = math.sqrt(3.0), len(runs)
+    eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma6.d{d}.{gamma_tag(gamma)}"
+    h0 = _rank_one_start(eid, runs, d, d, dev)
+    rank_obs = _Buffered(metrics.numerical_rank)
+    m0 = ops.second_moment(h0)
+    product = _RecordingProduct(
+        chains.ExplicitProduct(eid, runs, d, "uniform", 1.0, DTYPE, dev), gamma
+    )
+    trace = chains.simulate(
+        h0,
+        chains.Step("bn_rms", gamma=gamma),
+        product,
+        depth,
+        {
+            "dev_start": lambda h, m0=m0: (ops.second_moment(h) - m0).abs().amax(dim=(-2, -1)),
+            "dev_unit": lambda h: (ops.second_moment(h).abs() - 1).abs().amax(dim=(-2, -1)),
+            "sign_change": _SignChanges(m0),
+            "rank": rank_obs,
+        },
+        runs=runs,
+        desc=eid,
+    )
+    v = trace.values
+    rank_one = rank_obs.values.T.cpu() == 1  # (R, depth): numerically rank one
+    dev_start = _masked_max(v["dev_start"], rank_one)
+    dev_unit = _masked_max(v["dev_unit"], rank_one)
+    escaped = (~rank_one).any(dim=1)
+    first = (~rank_one).to(torch.int8).argmax(dim=1) + 1  # layer of the first escape
+    escape_layer = first[escaped].min().item() if escaped.any() else math.nan
+    max_delta = product.max_delta.max().item() if product.max_delta is not None else 0
+    correct_bound = 2 * gamma * b * d + (gamma * b * d) ** 2
+    printed_bound = 4 * gamma * b
+    return dict(
+        lemma="lemma6",
+        case=case,
+        d=d,
+        gamma=gamma,
+        gamma_times_b_d=gamma * b * d,
+        n_runs=n_runs,
+        depth=depth,
+        rank_one_fraction=rank_one.to(DTYPE).mean().item(),
+        escape_layer=escape_layer,
+        max_dev_from_start=dev_start,
+        max_dev_from_unit=dev_unit,
+        max_dev_from_start_all_layers=v["dev_start"].max().item(),
+        sign_change_fraction=v["sign_change"].mean().item(),
+        max_abs_delta_m=max_delta,
+        printed_bound_4_gamma_b=printed_bound,
+        correct_bound=correct_bound,
+        min_numerical_rank=rank_obs.values.min().item(),
+        max_numerical_rank=rank_obs.values.max().item(),
+        min_r=math.nan,
+    )
+
+
+def _lemma5_row(case: str, gamma: float, d: int, runs: list[int], depth: int, dev) -> dict:
+    """One (case, d, gamma) row of Lemma 5 for ``measure_lemma5_6``: the numerical rank and
+    r(H) of a chain from full-rank Gaussian X."""
+    b, n_runs = math.sqrt(3.0), len(runs)
+    eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma5.d{d}.{gamma_tag(gamma)}"
+    x = inputs.gaussian_inputs(eid, runs, d, d, DTYPE, dev)
+    rank_obs = _Buffered(metrics.numerical_rank)
+    trace = chains.simulate(
+        x,
+        chains.Step("bn_rms", gamma=gamma),
+        chains.ExplicitProduct(eid, runs, d, "uniform", 1.0, DTYPE, dev),
+        depth,
+        {"rank": rank_obs, "r": metrics.rank_lower_bound},
+        runs=runs,
+        desc=eid,
+    )
+    rank, r = rank_obs.values, trace.values["r"]
+    return dict(
+        lemma="lemma5",
+        case=case,
+        d=d,
+        gamma=gamma,
+        gamma_times_b_d=gamma * b * d,
+        n_runs=n_runs,
+        depth=depth,
+        min_numerical_rank=rank.min().item(),
+        max_numerical_rank=rank.max().item(),
+        min_r=r.min().item(),
+    )
 
 
 # ---------------------------------------------------------------------------------------------
