@@ -202,6 +202,8 @@ def network_training(
         bias: whether the MLP's Linear layers have biases (DJB21's MLP: none).
         init_batch_size: samples of the initialization batch of iterative orthogonalization.
 
+    Long by its signature: the parameters are the simulation's config slice.
+
     The grid points of a run share its initial (pre-trained) network; each grid point is one
     member of one batched stack (``training.loop``). Point 0 of every curve is after
     initialization and pre-training, before SGD, on the probe batch (the first ``probe_size``
@@ -214,20 +216,7 @@ def network_training(
     """
     networks = dict(NETWORKS if networks is None else networks)
     depths = _depths(architecture, depths)
-    for name, spec in networks.items():
-        unknown = set(spec) - set(NETWORK_KEYS)
-        if unknown or "norm" not in spec:
-            raise ValueError(f"network {name!r}: needs 'norm', may have {NETWORK_KEYS}; got "
-                             f"{sorted(spec)}")  # fmt: skip
-        if spec.get("pretrain_iterations") and (not pretraining or architecture != "mlp"):
-            raise ValueError(f"network {name!r} pre-trains: needs an MLP and 'pretraining'")
-        if spec.get("inputs", "data") not in INPUTS:
-            raise ValueError(f"network {name!r}: inputs must be one of {INPUTS}")
-        variant = spec.get("orthogonalize")
-        allowed = VARIANTS if architecture == "mlp" else ("conv",)
-        if variant and (variant not in allowed or not init_batch_size):
-            raise ValueError(f"network {name!r}: orthogonalize must be one of {allowed}, with "
-                             f"an init_batch_size; got {variant!r}, {init_batch_size}")  # fmt: skip
+    _check_networks(networks, architecture, pretraining, init_batch_size)
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     batches = classification_data(
         dataset, data_root, train_size, test_size, probe_size, eval_size, download,
@@ -260,9 +249,39 @@ def network_training(
             for name, tensor in curves.tensors().items():
                 values.setdefault(name, {})[network, depth] = tensor.view(len(lrs), n_runs, -1)
             epochs_at, steps_at = curves.epoch, curves.step
-    shape = (len(networks), len(depths), len(lrs), n_runs, len(epochs_at))
+    return _labelled(values, list(networks.items()), depths, lrs, runs, epochs_at, steps_at,
+                     experiment_id)  # fmt: skip
+
+
+def _check_networks(
+    networks: Mapping[str, Mapping], architecture: str, pretraining, init_batch_size: int
+) -> None:
+    """A ValueError naming the network whose spec ``network_training`` cannot train."""
+    for name, spec in networks.items():
+        unknown = set(spec) - set(NETWORK_KEYS)
+        if unknown or "norm" not in spec:
+            raise ValueError(f"network {name!r}: needs 'norm', may have {NETWORK_KEYS}; got "
+                             f"{sorted(spec)}")  # fmt: skip
+        if spec.get("pretrain_iterations") and (not pretraining or architecture != "mlp"):
+            raise ValueError(f"network {name!r} pre-trains: needs an MLP and 'pretraining'")
+        if spec.get("inputs", "data") not in INPUTS:
+            raise ValueError(f"network {name!r}: inputs must be one of {INPUTS}")
+        variant = spec.get("orthogonalize")
+        allowed = VARIANTS if architecture == "mlp" else ("conv",)
+        if variant and (variant not in allowed or not init_batch_size):
+            raise ValueError(f"network {name!r}: orthogonalize must be one of {allowed}, with "
+                             f"an init_batch_size; got {variant!r}, {init_batch_size}")  # fmt: skip
+
+
+def _labelled(
+    values: dict, networks: list[tuple[str, Mapping]], depths: list[int], lrs, runs: list[int],
+    epochs_at: list[float], steps_at: list[int], experiment_id: str,
+) -> Labelled:  # fmt: skip
+    """``network_training``'s curves {metric: {(network, depth): (lr, run, point)}} as one
+    ``Labelled`` over (network, depth, lr, run, point), with the log points' epoch and step."""
+    shape = (len(networks), len(depths), len(lrs), len(runs), len(epochs_at))
     out = {
-        name: torch.stack([torch.stack([per[n, d] for d in depths]) for n in networks]).reshape(
+        name: torch.stack([torch.stack([per[n, d] for d in depths]) for n, _ in networks]).reshape(
             shape
         )
         for name, per in values.items()
@@ -272,7 +291,7 @@ def network_training(
     return Labelled(
         dims=["network", "depth", "lr", "run", "point"],
         coords={
-            "network": list(networks),
+            "network": [name for name, _ in networks],
             "depth": list(depths),
             "lr": list(lrs),
             "run": runs,
@@ -280,13 +299,13 @@ def network_training(
         },
         values=out,
         seeds={
-            "experiment_ids": [f"{experiment_id}.{n}.L{d}" for n in networks for d in depths],
+            "experiment_ids": [f"{experiment_id}.{n}.L{d}" for n, _ in networks for d in depths],
             "runs": runs,
             "streams": ["init", "pretrain", "batches"],
             "data_subset": f"{experiment_id}.data",
             **(
-                {"noise_images": f"{noise_id}, run 0, stream inputs"}
-                if any(spec.get("inputs") == "uniform_noise" for spec in networks.values())
+                {"noise_images": f"{experiment_id}.noise, run 0, stream inputs"}
+                if any(spec.get("inputs") == "uniform_noise" for _, spec in networks)
                 else {}
             ),
         },
