@@ -114,24 +114,18 @@ def features_by_samples(h: Tensor) -> Tensor:
 
 
 def relu_mlp(d_in: int, width: int, depth: int, d_out: int = 10) -> nn.Sequential:
-    """The bias-free ReLU MLP of DJB21 Figs. 3-4 [code ``MLP(layer_num, 3072, width, 10)``].
+    """The bias-free ReLU MLP of DJB21 Figs. 3-4 [code ``MLP(layer_num, 3072, width, 10)``], as
+    a flat Sequential of ``nets.mlp.MLP``'s modules (the form iterative orthogonalization walks).
 
     Linear(d_in -> width), (depth - 2) x Linear(width -> width), Linear(width -> d_out), with a
-    ReLU after every Linear but the last. ``depth`` is the number of Linear layers (the code's
-    ``layer_num``). Weights keep PyTorch's default initialization; see ``xavier_init``.
+    ReLU after every Linear but the last (and the identity where a normalization would be).
+    ``depth`` is the number of Linear layers (the code's ``layer_num``). Weights keep PyTorch's
+    default initialization; see ``xavier_init``.
 
     Raises:
         ValueError: for depth < 2 or a size < 1.
     """
     if depth < 2:
         raise ValueError(f"depth (number of Linear layers) must be >= 2, got {depth}")
-    for name, value in (("d_in", d_in), ("width", width), ("d_out", d_out)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
-    sizes = [d_in] + [width] * (depth - 1) + [d_out]
-    modules: list[nn.Module] = []
-    for i in range(depth):
-        modules.append(nn.Linear(sizes[i], sizes[i + 1], bias=False))
-        if i < depth - 1:
-            modules.append(nn.ReLU())
-    return nn.Sequential(*modules)
+    net = MLP(d_in, width, depth - 1, d_out, norm="none", activation="relu", bias=False)
+    return nn.Sequential(*net.hidden, net.readout)
