@@ -131,67 +131,86 @@ def measure(
         )
         g_star = (mf.linear_fixed_point(n) if act == "linear" else fp.matrix()).to(dev)
         for d in widths:
-            traces = {}
-            for start in ("collinear", "orthogonal"):
-                tag = f"{eid}.{act}.d{d}.{start}"
-                if start == "collinear":
-                    h0 = collinear_inputs(tag, runs, d, n, collinear_noise, device=dev)
-                else:
-                    h0 = gaussian_inputs(tag, list(runs), d, n, device=dev)
-                product = chains.GaussianGramProduct(tag, runs, d, n, 1.0 / d, device=dev)
-
-                def observe(a, g_star=g_star):
-                    g = mf.gram(a)
-                    return {
-                        "distance": torch.linalg.matrix_norm(g - g_star),
-                        "isometry_gap": isometry.isometry_gap(g),
-                    }
-
-                tr = chains.simulate(
-                    mf.bn_activation(h0, act),
-                    chains.Step("bn_centered", act),
-                    product,
-                    depth,
-                    {"s": observe},
-                    list(layers),
-                    runs,
-                    desc=tag,
-                )
-                traces[start] = {k: tr.values[k].numpy() for k in summaries}
+            traces = {
+                start: _mixing_trace(f"{eid}.{act}.d{d}.{start}", start, act, g_star, d, n,
+                                     runs, layers, collinear_noise, summaries, dev)
+                for start in ("collinear", "orthogonal")
+            }  # fmt: skip
             for s in summaries:
                 a, b = traces["collinear"][s], traces["orthogonal"][s]
-                diff = a.mean(0) - b.mean(0)
-                se = np.sqrt(a.var(0, ddof=1) / n_runs + b.var(0, ddof=1) / n_runs)
-                slope, slope_se, window = _fit_rate(a, b, layers, z, merged_from, n_boot)
-                ta, tb = a[:, merged_from:].mean(1), b[:, merged_from:].mean(1)
-                tail_se = math.sqrt(ta.var(ddof=1) / n_runs + tb.var(ddof=1) / n_runs)
-                fits.append(
-                    {
-                        "activation": act,
-                        "width": d,
-                        "summary": s,
-                        "slope": slope,
-                        "slope_se": slope_se,
-                        "alpha": 1 - math.exp(slope) if math.isfinite(slope) else math.nan,
-                        "fit_last_layer": int(layers[window[-1]]) if window else 0,
-                        "first_t": abs(diff[1]) / se[1],
-                        "tail_diff": float(ta.mean() - tb.mean()),
-                        "tail_se": tail_se,
-                        "tail_t": abs(ta.mean() - tb.mean()) / tail_se,
-                    }
-                )
-                for i, layer in enumerate(layers):
-                    rows.append(
-                        {
-                            "activation": act,
-                            "width": d,
-                            "summary": s,
-                            "layer": int(layer),
-                            "mean_collinear": a[:, i].mean(),
-                            "mean_orthogonal": b[:, i].mean(),
-                            "diff": diff[i],
-                            "diff_se": se[i],
-                        }
-                    )
+                case = {"activation": act, "width": d, "summary": s}
+                fits.append(case | _mixing_fit(a, b, layers, z, merged_from, n_boot))
+                rows += _mixing_rows(case, a, b, layers)
     fit = pd.DataFrame(fits)
     return pd.DataFrame(rows).merge(fit, on=["activation", "width", "summary"])
+
+
+def _mixing_trace(
+    tag: str, start: str, act: str, g_star, d: int, n: int, runs, layers: np.ndarray,
+    collinear_noise: float, summaries: Sequence[str], dev,
+) -> dict[str, np.ndarray]:  # fmt: skip
+    """One start's chains of ``measure``: each summary as (runs, layers)."""
+    if start == "collinear":
+        h0 = collinear_inputs(tag, runs, d, n, collinear_noise, device=dev)
+    else:
+        h0 = gaussian_inputs(tag, list(runs), d, n, device=dev)
+    product = chains.GaussianGramProduct(tag, runs, d, n, 1.0 / d, device=dev)
+
+    def observe(a, g_star=g_star):
+        g = mf.gram(a)
+        return {
+            "distance": torch.linalg.matrix_norm(g - g_star),
+            "isometry_gap": isometry.isometry_gap(g),
+        }
+
+    tr = chains.simulate(
+        mf.bn_activation(h0, act),
+        chains.Step("bn_centered", act),
+        product,
+        int(layers[-1]),
+        {"s": observe},
+        list(layers),
+        runs,
+        desc=tag,
+    )
+    return {k: tr.values[k].numpy() for k in summaries}
+
+
+def _welch(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per layer: mean_A - mean_B over runs and its Welch SE."""
+    n_runs = a.shape[0]
+    return a.mean(0) - b.mean(0), np.sqrt(a.var(0, ddof=1) / n_runs + b.var(0, ddof=1) / n_runs)
+
+
+def _mixing_fit(a: np.ndarray, b: np.ndarray, layers, z: float, merged_from: int, n_boot: int):
+    """The fitted rate and the first and tail t of one case of ``measure`` (its fit columns)."""
+    n_runs = a.shape[0]
+    diff, se = _welch(a, b)
+    slope, slope_se, window = _fit_rate(a, b, layers, z, merged_from, n_boot)
+    ta, tb = a[:, merged_from:].mean(1), b[:, merged_from:].mean(1)
+    tail_se = math.sqrt(ta.var(ddof=1) / n_runs + tb.var(ddof=1) / n_runs)
+    return {
+        "slope": slope,
+        "slope_se": slope_se,
+        "alpha": 1 - math.exp(slope) if math.isfinite(slope) else math.nan,
+        "fit_last_layer": int(layers[window[-1]]) if window else 0,
+        "first_t": abs(diff[1]) / se[1],
+        "tail_diff": float(ta.mean() - tb.mean()),
+        "tail_se": tail_se,
+        "tail_t": abs(ta.mean() - tb.mean()) / tail_se,
+    }
+
+
+def _mixing_rows(case: dict, a: np.ndarray, b: np.ndarray, layers) -> list[dict]:
+    """One case's per-layer rows of ``measure``: both starts' means, their difference, its SE."""
+    diff, se = _welch(a, b)
+    return [
+        case | {
+            "layer": int(layer),
+            "mean_collinear": a[:, i].mean(),
+            "mean_orthogonal": b[:, i].mean(),
+            "diff": diff[i],
+            "diff_se": se[i],
+        }
+        for i, layer in enumerate(layers)
+    ]  # fmt: skip
