@@ -82,21 +82,7 @@ def real_gap(
     Returns:
         ``gap`` over dims (architecture, norm, batch, layer), float64 on the CPU.
     """
-    for name in architectures:
-        if name not in models.ARCHITECTURES:
-            raise ValueError(f"architecture must be in {models.ARCHITECTURES}, got {name!r}")
-    for name in norms:
-        if name not in models.NORMS:
-            raise ValueError(f"norm must be in {models.NORMS}, got {name!r}")
-    if padding_mode not in models.PADDING_MODES:
-        raise ValueError(
-            f"padding_mode must be one of {models.PADDING_MODES}, got {padding_mode!r}"
-        )
-    if batch_size < 2 or n_batches < 1 or depth < 1:
-        raise ValueError(
-            f"need batch_size >= 2, n_batches >= 1, depth >= 1; got {batch_size}, {n_batches}, "
-            f"{depth}"
-        )
+    _check_settings(architectures, norms, padding_mode, batch_size, n_batches, depth)
     torch_device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     images = load_images(dataset, data_root, download, normalize_mean, normalize_std)
     if batch_size > images.shape[0]:
@@ -112,21 +98,10 @@ def real_gap(
                 weights = generator(
                     f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights"
                 )
-                net = models.build(
-                    arch,
-                    tuple(images.shape[1:]),
-                    width if arch == "mlp" else channels,
-                    depth,
-                    norm,
-                    kernel_size,
-                    padding_mode,
-                    generator=weights,
-                )
-                net = net.to(torch_device, torch_dtype).train()
-                with torch.no_grad():
-                    reps = net.representations(x)
-                    v = [metrics.orthogonality_gap(models.features_by_samples(h)) for h in reps]
-                gaps[i, j, b] = torch.stack(v).to("cpu", torch.float64)
+                size = width if arch == "mlp" else channels
+                net = models.build(arch, tuple(images.shape[1:]), size, depth, norm, kernel_size,
+                                   padding_mode, generator=weights)  # fmt: skip
+                gaps[i, j, b] = _gaps_at_init(net.to(torch_device, torch_dtype), x)
         log.info("batch %d/%d done", b + 1, n_batches)
     return Labelled(
         dims=["architecture", "norm", "batch", "layer"],
@@ -148,3 +123,33 @@ def real_gap(
             },
         },
     )
+
+
+def _check_settings(
+    architectures, norms, padding_mode: str, batch_size: int, n_batches: int, depth: int
+) -> None:
+    """A ValueError naming the ``real_gap`` setting it cannot run."""
+    for name in architectures:
+        if name not in models.ARCHITECTURES:
+            raise ValueError(f"architecture must be in {models.ARCHITECTURES}, got {name!r}")
+    for name in norms:
+        if name not in models.NORMS:
+            raise ValueError(f"norm must be in {models.NORMS}, got {name!r}")
+    if padding_mode not in models.PADDING_MODES:
+        raise ValueError(
+            f"padding_mode must be one of {models.PADDING_MODES}, got {padding_mode!r}"
+        )
+    if batch_size < 2 or n_batches < 1 or depth < 1:
+        raise ValueError(
+            f"need batch_size >= 2, n_batches >= 1, depth >= 1; got {batch_size}, {n_batches}, "
+            f"{depth}"
+        )
+
+
+@torch.no_grad()
+def _gaps_at_init(net: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
+    """V(H_l) (DJB21 Eq. (2)) at the input of each block of ``net`` on batch ``x``, in training
+    mode (batch statistics), as float64 on the CPU."""
+    reps = net.train().representations(x)
+    v = [metrics.orthogonality_gap(models.features_by_samples(h)) for h in reps]
+    return torch.stack(v).to("cpu", torch.float64)
