@@ -527,36 +527,43 @@ def measure_example9(
             antithetic,
             dev,
         )
-        for gamma, e, lam, h, (lam1, small, frob) in zip(
-            gammas, epsilons, spectra, hs, means, strict=True
-        ):
-            frob0 = metrics.frobenius_m_squared(h).item()
-            l1_mean, l1_se = mean_se(lam1)
-            sm_mean, sm_se = mean_se(small)
-            fd_mean, fd_se = mean_se(frob - frob0)
-            paper_bound = -(gamma**2) * e**2 * width**2
-            row = dict(
-                width=width,
-                gamma=gamma,
-                eps=e,
-                law=law,
-                n_runs=n_runs,
-                n_samples=n_samples,
-                lambda1=lam[0].item(),
-                lambda1_plus=l1_mean,
-                lambda1_plus_se=l1_se,
-                small=e**2,
-                small_plus=sm_mean,
-                small_plus_se=sm_se,
-                frob=frob0,
-                frob_plus=frob0 + fd_mean,
-                frob_delta=fd_mean,
-                frob_delta_se=fd_se,
-                predicted_delta=gamma**2 * _drift_spectral(lam).item(),
-                paper_bound=paper_bound,
-            )
-            rows.append(row)
+        for gamma, e, lam, h, mean in zip(gammas, epsilons, spectra, hs, means, strict=True):
+            rows.append(_example9_row(width, gamma, e, law, lam, h, mean, n_runs, n_samples))
     return pd.DataFrame(rows)
+
+
+def _example9_row(
+    width: int, gamma: float, e: float, law: str, lam: Tensor, h: Tensor, mean, n_runs: int,
+    n_samples: int,
+) -> dict:  # fmt: skip
+    """One (gamma, law) row of ``measure_example9`` from the one-layer means (``mean``: lambda_1,
+    the small eigenvalues and ||M||_F^2 after the layer, per run)."""
+    lam1, small, frob = mean
+    frob0 = metrics.frobenius_m_squared(h).item()
+    l1_mean, l1_se = mean_se(lam1)
+    sm_mean, sm_se = mean_se(small)
+    fd_mean, fd_se = mean_se(frob - frob0)
+    paper_bound = -(gamma**2) * e**2 * width**2
+    return dict(
+        width=width,
+        gamma=gamma,
+        eps=e,
+        law=law,
+        n_runs=n_runs,
+        n_samples=n_samples,
+        lambda1=lam[0].item(),
+        lambda1_plus=l1_mean,
+        lambda1_plus_se=l1_se,
+        small=e**2,
+        small_plus=sm_mean,
+        small_plus_se=sm_se,
+        frob=frob0,
+        frob_plus=frob0 + fd_mean,
+        frob_delta=fd_mean,
+        frob_delta_se=fd_se,
+        predicted_delta=gamma**2 * _drift_spectral(lam).item(),
+        paper_bound=paper_bound,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
