@@ -646,58 +646,69 @@ def measure_examples11_12(
             raise ValueError(f"betas must lie in [0, 1), got {beta}")
     dev = resolve_device(device)
     rows = []
-
-    def add(ratio: Tensor, **keys) -> None:
-        rows.append(
-            dict(
-                n_spectra=ratio.numel(),
-                ratio_mean=ratio.mean().item(),
-                ratio_min=ratio.min().item(),
-                ratio_max=ratio.max().item(),
-                **keys,
-            )
-        )
-
     for d in widths:
-        experiment_id = f"rank_collapse.examples11_12.d{d}"
-        lam = _random_spectra(d, n_spectra, experiment_id, dev)
-        ks = _projection_ranks(d)
-        proj = torch.zeros(len(ks), d, dtype=DTYPE, device=dev)
-        for i, k in enumerate(ks):
-            proj[i, :k] = d / k
-        u = _basis(basis, d, lam.shape[0] + len(ks), experiment_id, dev)
-        ratios = _ratio_matrix(_h_from_spectrum(u, torch.cat([lam, proj])))
-        common = dict(example="11", width=d, beta=math.nan, method="matrix")
-        add(ratios[: lam.shape[0]], spectrum="random", k=math.nan, **common)
-        for i, k in enumerate(ks):
-            add(
-                ratios[lam.shape[0] + i : lam.shape[0] + i + 1],
-                spectrum="projection",
-                k=k,
-                **common,
-            )
-
+        rows += _example11_rows(d, n_spectra, basis, dev)
     for beta in betas:
-        alphas = []
-        for d in alpha_widths:
-            lam = _spike_spectrum(d, beta).to(dev)
-            alpha = _ratio_spectral(lam)
-            alphas.append(alpha.item())
-            common = dict(example="12", spectrum="spike", width=d, beta=beta, k=math.nan)
-            add(alpha[None], method="spectrum", **common)
-            if d <= matrix_max_width and not d & (d - 1):
-                u = _basis(basis, d, 1, f"rank_collapse.examples11_12.spike.d{d}", dev)
-                add(_ratio_matrix(_h_from_spectrum(u, lam[None])), method="matrix", **common)
-        slope = ols_slope(np.log(alpha_widths), np.log(alphas)).value
-        for row in rows:
-            if row["example"] == "12" and row["beta"] == beta and row["method"] == "spectrum":
-                row.update(
-                    slope=slope,
-                    predicted_exponent=beta - 1,
-                    even_spread_exponent=even_spread_exponent(beta),
-                )
+        rows += _example12_rows(beta, alpha_widths, matrix_max_width, basis, dev)
     table = pd.DataFrame(rows)
     for column in ("slope", "predicted_exponent", "even_spread_exponent"):
         if column not in table:
             table[column] = math.nan
     return table
+
+
+def _ratio_row(ratio: Tensor, **keys) -> dict:
+    """A row of ``measure_examples11_12``: the ratio's count, mean and range, then ``keys``."""
+    return dict(
+        n_spectra=ratio.numel(),
+        ratio_mean=ratio.mean().item(),
+        ratio_min=ratio.min().item(),
+        ratio_max=ratio.max().item(),
+        **keys,
+    )
+
+
+def _example11_rows(d: int, n_spectra: int, basis: str, dev) -> list[dict]:
+    """Example 11 at width d: the ratio on random spectra and on each projection of rank k."""
+    experiment_id = f"rank_collapse.examples11_12.d{d}"
+    lam = _random_spectra(d, n_spectra, experiment_id, dev)
+    ks = _projection_ranks(d)
+    proj = torch.zeros(len(ks), d, dtype=DTYPE, device=dev)
+    for i, k in enumerate(ks):
+        proj[i, :k] = d / k
+    u = _basis(basis, d, lam.shape[0] + len(ks), experiment_id, dev)
+    ratios = _ratio_matrix(_h_from_spectrum(u, torch.cat([lam, proj])))
+    common = dict(example="11", width=d, beta=math.nan, method="matrix")
+    rows = [_ratio_row(ratios[: lam.shape[0]], spectrum="random", k=math.nan, **common)]
+    for i, k in enumerate(ks):
+        part = ratios[lam.shape[0] + i : lam.shape[0] + i + 1]
+        rows.append(_ratio_row(part, spectrum="projection", k=k, **common))
+    return rows
+
+
+def _example12_rows(
+    beta: float, alpha_widths: Sequence[int], matrix_max_width: int, basis: str, dev
+) -> list[dict]:
+    """Example 12 for one beta: alpha(d) of the spike spectrum at every width (from the
+    spectrum, and from a matrix where d is a power of two up to ``matrix_max_width``), the
+    spectrum rows with the fitted log-log slope and the two predicted exponents."""
+    rows, alphas = [], []
+    for d in alpha_widths:
+        lam = _spike_spectrum(d, beta).to(dev)
+        alpha = _ratio_spectral(lam)
+        alphas.append(alpha.item())
+        common = dict(example="12", spectrum="spike", width=d, beta=beta, k=math.nan)
+        rows.append(_ratio_row(alpha[None], method="spectrum", **common))
+        if d <= matrix_max_width and not d & (d - 1):
+            u = _basis(basis, d, 1, f"rank_collapse.examples11_12.spike.d{d}", dev)
+            h = _h_from_spectrum(u, lam[None])
+            rows.append(_ratio_row(_ratio_matrix(h), method="matrix", **common))
+    slope = ols_slope(np.log(alpha_widths), np.log(alphas)).value
+    for row in rows:
+        if row["method"] == "spectrum":
+            row.update(
+                slope=slope,
+                predicted_exponent=beta - 1,
+                even_spread_exponent=even_spread_exponent(beta),
+            )
+    return rows
