@@ -716,7 +716,6 @@ def measure_lemma7(
     gammas = sorted((float(g) for g in gammas), reverse=True)
     if len(gammas) < 3:
         raise ValueError(f"lemma7 needs at least 3 gammas for the remainder order, got {gammas}")
-    g3 = (gammas[0], gammas[1], gammas[-1])
     rows = []
     for d in widths:
         d = int(d)
@@ -725,36 +724,10 @@ def measure_lemma7(
         f0 = metrics.frobenius_m_squared(h)
         delta_f = metrics.frobenius_drift(h).item()
         for law in laws:
-            y = torch.empty(n_pairs, len(gammas), dtype=DTYPE, device=dev)
-            for chunk, start in enumerate(range(0, n_pairs, PAIRS_PER_CHUNK)):
-                count = min(PAIRS_PER_CHUNK, n_pairs - start)
-                g = seeding.generator(f"{eid}.{law}", chunk, "weights")
-                w = chains.unit_variance_draws(
-                    g, (PAIRS_PER_CHUNK, d, d), law, DTYPE, dev, draw_dtype=DTYPE
-                )
-                wh = w[:count] @ h
-                for k, gamma in enumerate(gammas):
-                    plus = metrics.frobenius_m_squared(ops.bn_rms(h + gamma * wh))
-                    minus = metrics.frobenius_m_squared(ops.bn_rms(h - gamma * wh))
-                    y[start : start + count, k] = ((plus + minus) / 2 - f0) / gamma**2
-            y = y.cpu().numpy()
+            y = _antithetic_differences(h, f0, gammas, n_pairs, f"{eid}.{law}", law)
             est = y.mean(0)
             se = y.std(0, ddof=1) / math.sqrt(n_pairs)
-            # remainder order from common-random-number differences
-            i0, i1, i2 = 0, 1, len(gammas) - 1
-            e1, e2 = y[:, i0] - y[:, i2], y[:, i1] - y[:, i2]
-            ratio = e1.mean() / e2.mean()
-            ratio_se = (e1 - ratio * e2).std(ddof=1) / math.sqrt(n_pairs) / abs(e2.mean())
-            order = _solve_order(ratio, g3)
-            if math.isfinite(order):
-                step = 1e-4
-                slope = (_order_ratio(order + step, g3) - _order_ratio(order - step, g3)) / (
-                    2 * step
-                )
-                order_se = ratio_se / slope
-            else:
-                order_se = math.nan
-            coef = e1.mean() / (gammas[i0] ** 2 - gammas[i2] ** 2)
+            order, order_se, coef = _remainder_order(y, gammas)
             for k, gamma in enumerate(gammas):
                 rows.append(
                     dict(
@@ -774,3 +747,45 @@ def measure_lemma7(
                     )
                 )
     return pd.DataFrame(rows)
+
+
+def _antithetic_differences(
+    h: Tensor, f0: Tensor, gammas: list[float], n_pairs: int, stream: str, law: str
+) -> np.ndarray:
+    """(n_pairs, gammas): ((||M(BN(H + g W H))||_F^2 + ||M(BN(H - g W H))||_F^2) / 2 -
+    ||M(H)||_F^2) / g^2 for antithetic pairs (W, -W), W drawn in chunks from ``stream``; the
+    same W for every gamma (common random numbers)."""
+    d = h.shape[0]
+    y = torch.empty(n_pairs, len(gammas), dtype=DTYPE, device=h.device)
+    for chunk, start in enumerate(range(0, n_pairs, PAIRS_PER_CHUNK)):
+        count = min(PAIRS_PER_CHUNK, n_pairs - start)
+        g = seeding.generator(stream, chunk, "weights")
+        w = chains.unit_variance_draws(
+            g, (PAIRS_PER_CHUNK, d, d), law, DTYPE, h.device, draw_dtype=DTYPE
+        )
+        wh = w[:count] @ h
+        for k, gamma in enumerate(gammas):
+            plus = metrics.frobenius_m_squared(ops.bn_rms(h + gamma * wh))
+            minus = metrics.frobenius_m_squared(ops.bn_rms(h - gamma * wh))
+            y[start : start + count, k] = ((plus + minus) / 2 - f0) / gamma**2
+    return y.cpu().numpy()
+
+
+def _remainder_order(y: np.ndarray, gammas: list[float]) -> tuple[float, float, float]:
+    """The order of Eq. (43)'s remainder and its SE from common-random-number differences of
+    the largest two gammas against the smallest, and its gamma^2 coefficient."""
+    n_pairs = y.shape[0]
+    g3 = (gammas[0], gammas[1], gammas[-1])
+    i0, i1, i2 = 0, 1, len(gammas) - 1
+    e1, e2 = y[:, i0] - y[:, i2], y[:, i1] - y[:, i2]
+    ratio = e1.mean() / e2.mean()
+    ratio_se = (e1 - ratio * e2).std(ddof=1) / math.sqrt(n_pairs) / abs(e2.mean())
+    order = _solve_order(ratio, g3)
+    if math.isfinite(order):
+        step = 1e-4
+        slope = (_order_ratio(order + step, g3) - _order_ratio(order - step, g3)) / (2 * step)
+        order_se = ratio_se / slope
+    else:
+        order_se = math.nan
+    coef = e1.mean() / (gammas[i0] ** 2 - gammas[i2] ** 2)
+    return order, order_se, coef
