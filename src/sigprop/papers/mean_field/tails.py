@@ -181,12 +181,8 @@ def measure(
         inv_norm = 1.0 / torch.linalg.eigvalsh(g_star)[0].item()
         if not math.isfinite(fp.kappa):
             raise ValueError(f"G_* of {act!r} is singular: Lemma B.2 needs a non-degenerate C")
-        eps = {
-            "b1": b * n,
-            "b2": b * inv_norm * n,
-            "l33": b * inv_norm * n,
-            "ctrl": b * inv_norm * n,
-        }
+        eps = {"b1": b * n, "b2": b * inv_norm * n, "l33": b * inv_norm * n,
+               "ctrl": b * inv_norm * n}  # fmt: skip
         logs = {k: [] for k in eps}
         for d in widths:
             st = _statistics(g_star, act, int(d), draws, start, f"{eid}.{act}.d{d}", dev)
@@ -200,21 +196,9 @@ def measure(
                 "max_row_norm_ratio": st["row"].max().item() / b,
             }
             for k, e in eps.items():
-                t = math.sqrt(d) * st[k] / e
-                q = torch.quantile(t.double(), torch.tensor([0.5, 0.9, quantile]).double())
-                lr, lse = _log_rms(st[k])
-                logs[k].append((math.log(d), lr, lse))
-                row.update(
-                    {
-                        f"{k}_q50": q[0].item(),
-                        f"{k}_q90": q[1].item(),
-                        f"{k}_qhi": q[2].item(),
-                        f"{k}_ratio": (q[2] / q[0]).item(),
-                        f"{k}_ratio_se": _bootstrap_ratio_se(t, quantile, 0.5, n_boot),
-                        f"{k}_rms": math.exp(lr),
-                        f"{k}_normalised_rms": math.exp(lr) * math.sqrt(d) / e,
-                    }
-                )
+                columns, point = _tail_columns(k, st[k], d, e, quantile, n_boot)
+                row.update(columns)
+                logs[k].append(point)
             ctrl = _unbounded_control(
                 g_star, control_scale, int(d), draws, f"{eid}.{act}.d{d}.exp", dev
             )
@@ -230,3 +214,23 @@ def measure(
         table.loc[mask, f"{s['statistic']}_slope"] = s["slope"]
         table.loc[mask, f"{s['statistic']}_slope_se"] = s["slope_se"]
     return table
+
+
+def _tail_columns(
+    k: str, values: torch.Tensor, d: int, e: float, quantile: float, n_boot: int
+) -> tuple[dict, tuple[float, float, float]]:
+    """One statistic's columns of ``measure`` at width d (quantiles of sqrt(d) value / eps,
+    their ratio and its bootstrap SE, the RMS) and its (log d, log RMS, SE) point of the fit."""
+    t = math.sqrt(d) * values / e
+    q = torch.quantile(t.double(), torch.tensor([0.5, 0.9, quantile]).double())
+    lr, lse = _log_rms(values)
+    columns = {
+        f"{k}_q50": q[0].item(),
+        f"{k}_q90": q[1].item(),
+        f"{k}_qhi": q[2].item(),
+        f"{k}_ratio": (q[2] / q[0]).item(),
+        f"{k}_ratio_se": _bootstrap_ratio_se(t, quantile, 0.5, n_boot),
+        f"{k}_rms": math.exp(lr),
+        f"{k}_normalised_rms": math.exp(lr) * math.sqrt(d) / e,
+    }
+    return columns, (math.log(d), lr, lse)
