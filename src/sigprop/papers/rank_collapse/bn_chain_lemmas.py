@@ -569,10 +569,17 @@ def measure_lemma5_6(
     return pd.DataFrame(rows)
 
 
+def _case_keys(lemma: str, case: str, d: int, gamma: float, n_runs: int, depth: int) -> dict:
+    """The leading columns of a ``measure_lemma5_6`` row (B = sqrt 3)."""
+    b = math.sqrt(3.0)
+    return dict(lemma=lemma, case=case, d=d, gamma=gamma, gamma_times_b_d=gamma * b * d,
+                n_runs=n_runs, depth=depth)  # fmt: skip
+
+
 def _lemma6_row(case: str, gamma: float, d: int, runs: list[int], depth: int, dev) -> dict:
     """One (case, d, gamma) row of Lemma 6 for ``measure_lemma5_6``: a chain from a rank-one
     start, its deviations from the start while it stays rank one, and the bounds on Delta M."""
-    b, n_runs = math.sqrt(3.0), len(runs)
+    b = math.sqrt(3.0)
     eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma6.d{d}.{gamma_tag(gamma)}"
     h0 = _rank_one_start(eid, runs, d, d, dev)
     rank_obs = _Buffered(metrics.numerical_rank)
@@ -605,13 +612,7 @@ def _lemma6_row(case: str, gamma: float, d: int, runs: list[int], depth: int, de
     correct_bound = 2 * gamma * b * d + (gamma * b * d) ** 2
     printed_bound = 4 * gamma * b
     return dict(
-        lemma="lemma6",
-        case=case,
-        d=d,
-        gamma=gamma,
-        gamma_times_b_d=gamma * b * d,
-        n_runs=n_runs,
-        depth=depth,
+        **_case_keys("lemma6", case, d, gamma, len(runs), depth),
         rank_one_fraction=rank_one.to(DTYPE).mean().item(),
         escape_layer=escape_layer,
         max_dev_from_start=dev_start,
@@ -630,7 +631,6 @@ def _lemma6_row(case: str, gamma: float, d: int, runs: list[int], depth: int, de
 def _lemma5_row(case: str, gamma: float, d: int, runs: list[int], depth: int, dev) -> dict:
     """One (case, d, gamma) row of Lemma 5 for ``measure_lemma5_6``: the numerical rank and
     r(H) of a chain from full-rank Gaussian X."""
-    b, n_runs = math.sqrt(3.0), len(runs)
     eid = f"{EXPERIMENT_IDS['lemma5_6']}.lemma5.d{d}.{gamma_tag(gamma)}"
     x = inputs.gaussian_inputs(eid, runs, d, d, DTYPE, dev)
     rank_obs = _Buffered(metrics.numerical_rank)
@@ -645,13 +645,7 @@ def _lemma5_row(case: str, gamma: float, d: int, runs: list[int], depth: int, de
     )
     rank, r = rank_obs.values, trace.values["r"]
     return dict(
-        lemma="lemma5",
-        case=case,
-        d=d,
-        gamma=gamma,
-        gamma_times_b_d=gamma * b * d,
-        n_runs=n_runs,
-        depth=depth,
+        **_case_keys("lemma5", case, d, gamma, len(runs), depth),
         min_numerical_rank=rank.min().item(),
         max_numerical_rank=rank.max().item(),
         min_r=r.min().item(),
