@@ -250,7 +250,7 @@ def network_training(
                 values.setdefault(name, {})[network, depth] = tensor.view(len(lrs), n_runs, -1)
             epochs_at, steps_at = curves.epoch, curves.step
     return _labelled(values, list(networks.items()), depths, lrs, runs, epochs_at, steps_at,
-                     experiment_id)  # fmt: skip
+                     experiment_id, noise_id)  # fmt: skip
 
 
 def _check_networks(
@@ -275,7 +275,7 @@ def _check_networks(
 
 def _labelled(
     values: dict, networks: list[tuple[str, Mapping]], depths: list[int], lrs, runs: list[int],
-    epochs_at: list[float], steps_at: list[int], experiment_id: str,
+    epochs_at: list[float], steps_at: list[int], experiment_id: str, noise_id: str,
 ) -> Labelled:  # fmt: skip
     """``network_training``'s curves {metric: {(network, depth): (lr, run, point)}} as one
     ``Labelled`` over (network, depth, lr, run, point), with the log points' epoch and step."""
@@ -304,7 +304,7 @@ def _labelled(
             "streams": ["init", "pretrain", "batches"],
             "data_subset": f"{experiment_id}.data",
             **(
-                {"noise_images": f"{experiment_id}.noise, run 0, stream inputs"}
+                {"noise_images": f"{noise_id}, run 0, stream inputs"}
                 if any(spec.get("inputs") == "uniform_noise" for _, spec in networks)
                 else {}
             ),
