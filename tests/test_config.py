@@ -98,3 +98,22 @@ def test_a_window_error_names_the_full_key_paths():
     config = merged(quick_config(), {"orthogonality": {"fig2b": {"window": [200, 100]}}})
     with pytest.raises(ConfigError, match=r"orthogonality.fig2b.window = \[200, 100\]"):
         check_all(config)
+
+
+def test_the_lemma_c9_slices_checked_without_torch_straddle_and_cover_the_shipped_configs():
+    """The shipped configs skip the inputs' draws at load (``LEMMA_C9_CHECKED_INPUTS``): each
+    listed slice straddles psi = 1/(16 d) when drawn, and every shipped config's slice is listed."""
+    from sigprop.papers.gradients.config_checks import LEMMA_C9_CHECKED_INPUTS, _input_key
+    from sigprop.papers.gradients.isometry_theorems import input_gaps
+
+    for widths, spreads in LEMMA_C9_CHECKED_INPUTS:
+        low = [
+            psi <= 1 / (16 * d)
+            for (d, _), psi in input_gaps("lemma_c8_c9", widths, spreads).items()
+        ]
+        assert any(low) and not all(low), (widths, spreads)
+    quick = quick_config()
+    paper = merged(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
+    tiny = merged(quick, yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text()))
+    for config in (quick, paper, tiny):
+        assert _input_key(config["gradients"]["lemma_c8_c9"]) in LEMMA_C9_CHECKED_INPUTS

@@ -104,3 +104,21 @@ def test_datasets_load_torchvision_only_when_read():
     assert "torchvision" not in _loaded_after(
         "import sigprop.data, sigprop.papers.gradients.bn_mlp"
     )
+
+
+def test_the_snakefile_process_imports_no_torch():
+    """Every Snakemake process (the main one, each cluster job's) loads the registry, the
+    preflight and the shipped config's checks: none of it imports torch or torchvision (about 5 s
+    of start-up each); item tables name torch modules' functions lazily (``lazy_functions``)."""
+    code = (
+        "import sys, yaml\n"
+        "from sigprop.data import preflight\n"
+        "from sigprop.papers import load_registry\n"
+        "from sigprop import claims, fingerprint, job_benchmarks, job_resources\n"
+        "from sigprop import run_info, workflow\n"
+        f"config = yaml.safe_load(open({str(ROOT / 'config' / 'config.yaml')!r}))\n"
+        "load_registry().check_config(config)\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision')))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]", out.stdout[:500]

@@ -145,10 +145,16 @@ def test_import_graph_has_no_cycles():
 
 
 def test_every_function_is_importable_by_its_name():
-    """Jobs import an item's function by ``module:qualname`` (not the whole registry)."""
+    """Jobs import an item's function by ``module:qualname`` (not the whole registry); a
+    lazily named one (``LazyFunction``) resolves to a function of that name."""
+    from sigprop.registry import LazyFunction
+
     for _, item in load_registry().items():
         for function in (getattr(item, k, None) for k in ("run", "measure", "judge")):
-            if function is not None:
+            if isinstance(function, LazyFunction):
+                found = function.resolve()
+                assert callable(found) and qualified_name(found) == qualified_name(function)
+            elif function is not None:
                 assert import_function(qualified_name(function)) is function, function
 
 

@@ -55,11 +55,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-import torch
-
 from sigprop.store import atomic_path
 
-if TYPE_CHECKING:  # torchvision costs a second of start-up (its models): imported where used
+if TYPE_CHECKING:  # torch and torchvision: imported where a dataset is read, so the preflight
+    # (in every Snakemake process) and the data rule start without them
+    import torch
     from torchvision.datasets.vision import VisionDataset
 
 __all__ = [
@@ -326,6 +326,8 @@ def as_tensors(dataset: VisionDataset) -> tuple[torch.Tensor, torch.Tensor]:
         images: float32 in [0, 1], shape (N, C, H, W): (N, 1, 28, 28) for MNIST-like sets.
         labels: int64, shape (N,).
     """
+    import torch
+
     images = torch.as_tensor(dataset.data)
     if images.dtype != torch.uint8:
         raise ValueError(f"dataset.data must be uint8 pixels, got {images.dtype}")
@@ -364,6 +366,8 @@ def random_batch(
         images: float32, shape (n, D), in the order drawn.
         labels: int64, shape (n,).
     """
+    import torch
+
     key, spec = dataset_spec(name)
     images, labels = as_tensors(load(key, root, train=train, download=download))
     if not 1 <= batch_size <= len(images):

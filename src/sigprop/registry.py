@@ -19,6 +19,10 @@ The data flow of one item, with its outputs:
 
 Measure and judge are separate jobs, so changing a tolerance reruns only the judge.
 
+Items name the functions of modules that import torch through ``lazy_functions``: loading the
+registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job
+imports only the module of its own function (``import_function``).
+
 Config references are Snakemake ``lookup`` paths from the config root, ``"family/item/key"``
 (e.g. ``"orthogonality/gap_chain"``). A mapping ``{"name": "path"}`` passes each value under its
 name; a single path passes the dict found there as keyword arguments.
@@ -32,7 +36,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "LazyFunction",
     "import_function",
+    "lazy_functions",
     "qualified_name",
     "Figure",
     "Item",
@@ -183,6 +189,58 @@ def training_simulation(
 def qualified_name(function: Callable) -> str:
     """``module:qualname`` of an item's function, e.g. ``sigprop.papers.x.judges:fig2``."""
     return f"{function.__module__}:{function.__qualname__}"
+
+
+class LazyFunction:
+    """A function named by its module and qualified name, imported at its first call.
+
+    It answers ``__module__`` and ``__qualname__`` as the function does, so ``qualified_name``
+    and the code fingerprint (``sigprop.fingerprint``) need no import.
+    """
+
+    def __init__(self, module: str, qualname: str):
+        self.__module__, self.__qualname__ = module, qualname
+        self.__name__ = qualname.rpartition(".")[2]
+
+    def resolve(self) -> Callable:
+        """The function itself (imports its module)."""
+        return import_function(qualified_name(self))
+
+    @property
+    def __wrapped__(self) -> Callable:  # inspect.signature follows it (imports the module)
+        return self.resolve()
+
+    def __call__(self, *args, **kwargs):
+        return self.resolve()(*args, **kwargs)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, LazyFunction) and qualified_name(self) == qualified_name(other)
+
+    def __hash__(self) -> int:
+        return hash(qualified_name(self))
+
+    def __repr__(self) -> str:
+        return f"LazyFunction({qualified_name(self)!r})"
+
+
+class _LazyModule:
+    def __init__(self, module: str):
+        self._module = module
+
+    def __getattr__(self, name: str) -> LazyFunction:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return LazyFunction(self._module, name)
+
+    def __repr__(self) -> str:
+        return f"lazy_functions({self._module!r})"
+
+
+def lazy_functions(module: str) -> Any:
+    """``lazy_functions("pkg.mod").f`` is ``LazyFunction("pkg.mod", "f")``: the functions of a
+    module that imports torch, named in an item table without importing it. Only functions:
+    a constant an item table needs lives in a torch-free module (``<topic>_spec``)."""
+    return _LazyModule(module)
 
 
 def import_function(name: str) -> Callable:

@@ -15,7 +15,6 @@ the one seven-variant sweep, so the numbers do not depend on which variants run 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
 import torch
 from torch import Tensor
@@ -24,6 +23,7 @@ from ... import data
 from ...compute import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp
+from .depth_sweep_spec import VARIANTS, Variant, simulation_name
 
 __all__ = [
     "VARIANTS",
@@ -33,33 +33,6 @@ __all__ = [
     "depth_sweep",
     "resolve_batch",
 ]
-
-
-@dataclass(frozen=True)
-class Variant:
-    """One curve: the network law and whether the batch is the degenerate (repeated) one."""
-
-    init: str = "orthogonal"
-    norm: str = "bn_rms"
-    activation: str = "linear"
-    degenerate: bool = False
-
-
-VARIANTS: dict[str, Variant] = {
-    # Fig. 6.3 blue, Fig. 6.2 non-degenerate, Fig. C.9 identity: orthogonal, theory BN x sqrt(n).
-    "orthogonal": Variant(),
-    # Fig. 6.3 orange ("Normal"): xavier_normal weights.
-    "gaussian": Variant(init="gaussian"),
-    # Fig. 6.2 orange: repeated samples (Remark 6.6).
-    "degenerate": Variant(degenerate=True),
-    # Fig. C.9: sin and tanh without gain.
-    "sin": Variant(activation="sin"),
-    "tanh": Variant(activation="tanh"),
-    # Fig. C.10: with mean reduction (factor sqrt n) vs Eq. (6.4) exactly (factor 1).
-    "mean_reduction": Variant(norm="bn_centered"),
-    "no_mean_reduction": Variant(norm="bn_unit"),
-}
-"""The seed's curves by name (Thesis Figs. 6.2, 6.3, C.9, C.10)."""
 
 
 def degenerate_batch(
@@ -212,7 +185,7 @@ def _variant_simulation(name: str):
     def simulate(**setup) -> Labelled:
         return depth_sweep(**setup, variants=[name])
 
-    simulate.__name__ = simulate.__qualname__ = f"depth_{name}"
+    simulate.__name__ = simulate.__qualname__ = simulation_name(name)
     simulate.__doc__ = f"``depth_sweep`` of the variant {name!r} alone (same random streams)."
     return simulate
 

@@ -1,24 +1,27 @@
 """Thesis ch. 6 / app. C items: every simulation, figure, table and theorem check, in seed order."""
 
-from ...registry import Figure, Simulation, Table, Theorem
+from ...registry import Figure, Simulation, Table, Theorem, lazy_functions
+from . import batch_rank_table as table_c1
 from . import (
-    batch_rank,
     depth_judges,
-    depth_sweep,
     gain_judges,
-    gain_simulations,
-    isometry_chain,
     isometry_chain_judges,
     training_judges,
-    training_simulations,
 )
-from . import batch_rank_table as table_c1
 from . import isometry_theorem_judges as iso_judges
-from . import isometry_theorems as iso
 from . import jacobian_theorem_judges as jac_judges
-from . import jacobian_theorems as jac
 from .config_checks import check_config
 from .depth_curves import variants
+from .depth_sweep_spec import VARIANTS, simulation_name
+
+# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+batch_rank = lazy_functions(f"{__package__}.batch_rank")
+depth_sweep = lazy_functions(f"{__package__}.depth_sweep")
+iso = lazy_functions(f"{__package__}.isometry_theorems")
+jac = lazy_functions(f"{__package__}.jacobian_theorems")
+gain_simulations = lazy_functions(f"{__package__}.gain_simulations")
+isometry_chain = lazy_functions(f"{__package__}.isometry_chain")
+training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
 SEED = "Meterez, Joudaki et al. ICLR 2024 = Thesis ch. 6 and app. C (seed 004)"
 
@@ -195,14 +198,14 @@ ITEMS = [
         Simulation(
             f"depth_{name}",
             source=_DEPTH_SEEDS[name],
-            run=depth_sweep.VARIANT_SIMULATIONS[name],
+            run=getattr(depth_sweep, simulation_name(name)),
             setup=_DEPTH_SETUP,
             datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
             # e.g. Gaussian weights at depth): a value, not an error; gradients must stay finite
             nonfinite=("gap_last",),
         )
-        for name in depth_sweep.VARIANTS
+        for name in VARIANTS
     ],
     _depth_figure(
         "fig6_2",

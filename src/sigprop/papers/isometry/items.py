@@ -4,22 +4,24 @@ There are no cached simulations: the figures and tables are deterministic (quadr
 forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
 """
 
-from ...registry import Figure, Table, Theorem
+from ...registry import Figure, Table, Theorem, lazy_functions
 from . import (
-    finite_width,
     finite_width_judges,
     hermite_table_judges,
-    isometry_properties,
     isometry_property_judges,
     kernel_bounds,
     kernel_convergence,
-    normalization_gain,
     normalization_gain_judges,
     normalization_layer_judges,
-    normalization_layers,
     parallelepipeds,
 )
 from .config_checks import check_config
+
+# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+finite_width = lazy_functions(f"{__package__}.finite_width")
+isometry_properties = lazy_functions(f"{__package__}.isometry_properties")
+normalization_gain = lazy_functions(f"{__package__}.normalization_gain")
+normalization_layers = lazy_functions(f"{__package__}.normalization_layers")
 
 SEED = "Joudaki 2024, PhD thesis (ETH Zurich), ch. 4-5 (seed 004)"
 

@@ -1,18 +1,20 @@
 """Thesis ch. 3 and app. B items: every simulation, figure and theorem check of the mean-field
 family, in the seed's order (Joudaki 2024; JDB23a)."""
 
-from ...registry import Figure, Simulation, Theorem
+from ...registry import Figure, Simulation, Theorem, lazy_functions
 from . import (
-    fixed_point,
     fixed_point_judges,
     judges,
-    mixing,
     mixing_judges,
-    simulations,
     tail_judges,
-    tails,
 )
 from .config_checks import check_config
+
+# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+fixed_point = lazy_functions(f"{__package__}.fixed_point")
+mixing = lazy_functions(f"{__package__}.mixing")
+simulations = lazy_functions(f"{__package__}.simulations")
+tails = lazy_functions(f"{__package__}.tails")
 
 SEED = "Joudaki 2024 (PhD thesis, ETH Zurich), ch. 3 and app. B (seed 004)"
 

@@ -4,32 +4,34 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...registry import Figure, Simulation, Table, Theorem, training_simulation
-from ...training.experiment import CURVES
+from ...registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...training.experiment_spec import CURVES
 from . import (
     assumption_judges,
-    assumption_simulations,
     chain_judges,
-    chain_simulations,
     conjecture_judges,
-    conjecture_simulations,
     drift_judges,
     drift_theorem_judges,
-    drift_theorems,
     gaussian_bound_judges,
-    gaussian_simulations,
     init_judges,
-    init_simulations,
     init_theorem_judges,
-    init_theorems,
     real_judges,
-    real_simulations,
     sawa_judges,
     stability_judges,
     training_judges,
-    training_simulations,
 )
 from .config_checks import check_config
+
+# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+assumption_simulations = lazy_functions(f"{__package__}.assumption_simulations")
+chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
+conjecture_simulations = lazy_functions(f"{__package__}.conjecture_simulations")
+drift_theorems = lazy_functions(f"{__package__}.drift_theorems")
+gaussian_simulations = lazy_functions(f"{__package__}.gaussian_simulations")
+init_simulations = lazy_functions(f"{__package__}.init_simulations")
+init_theorems = lazy_functions(f"{__package__}.init_theorems")
+real_simulations = lazy_functions(f"{__package__}.real_simulations")
+training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
 SEED = "DJB21 (seeds 003-004; Thesis ch. 2 and App. A)"
 
