@@ -72,7 +72,7 @@ def test_only_judges_and_the_registry_import_judge_modules():
 
 SPECS_AND_TABLES = sorted(
     p
-    for p in [*PAPERS.rglob("*_spec.py"), *PAPERS.rglob("*_tables.py")]
+    for p in [*SRC.rglob("*_spec.py"), *SRC.rglob("*_tables.py")]
     if _module(p) not in TABLES_WITH_TORCH
 )
 
