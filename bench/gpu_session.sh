@@ -2,12 +2,12 @@
 # What a session that is lent a GPU runs, once, within 8 minutes of device time (issue 25, item 5):
 #   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
 # 1. the CUDA tests: the device-parametrized unit tests and tests/test_cuda_parity.py (every
-#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts), 240 s cap;
-# 2. measured GPU seconds per synthetic item at paper scale (bench/gpu_cost.py), 100 s budget;
+#    synthetic item of the tiny config on CUDA reaches the CPU run.s verdicts), 150 s cap;
+# 2. real-data simulations at paper shapes on generated data (bench/gpu_training.py), 270 s cap;
 # 3. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
-#    benchmark files, 90 s cap;
+#    benchmark files, 60 s cap;
 # 4. what ran where: nvidia-smi, torch and CUDA versions.
-# Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_cost.csv, paper_jobs.csv,
+# Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_training.csv, paper_jobs.csv,
 # paper_claims_cuda.csv, snakemake.txt. The project's Python environment must be importable:
 # the project's venv, or (on a bare GPU machine) its packages on PYTHONPATH; the script puts
 # src/ on PYTHONPATH itself.
@@ -32,16 +32,20 @@ cores=$(nproc)
 cat "$out/environment.txt"
 
 # 1. CUDA tests.
-SIGPROP_PARITY_OUT="$out" timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
+SIGPROP_PARITY_OUT="$out" timeout 150 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
     > "$out/cuda_tests.txt" 2>&1
 echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
 tail -5 "$out/cuda_tests.txt"
 
-# 2. Measured GPU seconds per synthetic item (cheapest first).
-timeout 150 "$python" bench/gpu_cost.py --out "$out/gpu_cost.csv" --budget 100 --timeout 40 \
-    > "$out/gpu_cost.txt" 2>&1
-echo "gpu_cost: exit $?" | tee -a "$out/environment.txt"
-tail -3 "$out/gpu_cost.txt"
+# 2. Real-data simulations at paper shapes: those the last session left unprojected (its
+#    bench/README.md section "The second session with a GPU"); bench/gpu_cost.py, which timed
+#    the synthetic items, is kept for a rerun after engine changes.
+timeout 270 "$python" bench/gpu_training.py --out "$out/gpu_training.csv" --budget 180 \
+    --timeout 90 --only orthogonality/depth_orthogonality orthogonality/deep_convnets \
+    gradients/shaped_cifar10 gradients/weight_orthogonality orthogonality/init_mlp \
+    gradients/table_c1 > "$out/gpu_training.txt" 2>&1
+echo "gpu_training: exit $?" | tee -a "$out/environment.txt"
+tail -8 "$out/gpu_training.txt"
 
 # 3. Paper-scale claims on CUDA (the cheapest projected first), in a copy of the workflow.
 work=$(mktemp -d)
@@ -50,7 +54,7 @@ mkdir -p "$work/bench/results" && cp bench/results/{paper_cost,paper_cpu_jobs,gp
 targets=$(cd "$work" && "$python" -m sigprop.cli targets --gpu --max-seconds 30)
 (
     cd "$work" && export PYTHONPATH="$work/src:$PYTHONPATH" &&
-        timeout 90 "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
+        timeout 60 "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
         $targets --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
 )
 echo "paper-scale jobs: exit $?" | tee -a "$out/environment.txt"
