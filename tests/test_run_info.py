@@ -153,3 +153,18 @@ def test_cost_table_merges_the_measured_tables(tmp_path):
     }  # fmt: skip
     assert "f/b" not in rows  # a failed measurement counts for nothing
     assert rows["f/c"]["gpu_s"] == "870"  # a slow warm-up does not void runs A and B
+
+
+def test_cost_table_takes_projected_training_seconds_on_the_gpu(tmp_path):
+    from sigprop.job_resources import cost_table, placement
+
+    (tmp_path / "training.csv").write_text(
+        "item,projected_paper_s_low,projected_paper_s_high,status\n"
+        "f/t,3000,3600,ok\nf/u,,,A: timeout > 45 s\n"
+    )
+    rows = cost_table(tmp_path / "none.csv", gpu_training=tmp_path / "training.csv")
+    assert rows == {"f/t": {"item": "f/t", "gpu_s": "3600"}}  # a cut run that failed: nothing
+    on_gpu = placement("f/t", "cuda", 600, 4000, rows)
+    assert (on_gpu.device, on_gpu.gpus) == ("cuda", 1)
+    assert on_gpu.runtime == 3600 / 60 * 3 + 5  # RUNTIME_MARGIN x projection + overhead
+    assert placement("f/t", "cpu", 600, 4000, rows).runtime == 600  # the CPU has no projection

@@ -497,9 +497,13 @@ def affordable_targets(
 def cmd_targets(registry: Registry, args) -> int:
     """The claims targets whose paper-scale compute fits a budget (one line each, for
     ``snakemake --configfile config/paper.yaml $(sigprop targets)``)."""
-    from .job_resources import GPU_TABLE, cost_table
+    from .job_resources import GPU_TABLE, GPU_TRAINING_TABLE, cost_table
 
-    costs = cost_table(args.costs, gpu=args.costs.parent / GPU_TABLE.name)
+    costs = cost_table(
+        args.costs,
+        gpu=args.costs.parent / GPU_TABLE.name,
+        gpu_training=args.costs.parent / GPU_TRAINING_TABLE.name,
+    )
     if not costs:
         print(f"sigprop: no cost table at {args.costs} (bench/paper_cost.py writes it)")
         return 1

@@ -13,8 +13,9 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
 - **GPUs.** One exactly when the job will run on CUDA.
 - **Runtime** (minutes, SLURM's ``--time``): the projection for the job's device times
   ``RUNTIME_MARGIN`` plus ``RUNTIME_OVERHEAD_MIN``, at least ``MIN_RUNTIME_MIN``; the item's
-  declared ``runtime`` where the table projects nothing (real-data training: training
-  checkpoints every epoch, so a job that hits its limit resumes when rerun).
+  declared ``runtime`` where the table projects nothing. Real-data trainings on CUDA take the
+  projection of ``bench/results/gpu_training.csv`` (cut runs at paper shapes on an H200) where
+  it has one; training checkpoints every epoch, so a job that hits its limit resumes when rerun.
 - **Memory**: the item's declared ``mem_mb``, raised to ``MEMORY_MARGIN`` times the peak that a
   paper-scale run measured where one did (``bench/results/paper_cpu_jobs.csv``: CPU seconds and
   peak resident memory per job of the first paper-scale ledger); a measured CPU time also
@@ -31,7 +32,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "COST_TABLE", "GPU_TABLE", "MEASURED_TABLE", "Placement", "cost_table", "gpu_seconds",
+    "COST_TABLE", "GPU_TABLE", "GPU_TRAINING_TABLE", "MEASURED_TABLE", "Placement", "cost_table",
+    "gpu_seconds",
     "number", "placement",
 ]  # fmt: skip
 
@@ -43,6 +45,10 @@ MEASURED_TABLE = Path("bench") / "results" / "paper_cpu_jobs.csv"
 
 GPU_TABLE = Path("bench") / "results" / "gpu_cost.csv"
 """Measured H100 projections (``bench/gpu_cost.py``: item, gpu_paper_s, cpu_over_gpu)."""
+
+GPU_TRAINING_TABLE = Path("bench") / "results" / "gpu_training.csv"
+"""Real-data simulations at paper shapes on a GPU (``bench/gpu_training.py``: item, status,
+projected_paper_s_high: the paper run projected from two cut runs, set-up counted per epoch)."""
 
 MEMORY_MARGIN = 1.5
 
@@ -68,11 +74,13 @@ def cost_table(
     path: str | os.PathLike,
     measured: str | os.PathLike | None = None,
     gpu: str | os.PathLike | None = None,
+    gpu_training: str | os.PathLike | None = None,
 ) -> dict:
     """``family/item`` -> its row of the cost table ({} when the file is absent), with the
-    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs) and the
-    measured ``gpu_s`` and ``cpu_over_gpu`` of ``gpu`` (``GPU_TABLE``) added where they have
-    the item."""
+    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs), the
+    measured ``gpu_s`` and ``cpu_over_gpu`` of ``gpu`` (``GPU_TABLE``) and, for real-data
+    trainings, ``gpu_s`` projected from the cut runs of ``gpu_training``
+    (``GPU_TRAINING_TABLE``, the upper projection) added where they have the item."""
     path = Path(path)
     rows: dict[str, dict[str, str]] = {}
     if path.exists():
@@ -91,6 +99,13 @@ def cost_table(
                 if row["status"] == "ok" or row["status"].startswith("quick "):
                     rows.setdefault(row["item"], {"item": row["item"]}).update(
                         gpu_s=row["gpu_paper_s"], cpu_over_gpu=row["cpu_over_gpu"]
+                    )
+    if gpu_training is not None and Path(gpu_training).exists():
+        with Path(gpu_training).open(newline="") as f:
+            for row in csv.DictReader(f):
+                if row["status"] == "ok" and row.get("projected_paper_s_high"):
+                    rows.setdefault(row["item"], {"item": row["item"]}).update(
+                        gpu_s=row["projected_paper_s_high"]
                     )
     return rows
 

@@ -20,7 +20,14 @@ from sigprop.data import preflight
 from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
-from sigprop.job_resources import COST_TABLE, GPU_TABLE, MEASURED_TABLE, cost_table, placement
+from sigprop.job_resources import (
+    COST_TABLE,
+    GPU_TABLE,
+    GPU_TRAINING_TABLE,
+    MEASURED_TABLE,
+    cost_table,
+    placement,
+)
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
@@ -80,7 +87,10 @@ DATASETS = (
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
 COSTS = cost_table(
-    *(Path(workflow.basedir) / table for table in (COST_TABLE, MEASURED_TABLE, GPU_TABLE))
+    *(
+        Path(workflow.basedir) / table
+        for table in (COST_TABLE, MEASURED_TABLE, GPU_TABLE, GPU_TRAINING_TABLE)
+    )
 )
 """The paper-scale cost table (bench/paper_cost.py): devices and runtimes of compute jobs."""
 
