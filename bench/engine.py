@@ -10,7 +10,7 @@ Subcommands (one workload each, or ``all``):
     bn_chain   Dan+20 ``bn_chain``: H_{l+1} = BN(H_l + gamma W_l H_l), d = N, gamma in
                {0.1, 1, inf}, the spectral statistics of Figs. 3a, 8, 9 every ``stride`` layers
                after ``burn_in``. naive: one torch loop per (gamma, run), per layer (the authors'
-               PyTorch style); engine: ``rank_collapse.simulations.bn_chain``, the DAG's code.
+               PyTorch style); engine: ``rank_collapse.chain_simulations.bn_chain``, the DAG's code.
     gradients  Thesis Fig. 6.3: orthogonal weights, BN x sqrt(n), width = batch = 100, forward and
                backward. naive: one ``nn.Module`` per run (the authors' code);
                engine: ``gradients.bn_mlp.gradient_profile`` (all runs in one batched pass).
@@ -48,7 +48,7 @@ from torch import nn  # noqa: E402
 
 from sigprop import chains, inputs, metrics  # noqa: E402
 from sigprop.papers.gradients import bn_mlp  # noqa: E402
-from sigprop.papers.rank_collapse import simulations as rank_collapse  # noqa: E402
+from sigprop.papers.rank_collapse import chain_simulations as rank_collapse  # noqa: E402
 
 torch.set_num_threads(1)
 F64 = torch.float64

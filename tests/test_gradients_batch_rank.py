@@ -16,8 +16,8 @@ import yaml
 from sigprop import data, metrics
 from sigprop.claims import judge_records
 from sigprop.config import ConfigError
-from sigprop.papers.gradients import batch_rank as exp
-from sigprop.papers.gradients import batch_rank_table as checks
+from sigprop.papers.gradients import batch_rank_judges, batch_rank_tables
+from sigprop.papers.gradients import batch_rank_simulations as exp
 from sigprop.papers.gradients.config_checks import check_config
 from sigprop.store import load_frame, save
 
@@ -174,12 +174,12 @@ def test_table_and_claims(tiny_source, tmp_path):
     printed Fashion-MNIST ranks (fails: the comparison can fail); an injected rank deficit
     fails ``full_rank``; the markdown shows the printed rows."""
     frame = _frame(tiny_source, tmp_path)
-    table = checks.table_c1(frame)
+    table = batch_rank_tables.table_c1(frame)
     assert len(table) == 4 and (table["batches"] == 3).all()
     row = table[(table["normalization"] == "raw") & (table["n"] == 256)].iloc[0]
     assert row["printed_mean"] == 238.19 and row["rank_f64_min"] == 256
     assert math.isnan(row["printed_cosine"])
-    claims = {c.id: c for c in checks.table_c1_claims(table, 1.0, 0.01, 0.05, 0.005)}
+    claims = {c.id: c for c in batch_rank_judges.table_c1_claims(table, 1.0, 0.01, 0.05, 0.005)}
     assert claims["gradients.table_c1.full_rank"].verdict == "holds"
     assert claims["gradients.table_c1.duplicate_control"].verdict == "holds"
     assert claims["gradients.table_c1.deficit_is_tolerance"].verdict == "holds"
@@ -192,10 +192,13 @@ def test_table_and_claims(tiny_source, tmp_path):
     broken = frame.copy()
     broken.loc[0, "rank_f64"] -= 1
     claims = {
-        c.id: c for c in checks.table_c1_claims(checks.table_c1(broken), 1.0, 0.01, 0.05, 0.005)
+        c.id: c
+        for c in batch_rank_judges.table_c1_claims(
+            batch_rank_tables.table_c1(broken), 1.0, 0.01, 0.05, 0.005
+        )
     }
     assert claims["gradients.table_c1.full_rank"].verdict == "fails"
-    text = checks.markdown(table, "quick")
+    text = batch_rank_tables.markdown(table, "quick")
     assert "fashion_mnist, printed | 16.00 ± 0.00" in text and "275.37 ± 4.20" not in text
     assert "fashion_mnist, raw, measured" in text
 
@@ -204,7 +207,7 @@ def test_printed_rank_claim_passes_on_the_printed_values():
     """One claim per printed row: a table equal to the printed row with the printed std holds
     (within the two-rank margin); a row shifted by 5 ranks fails; a row shifted by half a rank
     with a wide spread is undecided (its interval straddles the margin)."""
-    printed = checks.PRINTED_RANK["fashion_mnist"]
+    printed = batch_rank_tables.PRINTED_RANK["fashion_mnist"]
     rows = [
         {
             "dataset": "fashion_mnist",
@@ -222,7 +225,7 @@ def test_printed_rank_claim_passes_on_the_printed_values():
 
     def verdicts(t):
         c = {"rank_margin": 2.0}
-        records = checks._printed_context(t, c)
+        records = batch_rank_judges._printed_context(t, c)
         return {r.id: r.verdict for r in judge_records(records, c)}
 
     assert set(verdicts(table).values()) == {"holds"} and len(verdicts(table)) == len(printed)

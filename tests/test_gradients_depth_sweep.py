@@ -14,9 +14,9 @@ import yaml
 from sigprop import isometry
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp
-from sigprop.papers.gradients import depth_curves as curves
 from sigprop.papers.gradients import depth_judges as checks
-from sigprop.papers.gradients import depth_sweep as exp
+from sigprop.papers.gradients import depth_sweep_simulations as exp
+from sigprop.papers.gradients import depth_sweep_tables as curves
 from sigprop.papers.gradients.config_checks import check_config
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -6,11 +6,11 @@ import torch
 
 from sigprop import isometry as iso
 from sigprop import ops
-from sigprop.papers.isometry import isometry_properties as P
 from sigprop.papers.isometry import isometry_property_judges as PJ
-from sigprop.papers.isometry import normalization_gain as T
+from sigprop.papers.isometry import isometry_property_theorems as P
 from sigprop.papers.isometry import normalization_gain_judges as TJ
-from sigprop.papers.isometry.parallelepipeds import fig4_1_claims
+from sigprop.papers.isometry import normalization_gain_theorems as T
+from sigprop.papers.isometry.parallelepiped_judges import fig4_1_claims
 from sigprop.workflow import read_table
 
 SMALL = dict(n_cases=150, n_range=(2, 12))

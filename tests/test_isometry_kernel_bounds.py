@@ -1,8 +1,9 @@
-"""Thesis Thm. 5.8 / 5.11 kernel-bound check on a tiny grid (papers.isometry.kernel_bounds)."""
+"""Thesis Thm. 5.8 / 5.11 kernel-bound check on a tiny grid (papers.isometry.kernel_bound_*)."""
 
 import pytest
 
-from sigprop.papers.isometry.kernel_bounds import kernel_bounds, kernel_bounds_claims
+from sigprop.papers.isometry.kernel_bound_judges import kernel_bounds_claims
+from sigprop.papers.isometry.kernel_bound_theorems import kernel_bounds
 from sigprop.workflow import read_table
 
 RHO0 = [-0.9, 0.5]

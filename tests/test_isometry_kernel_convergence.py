@@ -1,12 +1,11 @@
-"""Thesis Figs. 5.1, 5.2: iterates, bounds, curves, claims (papers.isometry.kernel_convergence)."""
+"""Thesis Figs. 5.1, 5.2: iterates, bounds, curves, claims (isometry.kernel_convergence_*)."""
 
 import numpy as np
 import pytest
 
 from sigprop import hermite as H
-from sigprop.papers.isometry.kernel_convergence import (
-    fig5_2_claims,
-    fig5_claims,
+from sigprop.papers.isometry.kernel_convergence_judges import fig5_2_claims, fig5_claims
+from sigprop.papers.isometry.kernel_convergence_tables import (
     kernel_convergence,
     kernel_curves,
     plotted_numbers,

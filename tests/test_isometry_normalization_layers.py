@@ -1,5 +1,5 @@
 """Thesis Thm. 5.15 and Props. 5.1/5.2: effective kernels, normalization layers, finite width
-(papers.isometry.normalization_layers, papers.isometry.finite_width)."""
+(papers.isometry.normalization_layer_theorems, papers.isometry.finite_width_theorems)."""
 
 import math
 
@@ -10,10 +10,10 @@ import torch
 
 from sigprop import hermite as H
 from sigprop import ops
-from sigprop.papers.isometry import finite_width as F
 from sigprop.papers.isometry import finite_width_judges as FJ
+from sigprop.papers.isometry import finite_width_theorems as F
 from sigprop.papers.isometry import normalization_layer_judges as NJ
-from sigprop.papers.isometry import normalization_layers as N
+from sigprop.papers.isometry import normalization_layer_theorems as N
 from sigprop.workflow import read_table
 
 

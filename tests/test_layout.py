@@ -81,3 +81,24 @@ SPECS_AND_TABLES = sorted(
 def test_spec_and_table_modules_are_torch_free(path):
     module = _module(path)
     assert not _imports_torch({module}), f"{module} imports torch at start-up"
+
+
+ROLE_SUFFIXES = {
+    "run": ("_simulations",),
+    "measure": ("_theorems", "_lemmas"),
+    "judge": ("_judges",),
+}
+"""The module suffix of each registry role's functions (README: "A file's name says its role")."""
+
+
+def test_every_registry_function_lives_in_a_module_named_for_its_role():
+    from sigprop.papers import load_registry
+
+    registry, misplaced = load_registry(), []
+    for kind in ("simulation", "theorem", "figure", "table"):
+        for family, item in registry.items(kind):
+            for role, suffixes in ROLE_SUFFIXES.items():
+                function = getattr(item, role, None)
+                if function is not None and not function.__module__.endswith(suffixes):
+                    misplaced.append(f"{family}/{item.name}.{role}: {function.__module__}")
+    assert not misplaced, "\n".join(misplaced)

@@ -8,7 +8,7 @@ import torch
 
 from sigprop import ops, seeding
 from sigprop.papers.mean_field import gram_dynamics as mf
-from sigprop.papers.mean_field.simulations import gram_chain
+from sigprop.papers.mean_field.gram_simulations import gram_chain
 
 
 def gen(tag="t", run=0):

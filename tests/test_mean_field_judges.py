@@ -1,4 +1,5 @@
-"""Claims of Thesis Figs. 3.1-3.4 (``papers.mean_field.judges``) and the Eq. (3.9) shape fit."""
+"""Claims of Thesis Figs. 3.1-3.4 (``papers.mean_field.gram_judges``) and the Eq. (3.9) shape
+fit."""
 
 import math
 
@@ -6,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.papers.mean_field import gram_tables, judges
+from sigprop.papers.mean_field import gram_judges, gram_tables
 
 
 def test_fit_decay_plateau_recovers_parameters():
@@ -33,13 +34,13 @@ def test_fig3_1_claims_detect_growth_and_contraction():
             rows.append(("no_bn_linear", run, layer, 0.1 * layer + 0.01 * rng.random()))
             rows.append(("bn_tanh", run, layer, 1.0 / (1 + layer) + 0.01 * rng.random()))
     table = pd.DataFrame(rows, columns=["network", "run", "layer", "distance"])
-    claims = judges.fig3_1_claims(table)
+    claims = gram_judges.fig3_1_claims(table)
     assert [c.verdict for c in claims] == ["holds", "holds"]
     assert {c.interval for c in claims} == {"t"} and {c.n for c in claims} == {5}
     swapped = table.assign(
         network=table["network"].map({"no_bn_linear": "bn_tanh"}).fillna("no_bn_linear")
     )
-    assert [c.verdict for c in judges.fig3_1_claims(swapped)] == ["fails", "fails"]
+    assert [c.verdict for c in gram_judges.fig3_1_claims(swapped)] == ["fails", "fails"]
 
 
 def _chain(slope_of_run, networks=("bn_tanh",), runs=5, xs=(50, 100, 200, 400), x="width"):
@@ -57,24 +58,24 @@ def test_fig3_3_slope_is_judged_against_a_declared_margin():
     """Fig. 3.3 (issue 24 list: "within k SE" passed more easily with fewer runs): the slope's
     bootstrap interval must lie inside -1/2 +- margin. A tight -0.5 holds, -1 fails, and a wide
     spread around -0.5 is undecided, not a hold."""
-    tight = judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.001 * (r - 2)), 0.1)
+    tight = gram_judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.001 * (r - 2)), 0.1)
     assert [c.verdict for c in tight] == ["holds"]
     assert tight[0].printed == -0.5 and tight[0].interval == "bootstrap"
     assert tight[0].tolerance == 0.1
-    wrong = judges.fig3_3_claims(_chain(lambda r: -1.0 + 0.001 * (r - 2)), 0.1)
+    wrong = gram_judges.fig3_3_claims(_chain(lambda r: -1.0 + 0.001 * (r - 2)), 0.1)
     assert [c.verdict for c in wrong] == ["fails"]
-    noisy = judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.3 * (r - 2), runs=5), 0.1)
+    noisy = gram_judges.fig3_3_claims(_chain(lambda r: -0.5 + 0.3 * (r - 2), runs=5), 0.1)
     assert [c.verdict for c in noisy] == ["undecided"]
 
 
 def test_fig3_4_slope_margin_is_the_declared_one():
     table = _chain(lambda r: 1.0 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
     table["kappa"] = 1.0
-    claims = judges.fig3_4_claims(table, 0.2)
+    claims = gram_judges.fig3_4_claims(table, 0.2)
     assert [c.verdict for c in claims] == ["holds"] and claims[0].printed == 1.0
     steep = _chain(lambda r: 1.5 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
     steep["kappa"] = 1.0
-    assert [c.verdict for c in judges.fig3_4_claims(steep, 0.2)] == ["fails"]
+    assert [c.verdict for c in gram_judges.fig3_4_claims(steep, 0.2)] == ["fails"]
 
 
 def _plateau(drift, runs=5, layers=range(1, 21)):
@@ -88,9 +89,9 @@ def _plateau(drift, runs=5, layers=range(1, 21)):
 
 
 def test_fig3_2_plateau_flat_can_fail():
-    flat = judges.fig3_2_claims(_plateau(0.0), 10, [400], 10, 0.2)
+    flat = gram_judges.fig3_2_claims(_plateau(0.0), 10, [400], 10, 0.2)
     assert [c.verdict for c in flat] == ["holds", "holds"]
-    drifting = judges.fig3_2_claims(_plateau(1.0), 10, [400], 10, 0.2)
+    drifting = gram_judges.fig3_2_claims(_plateau(1.0), 10, [400], 10, 0.2)
     assert drifting[1].verdict == "fails"
 
 

@@ -10,28 +10,28 @@ import pytest
 import torch
 
 from sigprop.papers.mean_field import (
-    fixed_point,
     fixed_point_judges,
-    mixing,
+    fixed_point_theorems,
     mixing_judges,
+    mixing_theorems,
     tail_judges,
-    tails,
+    tail_theorems,
 )
 from sigprop.papers.mean_field import gram_dynamics as mf
 from sigprop.workflow import read_table
 
 JUDGE = {
-    fixed_point: fixed_point_judges.judge,
-    mixing: mixing_judges.judge,
-    tails: tail_judges.judge,
+    fixed_point_theorems: fixed_point_judges.judge,
+    mixing_theorems: mixing_judges.judge,
+    tail_theorems: tail_judges.judge,
 }
 """The torch-free judge of each theorem module's item."""
 
 
 MARGINS = {
-    fixed_point: {"agreement_margin": 0.05},
-    mixing: {"merged_margin": 0.05, "z": 3.0},
-    tails: {"slope_margin": 0.1},
+    fixed_point_theorems: {"agreement_margin": 0.05},
+    mixing_theorems: {"merged_margin": 0.05, "z": 3.0},
+    tail_theorems: {"slope_margin": 0.1},
 }
 """The judge-only keys of each item (declared margins; mixing's z is its fit window)."""
 
@@ -62,7 +62,7 @@ def test_fixed_point_check_holds_and_fails_when_unconverged():
     small = dict(batch_sizes=[4], activations=["relu"], sphere_samples=20_000, map_samples=2000)
     small.update(map_replicas=2, chain_width=2000, chain_depth=20, chain_burn_in=8, chain_runs=2)
     small.update(agreement_margin=0.1)  # tiny samples: a coarse margin (the config's is 0.01)
-    _, ok = run_item(fixed_point, map_iterations=15, map_average=5, **small)
+    _, ok = run_item(fixed_point_theorems, map_iterations=15, map_average=5, **small)
     assert verdicts(ok) == {
         "map_iteration": "holds",
         "wide_chain": "holds",
@@ -70,7 +70,7 @@ def test_fixed_point_check_holds_and_fails_when_unconverged():
         "start_is_far": "holds",
     }
     assert [c.kind for c in ok] == ["paper", "paper", "setup", "control"]
-    _, bad = run_item(fixed_point, map_iterations=1, map_average=1, **small)
+    _, bad = run_item(fixed_point_theorems, map_iterations=1, map_average=1, **small)
     assert bad[0].verdict == "fails"  # one step from the start is far from G_*
 
 
@@ -121,7 +121,7 @@ def test_gaussian_quantile_ratio_closed_form():
         math.sqrt(math.log(100) / math.log(2))
     )
     t = torch.sqrt(-torch.log(torch.rand(200_000, generator=torch.Generator().manual_seed(1))))
-    assert tails.quantile_ratio(t, 0.99, 0.5) == pytest.approx(
+    assert tail_theorems.quantile_ratio(t, 0.99, 0.5) == pytest.approx(
         tail_judges.gaussian_quantile_ratio(), rel=0.02
     )
     with pytest.raises(ValueError, match="lower < upper"):
@@ -129,14 +129,14 @@ def test_gaussian_quantile_ratio_closed_form():
 
 
 def test_wls_slope_exact_line_and_errors():
-    slope, se = tails.wls_slope([0.0, 1.0, 2.0], [1.0, 0.5, 0.0], [0.1, 0.1, 0.1])
+    slope, se = tail_theorems.wls_slope([0.0, 1.0, 2.0], [1.0, 0.5, 0.0], [0.1, 0.1, 0.1])
     assert slope == pytest.approx(-0.5) and se == pytest.approx(0.1 / math.sqrt(2))
     with pytest.raises(ValueError, match=">= 2 points"):
-        tails.wls_slope([1.0], [1.0], [1.0])
+        tail_theorems.wls_slope([1.0], [1.0], [1.0])
 
 
 def test_collinear_inputs_are_collinear_after_centring():
-    h = mixing.collinear_inputs("test.mf2", range(2), 300, 6, 1e-6)
+    h = mixing_theorems.collinear_inputs("test.mf2", range(2), 300, 6, 1e-6)
     a = mf.bn_activation(h, "linear")
     cos = mf.gram(a)
     cos = cos / torch.sqrt(
@@ -144,12 +144,12 @@ def test_collinear_inputs_are_collinear_after_centring():
     )
     assert torch.allclose(cos.abs(), torch.ones_like(cos), atol=1e-4)
     with pytest.raises(ValueError, match="noise"):
-        mixing.collinear_inputs("test.mf2", range(1), 10, 4, 0.0)
+        mixing_theorems.collinear_inputs("test.mf2", range(1), 10, 4, 0.0)
 
 
 def test_lemma_b1_b2_tiny_passes_and_bounds_hold():
     table, claims = run_item(
-        tails,
+        tail_theorems,
         batch_size=5,
         activations=["tanh"],
         widths=[20, 80],
@@ -171,7 +171,7 @@ def test_lemma_b1_b2_tiny_passes_and_bounds_hold():
 
 def test_lemma_b1_b2_rejects_singular_and_unknown():
     with pytest.raises(ValueError, match="singular"):
-        tails.measure(
+        tail_theorems.measure(
             activations=["linear"],
             widths=[10, 20],
             draws=100,
@@ -180,14 +180,14 @@ def test_lemma_b1_b2_rejects_singular_and_unknown():
             n_boot=10,
         )
     with pytest.raises(ValueError, match="no bound B"):
-        tails.measure(activations=["gelu"], widths=[10, 20], draws=100, device="cpu")
+        tail_theorems.measure(activations=["gelu"], widths=[10, 20], draws=100, device="cpu")
     with pytest.raises(ValueError, match="2 widths"):
-        tails.measure(widths=[10], device="cpu")
+        tail_theorems.measure(widths=[10], device="cpu")
 
 
 def test_mixing_tiny_merges():
     table, claims = run_item(
-        mixing,
+        mixing_theorems,
         batch_size=5,
         widths=[100],
         activations=["relu"],
@@ -202,9 +202,9 @@ def test_mixing_tiny_merges():
     assert verdict["starts_differ"].kind == "control"
     assert set(table["summary"]) == {"distance", "isometry_gap"}
     with pytest.raises(ValueError, match="merged_from"):
-        mixing.measure(depth=5, merged_from=6, device="cpu")
+        mixing_theorems.measure(depth=5, merged_from=6, device="cpu")
     with pytest.raises(ValueError, match="unknown summaries"):
-        mixing.measure(summaries=["rank"], device="cpu")
+        mixing_theorems.measure(summaries=["rank"], device="cpu")
 
 
 def _tails_table(slope=-0.5, ctrl_slope=-0.1, ratio=1.5, exp_ratio=9.0):

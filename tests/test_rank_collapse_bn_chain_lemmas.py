@@ -15,7 +15,7 @@ import torch
 
 from sigprop import chains, inputs, metrics, ops
 from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
-from sigprop.papers.rank_collapse import simulations as sims
+from sigprop.papers.rank_collapse import chain_simulations as sims
 from sigprop.papers.rank_collapse.items import ITEMS
 from sigprop.workflow import read_table
 

@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 from sigprop.papers.rank_collapse.breaking_bn_judges import fig5_claims, fig7_claims, fig13_claims
-from sigprop.papers.rank_collapse.gradient_vanishing import measure_prop19
 from sigprop.papers.rank_collapse.gradient_vanishing_judges import fig10_claims, judge_prop19
+from sigprop.papers.rank_collapse.gradient_vanishing_theorems import measure_prop19
 
 
 def curves(per_network: dict, points=3, runs=3, depth=19) -> pd.DataFrame:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop.papers.rank_collapse import bn_chain_tables, judges
+from sigprop.papers.rank_collapse import bn_chain_tables, chain_judges
 
 RNG = np.random.default_rng(0)
 
@@ -26,12 +26,12 @@ def rank_table(bn_rank, vanilla_final, width=32, depth=50, runs=5):
 
 
 def test_fig2_claims_pass_on_the_papers_picture():
-    out = verdicts(judges.fig2_claims(rank_table(10, 1), 32, 1.0))
+    out = verdicts(chain_judges.fig2_claims(rank_table(10, 1), 32, 1.0))
     assert all(out.values()) and len(out) == 4
 
 
 def test_fig2_claims_fail_when_bn_dips_below_sqrt_d_and_vanilla_keeps_rank():
-    out = verdicts(judges.fig2_claims(rank_table(5, 12), 32, 1.0))
+    out = verdicts(chain_judges.fig2_claims(rank_table(5, 12), 32, 1.0))
     assert not any(out.values())
 
 
@@ -80,9 +80,9 @@ def test_ergodic_alpha_is_a_ratio_of_layer_averages():
 
 
 def test_fig3a_claims_pass_and_fail():
-    claims = judges.fig3a_claims(chain_averages(), [0.25, 0.5], 16)
+    claims = chain_judges.fig3a_claims(chain_averages(), [0.25, 0.5], 16)
     assert {c.verdict for c in claims} == {"holds"} and {c.kind for c in claims} == {"paper"}
-    low = judges.fig3a_claims(chain_averages(rank_scale=0.02), [0.25, 0.5], 16)
+    low = chain_judges.fig3a_claims(chain_averages(rank_scale=0.02), [0.25, 0.5], 16)
     assert {c.verdict for c in low if "above_sqrt_d" in c.id} == {"fails"}
 
 
@@ -92,24 +92,24 @@ def test_fig3a_above_sqrt_d_uses_the_constant_of_theorem_14():
     below the floor it fails."""
     table = chain_averages(rank_scale=0.3)  # avg rank_1/2 ~ 0.3 x 1.3 d^0.62 < sqrt(d)
     assert (table["soft_rank_0.5"] < np.sqrt(table["width"])).all()
-    above = [c for c in judges.fig3a_claims(table, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
+    above = [c for c in chain_judges.fig3a_claims(table, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
     assert {c.verdict for c in above} == {"holds"}
     floor = 0.25 * np.sqrt((1 - table["alpha_hat"]) * table["width"])
     low = table.assign(**{"soft_rank_0.5": 0.8 * floor})
-    above = [c for c in judges.fig3a_claims(low, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
+    above = [c for c in chain_judges.fig3a_claims(low, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
     assert {c.verdict for c in above} == {"fails"}
     assert all(c.measured == pytest.approx(0.8) for c in above)
 
 
 def test_fig8_claims_pass_and_fail():
-    assert all(c.passed for c in judges.fig8_claims(chain_averages(), 0.9, 10))
-    rising = judges.fig8_claims(chain_averages(alpha=(0.92, 0.95, 1.01)), 0.9, 10)
+    assert all(c.passed for c in chain_judges.fig8_claims(chain_averages(), 0.9, 10))
+    rising = chain_judges.fig8_claims(chain_averages(alpha=(0.92, 0.95, 1.01)), 0.9, 10)
     assert not any(c.passed for c in rising)
 
 
 def test_fig9_claims_pass_and_fail():
-    assert all(c.passed for c in judges.fig9_claims(chain_averages(), 0.1))
-    steep = judges.fig9_claims(chain_averages(frob_exponent=1.8), 0.1)
+    assert all(c.passed for c in chain_judges.fig9_claims(chain_averages(), 0.1))
+    steep = chain_judges.fig9_claims(chain_averages(frob_exponent=1.8), 0.1)
     assert not any(c.passed for c in steep)
 
 
@@ -132,8 +132,8 @@ def singular_values(late_sigma1, late_small, runs=4, layers=20):
 
 
 def test_fig3b_claims_pass_and_fail():
-    assert all(c.passed for c in judges.fig3b_claims(singular_values(3.0, 1.0), 10.0))
-    frozen = judges.fig3b_claims(singular_values(5.5, 0.02), 10.0)
+    assert all(c.passed for c in chain_judges.fig3b_claims(singular_values(3.0, 1.0), 10.0))
+    frozen = chain_judges.fig3b_claims(singular_values(5.5, 0.02), 10.0)
     assert not any(c.passed for c in frozen)
 
 
@@ -159,13 +159,13 @@ def small_batch_table(smallest_rank_sqrt=None, square_rank=None, widths=(16, 64)
 
 def test_sec3_1_claims_hold_on_full_rank_and_fail_when_a_direction_is_lost():
     """Dan+20 (seed 002) Sec. 3.1: full rank at N = O(sqrt d); the N = d contrast."""
-    held = judges.sec3_1_claims(small_batch_table(), rank_tolerance=0)
+    held = chain_judges.sec3_1_claims(small_batch_table(), rank_tolerance=0)
     assert len(held) == 8 and all(c.passed for c in held)
-    lost = {c.id: c for c in judges.sec3_1_claims(small_batch_table(3), rank_tolerance=0)}
+    lost = {c.id: c for c in chain_judges.sec3_1_claims(small_batch_table(3), rank_tolerance=0)}
     assert not lost["rank_collapse.sec3_1.full_rank_d16_g1"].passed
     assert lost["rank_collapse.sec3_1.full_rank_d16_g1"].measured == 3
     assert lost["rank_collapse.sec3_1.full_rank_d64_ginf"].passed  # 8 > 3 only at d = 16
-    full = {c.id: c for c in judges.sec3_1_claims(small_batch_table(square_rank=64), 0)}
+    full = {c.id: c for c in chain_judges.sec3_1_claims(small_batch_table(square_rank=64), 0)}
     assert not full["rank_collapse.sec3_1.square_deficient_d64_g1"].passed
 
 
@@ -213,7 +213,8 @@ def test_fig1_claims_pass_and_fail():
 
 def test_cor15_table_and_claims():
     """Min rank_tau against Thm. 14's constant, and the share of rising steps, per chain."""
-    from sigprop.papers.rank_collapse.corollary15 import cor15_claims, cor15_table
+    from sigprop.papers.rank_collapse.bn_chain_tables import cor15_table
+    from sigprop.papers.rank_collapse.corollary15_judges import cor15_claims
 
     ranks = [5.0, 4.0, 6.0, 3.0, 3.0]  # one rise in four steps, minimum 3
     frame = pd.DataFrame(
@@ -235,7 +236,8 @@ def test_cor15_table_and_claims():
 
 def test_eq52_table_and_claims():
     """delta_F / (2 d^2) = 0 exactly on M = I (an orthogonal state); a rank-one state drifts."""
-    from sigprop.papers.rank_collapse.invariance import eq52_claims, eq52_table
+    from sigprop.papers.rank_collapse.bn_chain_tables import eq52_table
+    from sigprop.papers.rank_collapse.invariance_judges import eq52_claims
 
     d = 4
     identity = dict(frobenius_m_squared=d, trace_m_cubed=d, trace_diag_m2_squared=d)

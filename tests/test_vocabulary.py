@@ -16,7 +16,7 @@ def _code_tables():
     from sigprop import models
     from sigprop.nets import convnets, initializations, normalizations
     from sigprop.papers.gradients import bn_mlp
-    from sigprop.papers.isometry import normalization_layers
+    from sigprop.papers.isometry import normalization_layer_theorems
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
@@ -24,7 +24,7 @@ def _code_tables():
         "nets.normalizations.NORMS": set(normalizations.NORMS),
         "nets.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
         "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
-        "isometry.normalization_layers.NORMS": set(normalization_layers.NORMS),
+        "isometry.normalization_layers.NORMS": set(normalization_layer_theorems.NORMS),
     }
     inits = {
         "nets.initializations.INITS": set(initializations.INITS),

@@ -37,7 +37,7 @@ from .experiment_spec import CURVES, INPUTS, NETWORK_KEYS, NETWORKS
 from .loop import RunStack, TrainData, train
 from .pretrain import pretrain_rank
 
-__all__ = ["CURVES", "INPUTS", "NETWORKS", "NETWORK_KEYS", "named_experiment", "network_training"]
+__all__ = ["CURVES", "INPUTS", "NETWORKS", "NETWORK_KEYS", "network_training"]
 
 log = logging.getLogger(__name__)
 
@@ -288,19 +288,3 @@ def _labelled(
             ),
         },
     )
-
-
-def named_experiment(experiment_id: str, figures: str, module: str):
-    """``network_training`` under experiment id ``<family>.<name>`` (e.g.
-    ``rank_collapse.depth_training``), as a simulation function ``<module>.<name>`` (the
-    registry imports it by that name): each simulation its own random streams, though they share
-    the function."""
-    name = experiment_id.rpartition(".")[2]
-
-    def run(**setup) -> Labelled:
-        return network_training(**setup, experiment_id=experiment_id)
-
-    run.__name__ = run.__qualname__ = name
-    run.__module__ = module
-    run.__doc__ = f"{figures}: ``network_training`` with experiment id ``{experiment_id}``."
-    return run

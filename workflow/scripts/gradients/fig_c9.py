@@ -3,7 +3,7 @@
 import pandas as pd
 
 from sigprop import plotting, store
-from sigprop.papers.gradients.depth_curves import palette, tidy, variants
+from sigprop.papers.gradients.depth_sweep_tables import palette, tidy, variants
 from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])

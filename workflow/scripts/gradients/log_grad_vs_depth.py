@@ -1,13 +1,13 @@
 """Thesis Figs. 6.2, 6.3, C.10: ln ||grad W_l||_F vs depth L, one curve per sweep variant.
 
 The figure (``params.figure``) picks the curves and the layer (fc_1, or fc_0 for Fig. C.10) from
-``sigprop.papers.gradients.depth_curves.CURVES``; each curve is its variant's simulation.
+``sigprop.papers.gradients.depth_sweep_tables.CURVES``; each curve is its variant's simulation.
 """
 
 import pandas as pd
 
 from sigprop import plotting, store
-from sigprop.papers.gradients.depth_curves import CURVES, palette, tidy, variants
+from sigprop.papers.gradients.depth_sweep_tables import CURVES, palette, tidy, variants
 from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])

@@ -1,6 +1,6 @@
 """Thesis Table C.1 (app. C.4): rank of random image batches, measured beside the printed table."""
 
-from sigprop.papers.gradients.batch_rank_table import markdown, table_c1
+from sigprop.papers.gradients.batch_rank_tables import markdown, table_c1
 from sigprop.store import atomic_path, load_frame
 from sigprop.workflow import item_params, log_to_file
 

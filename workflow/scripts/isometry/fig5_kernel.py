@@ -5,7 +5,7 @@ The CSV holds every plotted number: iterations and curves, told apart by ``panel
 import numpy as np
 
 from sigprop import plotting
-from sigprop.papers.isometry.kernel_convergence import (
+from sigprop.papers.isometry.kernel_convergence_tables import (
     kernel_convergence,
     kernel_curves,
     plotted_numbers,

@@ -2,7 +2,7 @@
 and how often rank_tau rises between recorded layers (the corollary assumes it never does)."""
 
 from sigprop.papers.isometry.hermite_tables import markdown
-from sigprop.papers.rank_collapse.corollary15 import cor15_table
+from sigprop.papers.rank_collapse.bn_chain_tables import cor15_table
 from sigprop.store import atomic_path, load_frame
 from sigprop.workflow import item_params, log_to_file
 

@@ -1,7 +1,7 @@
 """Dan+20 Eq. (52): the ergodic average of delta_F / (2 d^2) per (gamma, width) on the BN chain."""
 
 from sigprop.papers.isometry.hermite_tables import markdown
-from sigprop.papers.rank_collapse.invariance import eq52_table
+from sigprop.papers.rank_collapse.bn_chain_tables import eq52_table
 from sigprop.store import atomic_path, load_frame
 from sigprop.workflow import log_to_file
 

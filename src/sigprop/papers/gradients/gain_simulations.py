@@ -16,7 +16,7 @@ import torch
 from ...compute import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp, shaping
-from .depth_sweep import resolve_batch
+from .depth_sweep_simulations import resolve_batch
 
 __all__ = ["constant_gain", "exponent_rate", "gain_depth"]
 
@@ -57,7 +57,8 @@ def gain_depth(
 
     Args:
         images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+            ``bn_mlp.input_batch``'s seeded draw from the dataset
+            (``depth_sweep_simulations.resolve_batch``).
         labels: the images' class indices, shape (n,); replace the drawn batch's labels.
 
     Returns:
@@ -115,7 +116,8 @@ def constant_gain(
 
     Args:
         images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+            ``bn_mlp.input_batch``'s seeded draw from the dataset
+            (``depth_sweep_simulations.resolve_batch``).
         labels: the images' class indices, shape (n,); replace the drawn batch's labels.
 
     Returns:
@@ -171,9 +173,11 @@ def exponent_rate(
     input projection ``fc_0``, whose gradient has another scale (app. C.5); ``from_layer`` = 1
     measures between hidden layers only (``fc_1`` .. ``fc_11``), ``from_layer`` = 0 is literal.
 
+
     Args:
         images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset (``depth_sweep.resolve_batch``).
+            ``bn_mlp.input_batch``'s seeded draw from the dataset
+            (``depth_sweep_simulations.resolve_batch``).
         labels: the images' class indices, shape (n,); replace the drawn batch's labels.
 
     Returns:

@@ -1,8 +1,8 @@
 """Thesis ch. 6 / app. C items: every simulation, figure, table and theorem check, in seed order."""
 
 from ...registry import Figure, Simulation, Table, Theorem, lazy_functions
-from . import batch_rank_table as table_c1
 from . import (
+    batch_rank_judges,
     depth_judges,
     gain_judges,
     isometry_chain_judges,
@@ -11,16 +11,16 @@ from . import (
 from . import isometry_theorem_judges as iso_judges
 from . import jacobian_theorem_judges as jac_judges
 from .config_checks import check_config
-from .depth_curves import variants
 from .depth_sweep_spec import VARIANTS, simulation_name
+from .depth_sweep_tables import variants
 
 # the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
-batch_rank = lazy_functions(f"{__package__}.batch_rank")
-depth_sweep = lazy_functions(f"{__package__}.depth_sweep")
+batch_rank_simulations = lazy_functions(f"{__package__}.batch_rank_simulations")
+depth_sweep_simulations = lazy_functions(f"{__package__}.depth_sweep_simulations")
 iso = lazy_functions(f"{__package__}.isometry_theorems")
 jac = lazy_functions(f"{__package__}.jacobian_theorems")
 gain_simulations = lazy_functions(f"{__package__}.gain_simulations")
-isometry_chain = lazy_functions(f"{__package__}.isometry_chain")
+isometry_chain_simulations = lazy_functions(f"{__package__}.isometry_chain_simulations")
 training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
 SEED = "Meterez, Joudaki et al. ICLR 2024 = Thesis ch. 6 and app. C (seed 004)"
@@ -139,7 +139,7 @@ ITEMS = [
     Simulation(
         "isometry_chain",
         source="Thesis Fig. 6.1, Thm. 6.1",
-        run=isometry_chain.isometry_chain,
+        run=isometry_chain_simulations.isometry_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -198,7 +198,7 @@ ITEMS = [
         Simulation(
             f"depth_{name}",
             source=_DEPTH_SEEDS[name],
-            run=getattr(depth_sweep, simulation_name(name)),
+            run=getattr(depth_sweep_simulations, simulation_name(name)),
             setup=_DEPTH_SETUP,
             datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
@@ -315,7 +315,7 @@ ITEMS = [
     Simulation(
         "table_c1",
         source="Thesis Table C.1, app. C.4",
-        run=batch_rank.table_c1,
+        run=batch_rank_simulations.table_c1,
         setup={
             **_slice(
                 "table_c1",
@@ -333,7 +333,7 @@ ITEMS = [
         source="Thesis Table C.1, app. C.4",
         reads={"batches": "table_c1"},
         params={"scale": "scale"},
-        judge=table_c1.table_c1_claims,
+        judge=batch_rank_judges.table_c1_claims,
         judge_args="gradients/table_c1_check",
         nonfinite=("printed_cosine",),  # NaN where the seed prints no cosine
     ),

@@ -1,6 +1,6 @@
 """Claims of Thesis Props. 5.1/5.2 and Thm. 5.15 at finite width from the table
-``finite_width.prop5_1`` measures: the error shrinks like d^{-1/2}, the two weight laws agree, and
-the wrong-kernel control does not converge.
+``finite_width_theorems.prop5_1`` measures: the error shrinks like d^{-1/2}, the two weight laws
+agree, and the wrong-kernel control does not converge.
 
 Torch-free: a judge job imports only this module.
 """

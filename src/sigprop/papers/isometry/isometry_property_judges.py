@@ -1,5 +1,5 @@
 """Claims of Thesis Lemma 4.2 (the isometry I(M) = det(M)^{1/n} / (tr(M)/n), Def. 4.1, Eq. (4.2))
-from the table ``isometry_properties.lemma4_2`` measures.
+from the table ``isometry_property_theorems.lemma4_2`` measures.
 
 Round-off is counted in units of n eps kappa(M) (see ``isometry_properties``). Torch-free: a
 judge job imports only this module.

@@ -9,19 +9,20 @@ from . import (
     finite_width_judges,
     hermite_table_judges,
     isometry_property_judges,
-    kernel_bounds,
-    kernel_convergence,
+    kernel_bound_judges,
+    kernel_bound_theorems,
+    kernel_convergence_judges,
     normalization_gain_judges,
     normalization_layer_judges,
-    parallelepipeds,
+    parallelepiped_judges,
 )
 from .config_checks import check_config
 
 # the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
-finite_width = lazy_functions(f"{__package__}.finite_width")
-isometry_properties = lazy_functions(f"{__package__}.isometry_properties")
-normalization_gain = lazy_functions(f"{__package__}.normalization_gain")
-normalization_layers = lazy_functions(f"{__package__}.normalization_layers")
+finite_width_theorems = lazy_functions(f"{__package__}.finite_width_theorems")
+isometry_property_theorems = lazy_functions(f"{__package__}.isometry_property_theorems")
+normalization_gain_theorems = lazy_functions(f"{__package__}.normalization_gain_theorems")
+normalization_layer_theorems = lazy_functions(f"{__package__}.normalization_layer_theorems")
 
 SEED = "Joudaki 2024, PhD thesis (ETH Zurich), ch. 4-5 (seed 004)"
 
@@ -54,7 +55,7 @@ ITEMS = [
             "parallelograms": "isometry/fig4_1/parallelograms",
             "parallelepipeds": "isometry/fig4_1/parallelepipeds",
         },
-        judge=parallelepipeds.fig4_1_claims,
+        judge=parallelepiped_judges.fig4_1_claims,
         judge_args={"tolerance": "isometry/fig4_1_check/tolerance"},
         # NaN: a, b and theta describe the n = 2 parallelograms only
         nonfinite=(
@@ -66,7 +67,7 @@ ITEMS = [
     Theorem(
         "lemma4_2",
         source="Thesis Lemma 4.2",
-        measure=isometry_properties.lemma4_2,
+        measure=isometry_property_theorems.lemma4_2,
         judge=isometry_property_judges.lemma4_2_claims,
         tolerances=("roundoff_units", "deficit_rtol"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -81,28 +82,28 @@ ITEMS = [
     Theorem(
         "theorem4_3",
         source="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
-        measure=normalization_gain.theorem4_3,
+        measure=normalization_gain_theorems.theorem4_3,
         judge=normalization_gain_judges.theorem4_3_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_4",
         source="Thesis Cor. 4.4",
-        measure=normalization_gain.corollary4_4,
+        measure=normalization_gain_theorems.corollary4_4,
         judge=normalization_gain_judges.corollary4_4_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_5",
         source="Thesis Cor. 4.5",
-        measure=normalization_gain.corollary4_5,
+        measure=normalization_gain_theorems.corollary4_5,
         judge=normalization_gain_judges.corollary4_5_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "prop5_1",
         source="Thesis Props. 5.1, 5.2; Thm. 5.15",
-        measure=finite_width.prop5_1,
+        measure=finite_width_theorems.prop5_1,
         judge=finite_width_judges.prop5_1_claims,
         tolerances=("slope_margin", "agree_margin", "control_slope"),
         # NaN where no wrong-kernel fit is made
@@ -143,8 +144,8 @@ ITEMS = [
     Theorem(
         "kernel_bounds",
         source="Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11, Remarks 5.12-5.14",
-        measure=kernel_bounds.kernel_bounds,
-        judge=kernel_bounds.kernel_bounds_claims,
+        measure=kernel_bound_theorems.kernel_bounds,
+        judge=kernel_bound_judges.kernel_bounds_claims,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
         nonfinite=(
@@ -164,7 +165,7 @@ ITEMS = [
     Theorem(
         "theorem5_15",
         source="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
-        measure=normalization_layers.theorem5_15,
+        measure=normalization_layer_theorems.theorem5_15,
         judge=normalization_layer_judges.theorem5_15_claims,
         tolerances=("case_tolerance", "float_tolerance"),
         # inf: rho_l reaches 1 in float64 without centring (Psi(1) = inf)
@@ -177,7 +178,7 @@ ITEMS = [
         "fig5_1",
         source="Thesis Fig. 5.1; Thm. 5.11",
         params=_fig5_params("fig5_1"),
-        judge=kernel_convergence.fig5_1_claims,
+        judge=kernel_convergence_judges.fig5_1_claims,
         judge_args="isometry/fig5_1_check",
         script="fig5_kernel.py",
         nonfinite=_FIG5_PANELS_NAN,
@@ -186,7 +187,7 @@ ITEMS = [
         "fig5_2",
         source="Thesis Fig. 5.2; Thm. 5.11",
         params=_fig5_params("fig5_2"),
-        judge=kernel_convergence.fig5_2_claims,
+        judge=kernel_convergence_judges.fig5_2_claims,
         judge_args="isometry/fig5_2_check",
         script="fig5_kernel.py",
         nonfinite=_FIG5_PANELS_NAN,

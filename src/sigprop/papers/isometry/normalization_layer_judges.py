@@ -1,7 +1,7 @@
 """Claims of Thesis Thm. 5.15 (normalization layers, Eq. (5.14)) from the table
-``normalization_layers.theorem5_15`` measures: the printed rate (expected to fail), the corrected
-rate alpha = 1 / (2 - kappa_psi'(0)) where the theorem's conditions hold, alpha < 1, and the
-uncentred negative control.
+``normalization_layer_theorems.theorem5_15`` measures: the printed rate (expected to fail), the
+corrected rate alpha = 1 / (2 - kappa_psi'(0)) where the theorem's conditions hold, alpha < 1, and
+the uncentred negative control.
 
 Torch-free: a judge job imports only this module.
 """

@@ -4,17 +4,17 @@ family, in the seed's order (Joudaki 2024; JDB23a)."""
 from ...registry import Figure, Simulation, Theorem, lazy_functions
 from . import (
     fixed_point_judges,
-    judges,
+    gram_judges,
     mixing_judges,
     tail_judges,
 )
 from .config_checks import check_config
 
 # the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
-fixed_point = lazy_functions(f"{__package__}.fixed_point")
-mixing = lazy_functions(f"{__package__}.mixing")
-simulations = lazy_functions(f"{__package__}.simulations")
-tails = lazy_functions(f"{__package__}.tails")
+fixed_point_theorems = lazy_functions(f"{__package__}.fixed_point_theorems")
+mixing_theorems = lazy_functions(f"{__package__}.mixing_theorems")
+gram_simulations = lazy_functions(f"{__package__}.gram_simulations")
+tail_theorems = lazy_functions(f"{__package__}.tail_theorems")
 
 SEED = "Joudaki 2024 (PhD thesis, ETH Zurich), ch. 3 and app. B (seed 004)"
 
@@ -24,14 +24,14 @@ ITEMS = [
     Simulation(
         "gram_chain",
         source="Thesis Eq. (3.1)-(3.2); Figs. 3.1-3.4",
-        run=simulations.gram_chain,
+        run=gram_simulations.gram_chain,
         nonfinite=("kappa",),  # the condition number of the singular no-BN Grams: NaN / inf
         mem_mb=4000,
     ),
     Theorem(
         "fixed_point",
         source="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
-        measure=fixed_point.measure,
+        measure=fixed_point_theorems.measure,
         judge=fixed_point_judges.judge,
         tolerances=("agreement_margin",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -46,12 +46,12 @@ ITEMS = [
         source="Thesis Fig. 3.1, Sec. 3.3.3",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_1"},
-        judge=judges.fig3_1_claims,
+        judge=gram_judges.fig3_1_claims,
     ),
     Theorem(
         "mixing",
         source="Thesis Assumption 3.1, Eq. (3.4)",
-        measure=mixing.measure,
+        measure=mixing_theorems.measure,
         judge=mixing_judges.judge,
         # z sets the layers of the rate fit (a window, not a tolerance), so the measurement reads
         # it; merged_margin is the judge's.
@@ -62,7 +62,7 @@ ITEMS = [
         source="Thesis Fig. 3.2; Thm. 3.2, Eq. (3.9)",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_2"},
-        judge=judges.fig3_2_claims,
+        judge=gram_judges.fig3_2_claims,
         judge_args={
             "batch_size": "mean_field/fig3_2/batch_size",
             "widths": "mean_field/gram_chain/widths",
@@ -75,7 +75,7 @@ ITEMS = [
         source="Thesis Fig. 3.3; Thm. 3.2",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_3"},
-        judge=judges.fig3_3_claims,
+        judge=gram_judges.fig3_3_claims,
         judge_args={"slope_margin": "mean_field/fig3_3/slope_margin"},
     ),
     Figure(
@@ -83,14 +83,14 @@ ITEMS = [
         source="Thesis Fig. 3.4; Thm. 3.2",
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_4"},
-        judge=judges.fig3_4_claims,
+        judge=gram_judges.fig3_4_claims,
         judge_args={"slope_margin": "mean_field/fig3_4/slope_margin"},
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf
     ),
     Theorem(
         "lemma_b1_b2",
         source="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
-        measure=tails.measure,
+        measure=tail_theorems.measure,
         judge=tail_judges.judge,
         tolerances=("slope_margin",),
     ),

@@ -26,7 +26,8 @@ FIT_COLUMNS = (
     "tail_se",
     "tail_t",
 )
-"""Per-case columns of the ``mixing.measure`` table (repeated on every layer row of the case)."""
+"""Per-case columns of the ``mixing_theorems.measure`` table (repeated on every layer row of the
+case)."""
 
 WELCH = (
     "interval: Welch difference of the two starts' means over {n_runs} runs each (t, runs - 1 "

@@ -28,8 +28,9 @@ SOURCE_B = "Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)) and Eq. (B.37)-(B.40) (JDB
 SOURCE_33 = "Thesis Lemma 3.3 (Eq. (3.6)) / Lemma B.3 (Eq. (B.16), (B.40)) (JDB23a)"
 
 STATISTICS = ("b1", "b2", "l33", "ctrl")
-"""The statistics of ``tails.measure``: ||C_d - C||_F (Lemma B.1), ||C^{-1} C_d - I||_F (Lemma B.2),
-one layer's ||G_*^{-1} G_1 - I||_F from G_* (Lemma 3.3 proxy) and from the control start."""
+"""The statistics of ``tail_theorems.measure``: ||C_d - C||_F (Lemma B.1), ||C^{-1} C_d - I||_F
+(Lemma B.2), one layer's ||G_*^{-1} G_1 - I||_F from G_* (Lemma 3.3 proxy) and from the control
+start."""
 
 
 def gaussian_quantile_ratio(upper: float = 0.99, lower: float = 0.5) -> float:

@@ -20,17 +20,22 @@ import torch
 
 from ...store import Labelled
 from ...training import checkpoints, experiment, loop
-from ...training.experiment import named_experiment
 
 __all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
 
 AGC_CURVE = "agc_clip_share"
 """The curve of the share of weight-gradient updates that adaptive gradient clipping rescaled."""
 
-_depth_orthogonality = named_experiment(
-    "orthogonality.depth_orthogonality", "DJB21 Figs. 3, 4; Thesis Fig. A.1", __name__
-)
-deep_convnets = named_experiment("orthogonality.deep_convnets", "DJB21 Fig. 7", __name__)
+
+def _depth_orthogonality(**setup) -> Labelled:
+    """DJB21 Figs. 3, 4; Thesis Fig. A.1: ``network_training`` under experiment id
+    ``orthogonality.depth_orthogonality``."""
+    return experiment.network_training(**setup, experiment_id="orthogonality.depth_orthogonality")
+
+
+def deep_convnets(**setup) -> Labelled:
+    """DJB21 Fig. 7: ``network_training`` under experiment id ``orthogonality.deep_convnets``."""
+    return experiment.network_training(**setup, experiment_id="orthogonality.deep_convnets")
 
 
 @contextlib.contextmanager

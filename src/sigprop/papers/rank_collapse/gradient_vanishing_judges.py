@@ -1,5 +1,6 @@
 """Claims of Dan+20 App. H, directional gradient vanishing: Prop. 19 (from the
-``gradient_vanishing.measure_prop19`` table) and Fig. 10 (from its plotted curves). Torch-free.
+``gradient_vanishing_theorems.measure_prop19`` table) and Fig. 10 (from its plotted curves).
+Torch-free.
 
 "Gradient alignment" is our reading (the seed gives no formula): the mean |cos| between the
 per-sample gradients of each row of the classification layer, averaged over rows

@@ -5,10 +5,10 @@ from ...training.experiment_spec import CURVES
 from . import (
     bn_chain_lemma_judges,
     breaking_bn_judges,
-    corollary15,
+    chain_judges,
+    corollary15_judges,
     gradient_vanishing_judges,
-    invariance,
-    judges,
+    invariance_judges,
     spectral_lemma_judges,
     training_judges,
 )
@@ -16,8 +16,8 @@ from .config_checks import check_config
 
 # the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
 bn_chain_lemmas = lazy_functions(f"{__package__}.bn_chain_lemmas")
-gradient_vanishing = lazy_functions(f"{__package__}.gradient_vanishing")
-simulations = lazy_functions(f"{__package__}.simulations")
+gradient_vanishing_theorems = lazy_functions(f"{__package__}.gradient_vanishing_theorems")
+chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
 spectral_lemmas = lazy_functions(f"{__package__}.spectral_lemmas")
 training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
@@ -69,14 +69,14 @@ ITEMS = [
     Simulation(
         "depth_rank",
         source="Dan+20 Fig. 2",
-        run=simulations.depth_rank,
+        run=chain_simulations.depth_rank,
     ),
     Figure(
         "fig2",
         source="Dan+20 Fig. 2",
         reads={"ranks": "depth_rank"},
         params={"setup": "rank_collapse/depth_rank"},
-        judge=judges.fig2_claims,
+        judge=chain_judges.fig2_claims,
         judge_args={
             "width": "rank_collapse/depth_rank/width",
             "vanilla_rank_tolerance": "rank_collapse/fig2/vanilla_rank_tolerance",
@@ -118,7 +118,7 @@ ITEMS = [
     Theorem(
         "prop19",
         source="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
-        measure=gradient_vanishing.measure_prop19,
+        measure=gradient_vanishing_theorems.measure_prop19,
         judge=gradient_vanishing_judges.judge_prop19,
         tolerances=("exact_tolerance", "control_max", "min_alignment", "max_bn_alignment"),
     ),
@@ -132,14 +132,14 @@ ITEMS = [
     Simulation(
         "small_batch_rank",
         source="Dan+20 (seed 002) Sec. 3.1",
-        run=simulations.small_batch_rank,
+        run=chain_simulations.small_batch_rank,
     ),
     Figure(
         "sec3_1",
         source="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
         reads={"ranks": "small_batch_rank"},
         params={"setup": "rank_collapse/small_batch_rank"},
-        judge=judges.sec3_1_claims,
+        judge=chain_judges.sec3_1_claims,
         judge_args="rank_collapse/sec3_1",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -154,7 +154,7 @@ ITEMS = [
     Simulation(
         "bn_chain",
         source="Dan+20 Eq. (1); Figs. 3a, 8, 9",
-        run=simulations.bn_chain,
+        run=chain_simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
     ),
@@ -163,7 +163,7 @@ ITEMS = [
         source="Dan+20 Cor. 15 (with Thm. 14)",
         reads=_BN_CHAIN,
         params={"taus": "rank_collapse/bn_chain/taus"},
-        judge=corollary15.cor15_claims,
+        judge=corollary15_judges.cor15_claims,
         judge_args="rank_collapse/cor15",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -171,7 +171,7 @@ ITEMS = [
         "eq52",
         source="Dan+20 Eq. (52) (Lemma 13)",
         reads=_BN_CHAIN,
-        judge=invariance.eq52_claims,
+        judge=invariance_judges.eq52_claims,
         judge_args="rank_collapse/eq52",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -180,7 +180,7 @@ ITEMS = [
         source="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
-        judge=judges.fig3a_claims,
+        judge=chain_judges.fig3a_claims,
         judge_args={
             "taus": "rank_collapse/bn_chain/taus",
             "min_width": "rank_collapse/fig3a/min_width",
@@ -190,7 +190,7 @@ ITEMS = [
     Simulation(
         "collinear_chain",
         source="Dan+20 Fig. 3b",
-        run=simulations.collinear_chain,
+        run=chain_simulations.collinear_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -199,7 +199,7 @@ ITEMS = [
         source="Dan+20 Fig. 3b; Example 9",
         reads={"chain": "collinear_chain"},
         params={"setup": "rank_collapse/collinear_chain"},
-        judge=judges.fig3b_claims,
+        judge=chain_judges.fig3b_claims,
         judge_args={"min_growth": "rank_collapse/fig3b/min_growth"},
     ),
     Theorem(
@@ -260,7 +260,7 @@ ITEMS = [
         source="Dan+20 Fig. 8; Lemma 10",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
-        judge=judges.fig8_claims,
+        judge=chain_judges.fig8_claims,
         judge_args={
             "max_alpha_wide": "rank_collapse/fig8/max_alpha_wide",
             "wide_from": "rank_collapse/fig8/wide_from",
@@ -287,7 +287,7 @@ ITEMS = [
         source="Dan+20 Fig. 9; Lemma 13",
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
-        judge=judges.fig9_claims,
+        judge=chain_judges.fig9_claims,
         judge_args={"slope_tolerance": "rank_collapse/fig9/slope_tolerance"},
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),

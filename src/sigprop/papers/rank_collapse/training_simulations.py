@@ -22,7 +22,8 @@ The same function trains the conv nets (``nets.convnets``, ``architecture``):
 
 from __future__ import annotations
 
-from ...training.experiment import CURVES, NETWORKS, named_experiment
+from ...store import Labelled
+from ...training.experiment import CURVES, NETWORKS, network_training
 
 __all__ = [
     "CURVES",
@@ -37,16 +38,41 @@ __all__ = [
 ]
 
 
-depth_training = named_experiment("rank_collapse.depth_training", "Dan+20 Fig. 1", __name__)
-pretrain_vs_bn = named_experiment("rank_collapse.pretrain_vs_bn", "Dan+20 Figs. 4, 11", __name__)
-pretrain_vs_bn_fmnist = named_experiment(
-    "rank_collapse.pretrain_vs_bn_fmnist", "Dan+20 Fig. 12", __name__
-)
-pretrain_levels = named_experiment("rank_collapse.pretrain_levels", "Dan+20 Fig. 6", __name__)
-breaking_bn_vgg = named_experiment("rank_collapse.breaking_bn_vgg", "Dan+20 Figs. 5, 7", __name__)
-breaking_bn_resnet = named_experiment(
-    "rank_collapse.breaking_bn_resnet", "Dan+20 Fig. 13", __name__
-)
-gradient_alignment_vgg = named_experiment(
-    "rank_collapse.gradient_alignment_vgg", "Dan+20 Fig. 10", __name__
-)
+def depth_training(**setup) -> Labelled:
+    """Dan+20 Fig. 1: ``network_training`` under experiment id ``rank_collapse.depth_training``."""
+    return network_training(**setup, experiment_id="rank_collapse.depth_training")
+
+
+def pretrain_vs_bn(**setup) -> Labelled:
+    """Dan+20 Figs. 4, 11: ``network_training`` under experiment id
+    ``rank_collapse.pretrain_vs_bn``."""
+    return network_training(**setup, experiment_id="rank_collapse.pretrain_vs_bn")
+
+
+def pretrain_vs_bn_fmnist(**setup) -> Labelled:
+    """Dan+20 Fig. 12: ``network_training`` under experiment id
+    ``rank_collapse.pretrain_vs_bn_fmnist``."""
+    return network_training(**setup, experiment_id="rank_collapse.pretrain_vs_bn_fmnist")
+
+
+def pretrain_levels(**setup) -> Labelled:
+    """Dan+20 Fig. 6: ``network_training`` under experiment id ``rank_collapse.pretrain_levels``."""
+    return network_training(**setup, experiment_id="rank_collapse.pretrain_levels")
+
+
+def breaking_bn_vgg(**setup) -> Labelled:
+    """Dan+20 Figs. 5, 7: ``network_training`` under experiment id
+    ``rank_collapse.breaking_bn_vgg``."""
+    return network_training(**setup, experiment_id="rank_collapse.breaking_bn_vgg")
+
+
+def breaking_bn_resnet(**setup) -> Labelled:
+    """Dan+20 Fig. 13: ``network_training`` under experiment id
+    ``rank_collapse.breaking_bn_resnet``."""
+    return network_training(**setup, experiment_id="rank_collapse.breaking_bn_resnet")
+
+
+def gradient_alignment_vgg(**setup) -> Labelled:
+    """Dan+20 Fig. 10: ``network_training`` under experiment id
+    ``rank_collapse.gradient_alignment_vgg``."""
+    return network_training(**setup, experiment_id="rank_collapse.gradient_alignment_vgg")

@@ -3,54 +3,24 @@ average, and the corollary's own assumption that rank_tau is non-increasing alon
 
 Cor. 15: under Thm. 14, rank_tau(H_l) = Omega((1 - tau)^2 sqrt(d)) for all finite l, *assuming*
 {rank_tau(H_l)} is non-increasing. The constant is Thm. 14's, (1 - tau)^2 sqrt((1 - alpha) d)
-(Eq. (62), ``judges.theorem14_floor``), with alpha estimated from the same chain
-(``judges.ergodic_averages``, Eq. (49)). The table and the judge read the cached ``bn_chain``
-simulation.
+(Eq. (62), ``bn_chain_tables.theorem14_floor``), with alpha estimated from the same chain
+(``bn_chain_tables.ergodic_averages``, Eq. (49)). The table (``bn_chain_tables.cor15_table``)
+reads the cached ``bn_chain`` simulation.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record
 from ...stats import exact
-from .bn_chain_tables import ergodic_averages, theorem14_floor
 from .records import judge
 
-__all__ = ["cor15_claims", "cor15_table"]
+__all__ = ["cor15_claims"]
 
 SOURCE = "Dan+20 Cor. 15 (with Thm. 14, Eq. (62))"
-
-
-def cor15_table(frame: pd.DataFrame, taus: list[float]) -> pd.DataFrame:
-    """Per (gamma, width, run, tau): ``min_rank`` (the smallest rank_tau over the recorded layers
-    after burn-in), ``bound`` = (1 - tau)^2 sqrt((1 - alpha_hat) d), their ``ratio``, and
-    ``increase_fraction``, the fraction of consecutive recorded layers where rank_tau rose.
-
-    Args:
-        frame: the ``bn_chain`` simulation in long form (gamma, width, run, layer, statistics).
-        taus: the tau of each ``soft_rank_<tau>`` column.
-    """
-    keys = ["gamma", "width", "run"]
-    alpha = ergodic_averages(frame).set_index(keys)["alpha_hat"]
-    rows = []
-    for (gamma, width, run), chain in frame.sort_values("layer").groupby(keys, sort=True):
-        a = float(alpha.loc[(gamma, width, run)])
-        for tau in taus:
-            ranks = chain[f"soft_rank_{tau:g}"].to_numpy(float)
-            bound = (1 - tau) ** 2 * float(theorem14_floor(a, width))
-            rows.append(
-                {
-                    "gamma": gamma, "width": width, "run": run, "tau": tau,
-                    "min_rank": ranks.min(), "bound": bound, "ratio": ranks.min() / bound,
-                    "increase_fraction": float(np.mean(np.diff(ranks) > 0)),
-                    "alpha_hat": a, "layers": len(ranks),
-                }
-            )  # fmt: skip
-    return pd.DataFrame(rows)
 
 
 COR15 = (

@@ -3,7 +3,8 @@
 With g = ||M||_F^2 the invariance of nu_gamma gives Eq. (52):
 E[2 d^2 - 2 ||M||_F^2 - 8 Tr(M^3) + 8 Tr(diag(M^2)^2)] + O(gamma) = 0, i.e. the ergodic average of
 delta_F / (2 d^2) (Lemma 7's one-step drift, ``metrics.frobenius_drift``, normalized) tends to 0
-as gamma -> 0. Torch-free: the table reads the cached ``bn_chain`` simulation's recorded traces.
+as gamma -> 0. Torch-free: the table (``bn_chain_tables.eq52_table``) reads the cached
+``bn_chain`` simulation's recorded traces.
 """
 
 from __future__ import annotations
@@ -14,33 +15,12 @@ import numpy as np
 import pandas as pd
 
 from ...claims import Claim, Record
-from ...stats import from_se, mean_se
-from ...trace_identities import frobenius_drift_from_traces
+from ...stats import from_se
 from .records import judge, over_runs
 
-__all__ = ["eq52_claims", "eq52_table"]
+__all__ = ["eq52_claims"]
 
 SOURCE = "Dan+20 Eq. (52) (proof of Lemma 13)"
-
-
-def eq52_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """Per (gamma, width): the mean over runs of the per-run ergodic average of
-    delta_F / (2 d^2) = 1 - (||M||_F^2 + 4 Tr M^3 - 4 Tr diag(M^2)^2) / d^2, with its SE over runs.
-
-    Args:
-        frame: the ``bn_chain`` simulation in long form (gamma, width, run, layer, statistics).
-    """
-    d = frame["width"].to_numpy(float)
-    drift = frobenius_drift_from_traces(
-        d, frame["frobenius_m_squared"], frame["trace_m_cubed"], frame["trace_diag_m2_squared"]
-    ) / (2 * d**2)
-    per_run = frame.assign(normalized_drift=drift).groupby(["gamma", "width", "run"])
-    runs = per_run["normalized_drift"].mean().reset_index()
-    rows = [
-        (gamma, width, *mean_se(g["normalized_drift"].to_numpy()), len(g))
-        for (gamma, width), g in runs.groupby(["gamma", "width"], sort=True)
-    ]
-    return pd.DataFrame(rows, columns=["gamma", "width", "mean_drift", "se", "runs"])
 
 
 EQ52 = (

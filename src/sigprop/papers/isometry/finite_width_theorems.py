@@ -23,7 +23,7 @@ from ... import hermite as H
 from ... import seeding
 from ...chains import ExplicitProduct, GaussianGramProduct
 from ...stats import bootstrap_slope, mean_se
-from .normalization_layers import check_norm, effective_kernel, layer
+from .normalization_layer_theorems import check_norm, effective_kernel, layer
 
 __all__ = [
     "EXPERIMENT_ID",

@@ -1,6 +1,6 @@
 """Claims of Thesis ch. 3 (Joudaki 2024; JDB23a) Figs. 3.1-3.4, from the plotted tables.
 
-Tables hold ||G_l - G_ref||_F per (network, run, ...) from ``simulations.gram_chain``.
+Tables hold ||G_l - G_ref||_F per (network, run, ...) from ``gram_simulations.gram_chain``.
 """
 
 from __future__ import annotations
