@@ -117,3 +117,29 @@ def test_the_lemma_c9_slices_checked_without_torch_straddle_and_cover_the_shippe
     tiny = merged(quick, yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text()))
     for config in (quick, paper, tiny):
         assert _input_key(config["gradients"]["lemma_c8_c9"]) in LEMMA_C9_CHECKED_INPUTS
+
+
+def test_the_split_schema_reads_as_one_document():
+    """config.schema.yaml references one file per family; ``load_schema`` inlines them, and every
+    reference in the result is local, so jsonschema alone (``sigprop check-config``) validates."""
+    from sigprop.config import load_schema
+
+    schema = load_schema(SCHEMA)
+    families = {"rank_collapse", "orthogonality", "mean_field", "isometry", "gradients"}
+    assert families <= set(schema["properties"])
+    for family in families:
+        assert (Path(SCHEMA).parent / f"{family}.schema.yaml").is_file()
+        assert "properties" in schema["properties"][family]
+
+    def refs(node):
+        if isinstance(node, dict):
+            yield from ([node["$ref"]] if "$ref" in node else [])
+            for value in node.values():
+                yield from refs(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from refs(value)
+
+    found = list(refs(schema))
+    assert found and all(ref.startswith("#/$defs/") for ref in found)
+    assert {ref.rpartition("/")[2] for ref in found} <= set(schema["$defs"])

@@ -5,6 +5,7 @@ from pathlib import Path
 import yaml
 
 from sigprop import config_docs
+from sigprop.config import load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,7 +24,8 @@ def test_readme_is_up_to_date():
 
 
 def test_check_flag_names_the_command(tmp_path, capsys):
-    for path in (config_docs.SCHEMA, config_docs.QUICK, config_docs.PAPER):
+    schemas = sorted((ROOT / config_docs.SCHEMA.parent).glob("*.schema.yaml"))
+    for path in (*(s.relative_to(ROOT) for s in schemas), config_docs.QUICK, config_docs.PAPER):
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text((ROOT / path).read_text(encoding="utf-8"), encoding="utf-8")
     (tmp_path / config_docs.README).write_text("stale\n", encoding="utf-8")
@@ -45,7 +47,7 @@ def test_every_config_key_has_a_description():
     """Every key down to the leaves, or to a free-form mapping (a schema object with
     ``additionalProperties`` and no ``properties``, e.g. a figure's ``networks``: its keys are
     names the user chooses, documented by the mapping's own description)."""
-    schema = _load(config_docs.SCHEMA)
+    schema = load_schema(ROOT / config_docs.SCHEMA)
     for path in _leaves(_load(config_docs.QUICK)):
         node = schema
         for key in path:

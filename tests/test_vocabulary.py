@@ -6,6 +6,7 @@ import yaml
 from workflow_copy import ROOT
 
 from sigprop import ops
+from sigprop.config import SCHEMA, load_schema
 from sigprop.nets.vocabulary import INITIALIZATIONS, NORMALIZATIONS
 
 NORM_KEYS = ("norm", "norms", "normalization")
@@ -72,7 +73,7 @@ def test_config_files_use_the_vocabulary(path):
 
 
 def test_schema_enums_use_the_vocabulary():
-    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    schema = load_schema(ROOT / SCHEMA)
     found = {"norm": set(), "init": set()}
 
     def walk(node):

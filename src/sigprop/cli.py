@@ -423,10 +423,10 @@ def cmd_check_config(registry: Registry, args) -> int:
     """Validate config files as Snakemake would: YAML, schema, cross-key checks."""
     import jsonschema
 
-    from .config import ConfigError
+    from .config import ConfigError, load_schema
 
     config = _load_config([Path("config/config.yaml"), *args.files])
-    schema = yaml.safe_load(Path("workflow/schemas/config.schema.yaml").read_text())
+    schema = load_schema()
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(e.absolute_path))
     for error in errors:

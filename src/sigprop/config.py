@@ -8,9 +8,13 @@ registry before any job) with the helpers here; every message names the full key
 from __future__ import annotations
 
 import copy
+import os
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 
 __all__ = [
+    "SCHEMA",
+    "load_schema",
     "ConfigError",
     "check_positive",
     "check_positive_integers",
@@ -18,6 +22,40 @@ __all__ = [
     "check_window",
     "merge_configs",
 ]
+
+
+SCHEMA = Path("workflow/schemas/config.schema.yaml")
+"""The config schema (JSON Schema 2020-12), relative to the repository root. Each family's slice
+is its own file beside it (``<family>.schema.yaml``), referenced by ``$ref``; Snakemake's
+``validate`` resolves the references itself."""
+
+
+def load_schema(path: str | os.PathLike = SCHEMA) -> dict:
+    """The config schema at ``path`` as one document: each family's file inlined where the top
+    file references it, and its references to the top file's ``$defs`` made local again."""
+    import yaml
+
+    path = Path(path)
+    schema = yaml.safe_load(path.read_text())
+    for name, node in schema.get("properties", {}).items():
+        if set(node) == {"$ref"} and not node["$ref"].startswith("#"):
+            part = yaml.safe_load((path.parent / node["$ref"]).read_text())
+            part.pop("$schema", None)
+            schema["properties"][name] = _local_refs(part, f"{path.name}#")
+    return schema
+
+
+def _local_refs(node, prefix: str):
+    """``node`` with each ``$ref`` that starts with ``prefix`` (``config.schema.yaml#``) local."""
+    if isinstance(node, dict):
+        return {
+            k: "#" + v.removeprefix(prefix) if k == "$ref" and v.startswith(prefix)
+            else _local_refs(v, prefix)
+            for k, v in node.items()
+        }  # fmt: skip
+    if isinstance(node, list):
+        return [_local_refs(v, prefix) for v in node]
+    return node
 
 
 def merge_configs(base: Mapping, over: Mapping | None) -> dict:

@@ -1,6 +1,7 @@
 """Generate config/README.md from the configuration schema and the two config files.
 
-The schema (``workflow/schemas/config.schema.yaml``) is the one source of the documentation of
+The schema (``workflow/schemas/config.schema.yaml`` with its family files, read as one by
+``config.load_schema``) is the one source of the documentation of
 every config key: its ``description`` is the meaning column, and these annotation keywords
 (ignored by JSON Schema validation) carry the rest:
 
@@ -30,10 +31,9 @@ from pathlib import Path
 
 import yaml
 
-from .config import merge_configs
+from .config import SCHEMA, load_schema, merge_configs
 
 COMMAND = "python -m sigprop.config_docs"
-SCHEMA = Path("workflow/schemas/config.schema.yaml")
 QUICK = Path("config/config.yaml")
 PAPER = Path("config/paper.yaml")
 README = Path("config/README.md")
@@ -237,7 +237,7 @@ def _load(path: Path) -> dict:
 
 def generate(root: Path) -> str:
     """The README text generated from the files under the repository ``root``."""
-    return render(_load(root / SCHEMA), _load(root / QUICK), _load(root / PAPER))
+    return render(load_schema(root / SCHEMA), _load(root / QUICK), _load(root / PAPER))
 
 
 def main(argv: list[str] | None = None) -> int:
