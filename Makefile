@@ -34,6 +34,7 @@ lint: $(VENV)/.installed
 golden: all
 	$(BIN)/sigprop golden --write
 	$(BIN)/sigprop summary --readme README.md .test/golden/quick_claims.csv
+	$(BIN)/python -m sigprop.config_docs
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all
