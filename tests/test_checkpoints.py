@@ -142,8 +142,8 @@ def test_checkpoint_names_are_plain_file_names(tmp_path, name):
 
 
 def test_a_simulation_job_removes_its_checkpoints_once_saved(tmp_path):
+    from sigprop.jobs import checkpoint_root, run_simulation
     from sigprop.store import Labelled
-    from sigprop.workflow import checkpoint_root, run_simulation
 
     seen = []
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 import yaml
 
-from sigprop import isometry
+from sigprop import gram_isometry
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import depth_judges as checks
@@ -58,7 +58,7 @@ def test_degenerate_batch_has_the_pattern_and_rank():
     assert xd.shape == (20, 6) and ld.tolist() == [0, 0, 1, 1, 2, 2]
     torch.testing.assert_close(xd[:, 1], x[:, 0])
     assert torch.linalg.matrix_rank(xd).item() == 3
-    assert isometry.isometry_gap(isometry.gram(xd)).isinf()  # Remark 6.6: psi(X_0) = inf
+    assert gram_isometry.isometry_gap(gram_isometry.gram(xd)).isinf()  # Remark 6.6: psi(X_0) = inf
     with pytest.raises(ValueError, match="distinct"):
         exp.degenerate_batch(x, labels, 7, 1)
     with pytest.raises(ValueError, match=">= 1"):

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from sigprop import isometry, ops, seeding
+from sigprop import gram_isometry, ops, seeding
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import isometry_decay as dec
 
@@ -112,7 +112,7 @@ def test_bn_haar_chain_equals_the_naive_loop_and_decays():
     for _ in range(30):
         w = bn_mlp.haar_weights([g], 5, 5, F64, "cpu")[0]
         assert torch.allclose(
-            isometry.isometry_gap(isometry.gram(w @ x)), naive[-1], rtol=1e-9
+            gram_isometry.isometry_gap(gram_isometry.gram(w @ x)), naive[-1], rtol=1e-9
         )  # Lemma 6.2: rotation keeps psi
         x = ops.bn_unit(w @ x)
         naive.append(bn_mlp.representation_gap(x))

@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import isometry, ops
+from sigprop import gram_isometry, ops
+from sigprop.jobs import read_table
 from sigprop.papers.gradients import isometry_theorem_judges as GJ
 from sigprop.papers.gradients import isometry_theorems as G
 from sigprop.papers.gradients.items import ITEMS
-from sigprop.workflow import read_table
 
 
 def run_item(name, **settings):
@@ -38,7 +38,7 @@ def test_rotated_bn_input_is_a_bn_output_with_growing_gap():
     for spread in (0.0, 0.1, 1.0):
         x = G.rotated_bn_input(6, spread, g)
         assert torch.allclose(x.square().sum(-1), torch.ones(6, dtype=x.dtype))
-        gaps.append(isometry.isometry_gap(x @ x.mT).item())
+        gaps.append(gram_isometry.isometry_gap(x @ x.mT).item())
     assert gaps[0] < 1e-13 < gaps[1] < gaps[2]
     assert torch.allclose(ops.bn_unit(x), x)
     with pytest.raises(ValueError, match="spread"):

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 import yaml
 from snakemake.utils import validate
 
-from sigprop import isometry
+from sigprop import gram_isometry
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
 from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
@@ -84,24 +84,24 @@ def test_shaped_mlp_layers_and_gains():
 def test_weight_isometry_gap_zero_for_orthogonal(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
     w = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
-    gap = isometry.weight_isometry_gap(w)
+    gap = gram_isometry.weight_isometry_gap(w)
     assert gap.shape == (3,)
     assert torch.all(gap.abs() < 1e-12)
-    assert torch.all(isometry.weight_isometry_gap(2.5 * w).abs() < 1e-12)  # scale-invariant
+    assert torch.all(gram_isometry.weight_isometry_gap(2.5 * w).abs() < 1e-12)  # scale-invariant
 
 
 @pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
 def test_weight_isometry_gap_positive_otherwise(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
     w = bn_mlp.gaussian_weights(g, *shape, torch.float64, "cpu")
-    assert torch.all(isometry.weight_isometry_gap(w) > 1e-3)
+    assert torch.all(gram_isometry.weight_isometry_gap(w) > 1e-3)
     q = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
     q[:, 0] *= 1.1  # one row longer: no longer orthogonal
-    assert torch.all(isometry.weight_isometry_gap(q) > 1e-4)
+    assert torch.all(gram_isometry.weight_isometry_gap(q) > 1e-4)
     singular = q.clone()
     singular[..., 1] = singular[..., 0] if shape[0] >= shape[1] else singular[..., 1]
     if shape[0] >= shape[1]:
-        assert torch.all(torch.isinf(isometry.weight_isometry_gap(singular)))
+        assert torch.all(torch.isinf(gram_isometry.weight_isometry_gap(singular)))
 
 
 def test_weight_isometry_gap_equals_psi_of_the_singular_values():
@@ -109,7 +109,7 @@ def test_weight_isometry_gap_equals_psi_of_the_singular_values():
     w = torch.randn(5, 9, generator=torch.Generator().manual_seed(0), dtype=torch.float64)
     s2 = torch.linalg.svdvals(w) ** 2
     expected = s2.mean().log() - s2.log().mean()
-    torch.testing.assert_close(isometry.weight_isometry_gap(w), expected)
+    torch.testing.assert_close(gram_isometry.weight_isometry_gap(w), expected)
 
 
 # --- probes and a tiny training run --------------------------------------------------------------

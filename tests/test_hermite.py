@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from sigprop import hermite as H
+from sigprop.papers.isometry import hermite as H
 
 RHO = np.linspace(-1.0, 1.0, 21)
 

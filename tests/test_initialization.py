@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from sigprop import initialization as ini
-from sigprop import metrics, models
+from sigprop import metrics
+from sigprop.papers.orthogonality import djb21_networks
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -76,13 +77,13 @@ def test_invalid_inputs_raise():
         ini.orthogonalizing_weight(randn(8, 16), "svd")
     with pytest.raises(ValueError, match="zero"):
         ini.orthogonalizing_weight(torch.zeros(4, 8, dtype=torch.float64), "paper")
-    model = models.relu_mlp(5, 8, 4).double()
+    model = djb21_networks.relu_mlp(5, 8, 4).double()
     with pytest.raises(ValueError, match="n >= width"):
         ini.iterative_orthogonalization(model, randn(6, 5), "code")
     with pytest.raises(ValueError, match="variant"):
         ini.iterative_orthogonalization(model, randn(24, 5), "Code")
     with pytest.raises(ValueError, match="depth"):
-        models.relu_mlp(5, 8, 1)
+        djb21_networks.relu_mlp(5, 8, 1)
     with pytest.raises(ValueError, match="rank deficient"):
         ini.whitening(torch.ones(4, 3, dtype=torch.float64))
 
@@ -98,7 +99,7 @@ def test_rank_deficient_h_uses_the_pseudo_inverse():
 
 def test_relu_mlp_architecture_and_xavier_seeding():
     """[code] MLP(layer_num, d_in, width, 10, bias=False, act=relu); xavier_uniform_ gain sqrt 2."""
-    model = models.relu_mlp(20, 16, 5)
+    model = djb21_networks.relu_mlp(20, 16, 5)
     layers = ini.linear_layers(model)
     assert [(m.in_features, m.out_features) for m in layers] == [(20, 16)] + [(16, 16)] * 3 + [
         (16, 10)
@@ -109,8 +110,8 @@ def test_relu_mlp_architecture_and_xavier_seeding():
     bound = math.sqrt(2) * math.sqrt(6 / (16 + 16))
     assert layers[1].weight.abs().max() <= bound
     assert layers[1].weight.abs().max() > 0.9 * bound
-    again = ini.xavier_init(models.relu_mlp(20, 16, 5), "test", 0)
-    other = ini.xavier_init(models.relu_mlp(20, 16, 5), "test", 1)
+    again = ini.xavier_init(djb21_networks.relu_mlp(20, 16, 5), "test", 0)
+    other = ini.xavier_init(djb21_networks.relu_mlp(20, 16, 5), "test", 1)
     assert torch.equal(ini.linear_layers(again)[2].weight, layers[2].weight)
     assert not torch.equal(ini.linear_layers(other)[2].weight, layers[2].weight)
 
@@ -118,7 +119,7 @@ def test_relu_mlp_architecture_and_xavier_seeding():
 @pytest.mark.parametrize("variant", ["code", "paper"])
 def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
     """The input and output layers keep Xavier; hidden pre-activations have unit norm."""
-    model = ini.xavier_init(models.relu_mlp(12, 8, 5).double(), "test", 2)
+    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 5).double(), "test", 2)
     before = [m.weight.clone() for m in ini.linear_layers(model)]
     x = randn(24, 12, seed=7)
     ini.iterative_orthogonalization(model, x, variant)
@@ -139,7 +140,7 @@ def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
 
 def test_orthogonal_weights_have_equal_singular_values():
     """Thesis A.5 (i): W = U diag(s) V^T -> mean(s) U V^T keeps U, V and the mean of s."""
-    model = ini.xavier_init(models.relu_mlp(12, 8, 4).double(), "test", 3)
+    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 4).double(), "test", 3)
     means = [torch.linalg.svdvals(m.weight).mean() for m in ini.linear_layers(model)]
     ini.orthogonal_weights(model)
     for layer, mean in zip(ini.linear_layers(model), means, strict=True):

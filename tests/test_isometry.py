@@ -1,11 +1,11 @@
-"""Thesis ch. 4: the isometry I (Def. 4.1, Eq. (4.2)) of sigprop.isometry, LN and BN operators."""
+"""Thesis ch. 4: the isometry I (Def. 4.1, Eq. (4.2)) of sigprop.gram_isometry; LN, BN operators."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import isometry as iso
+from sigprop import gram_isometry as iso
 from sigprop import ops
 
 

@@ -4,14 +4,14 @@ the claims of Fig. 4.1."""
 import pandas as pd
 import torch
 
-from sigprop import isometry as iso
+from sigprop import gram_isometry as iso
 from sigprop import ops
+from sigprop.jobs import read_table
 from sigprop.papers.isometry import isometry_property_judges as PJ
 from sigprop.papers.isometry import isometry_property_theorems as P
 from sigprop.papers.isometry import normalization_gain_judges as TJ
 from sigprop.papers.isometry import normalization_gain_theorems as T
 from sigprop.papers.isometry.parallelepiped_judges import fig4_1_claims
-from sigprop.workflow import read_table
 
 SMALL = dict(n_cases=150, n_range=(2, 12))
 SETTINGS = dict(SMALL, roundoff_units=4.0)

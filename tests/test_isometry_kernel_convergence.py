@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from sigprop import hermite as H
+from sigprop.jobs import read_table
+from sigprop.papers.isometry import hermite as H
 from sigprop.papers.isometry.kernel_convergence_judges import fig5_2_claims, fig5_claims
 from sigprop.papers.isometry.kernel_convergence_tables import (
     kernel_convergence,
@@ -11,7 +12,6 @@ from sigprop.papers.isometry.kernel_convergence_tables import (
     plotted_numbers,
     subject,
 )
-from sigprop.workflow import read_table
 
 
 def test_subject_resolves_fig5_1_and_named():

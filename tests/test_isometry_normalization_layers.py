@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import hermite as H
 from sigprop import ops
+from sigprop.jobs import read_table
 from sigprop.papers.isometry import finite_width_judges as FJ
 from sigprop.papers.isometry import finite_width_theorems as F
+from sigprop.papers.isometry import hermite as H
 from sigprop.papers.isometry import normalization_layer_judges as NJ
 from sigprop.papers.isometry import normalization_layer_theorems as N
-from sigprop.workflow import read_table
 
 
 def round_trip(table, tmp_path):

@@ -6,7 +6,7 @@ import os
 import pytest
 
 from sigprop import job_benchmarks
-from sigprop.workflow import STARTUP_MARK
+from sigprop.jobs import STARTUP_MARK
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

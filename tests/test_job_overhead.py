@@ -92,7 +92,7 @@ def test_the_job_glue_loads_without_torch_or_seaborn():
     """What every draw and judge job imports (the glue, the store, claims, plotting): seaborn
     costs half a second through scipy.stats; the figure style is its theme as an rc file."""
     loaded = _loaded_after(
-        "import sigprop.workflow, sigprop.store, sigprop.claims, sigprop.plotting, "
+        "import sigprop.jobs, sigprop.store, sigprop.claims, sigprop.plotting, "
         "sigprop.registry, sigprop.job_benchmarks, sigprop.stats"
     )
     assert not loaded & {"torch", "torchvision", "seaborn"}, loaded
@@ -115,7 +115,7 @@ def test_the_snakefile_process_imports_no_torch():
         "from sigprop.data import preflight\n"
         "from sigprop.papers import load_registry\n"
         "from sigprop import claims, fingerprint, job_benchmarks, job_resources\n"
-        "from sigprop import run_info, workflow\n"
+        "from sigprop import jobs, run_info\n"
         f"config = yaml.safe_load(open({str(ROOT / 'config' / 'config.yaml')!r}))\n"
         "load_registry().check_config(config)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision')))\n"

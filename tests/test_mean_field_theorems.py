@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 import torch
 
+from sigprop.jobs import read_table
 from sigprop.papers.mean_field import (
     fixed_point_judges,
     fixed_point_theorems,
@@ -18,7 +19,6 @@ from sigprop.papers.mean_field import (
     tail_theorems,
 )
 from sigprop.papers.mean_field import gram_dynamics as mf
-from sigprop.workflow import read_table
 
 JUDGE = {
     fixed_point_theorems: fixed_point_judges.judge,

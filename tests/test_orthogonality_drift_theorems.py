@@ -17,12 +17,12 @@ import yaml
 
 from sigprop import metrics
 from sigprop.config import ConfigError
+from sigprop.jobs import read_table
 from sigprop.papers.orthogonality import drift_theorems as od
 from sigprop.papers.orthogonality import lyapunov
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.drift_judges import drift_claims
 from sigprop.papers.orthogonality.items import ITEMS
-from sigprop.workflow import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}

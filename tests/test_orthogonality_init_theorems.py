@@ -11,10 +11,10 @@ import torch
 
 from sigprop import initialization as ini
 from sigprop import metrics
+from sigprop.jobs import read_table
 from sigprop.papers.orthogonality import init_theorems as oi
 from sigprop.papers.orthogonality.init_judges import init_gap_claims
 from sigprop.papers.orthogonality.items import ITEMS
-from sigprop.workflow import read_table
 
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 

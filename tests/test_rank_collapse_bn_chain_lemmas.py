@@ -14,10 +14,10 @@ import pytest
 import torch
 
 from sigprop import chains, inputs, metrics, ops
+from sigprop.jobs import read_table
 from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
 from sigprop.papers.rank_collapse import chain_simulations as sims
 from sigprop.papers.rank_collapse.items import ITEMS
-from sigprop.workflow import read_table
 
 SMALL = {
     "lemma1": dict(

@@ -14,12 +14,12 @@ import pytest
 import torch
 
 from sigprop import metrics, ops
+from sigprop.jobs import read_table
 from sigprop.papers.rank_collapse import spectral_lemma_judges as rcj
 from sigprop.papers.rank_collapse import spectral_lemma_spec
 from sigprop.papers.rank_collapse import spectral_lemmas as rc
 from sigprop.papers.rank_collapse.items import ITEMS
 from sigprop.stats import mean_se
-from sigprop.workflow import read_table
 
 SMALL = {
     "lemma3": dict(

@@ -14,18 +14,18 @@ INIT_KEYS = ("init",)
 
 
 def _code_tables():
-    from sigprop import models
     from sigprop.nets import convnets, initializations, normalizations
     from sigprop.papers.gradients import bn_mlp
     from sigprop.papers.isometry import normalization_layer_theorems
+    from sigprop.papers.orthogonality import djb21_networks
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
-        "models.NORMS": set(models.NORMS),
+        "orthogonality.djb21_networks.NORMS": set(djb21_networks.NORMS),
         "nets.normalizations.NORMS": set(normalizations.NORMS),
         "nets.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
         "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
-        "isometry.normalization_layers.NORMS": set(normalization_layer_theorems.NORMS),
+        "isometry.normalization_layer_theorems.NORMS": set(normalization_layer_theorems.NORMS),
     }
     inits = {
         "nets.initializations.INITS": set(initializations.INITS),

@@ -23,9 +23,9 @@ from workflow_copy import (
 )
 
 from sigprop.cli import GOLDEN, compare_golden
+from sigprop.jobs import read_table
 from sigprop.papers import load_registry
 from sigprop.registry import resolve
-from sigprop.workflow import read_table
 
 QUICK = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 """The quick config (config/config.yaml), the scale the golden file records."""

@@ -2,7 +2,7 @@
 
 Every rule writes ``benchmarks/<folder>/<job>.tsv`` (Snakemake's wall seconds ``s``, ``cpu_time``,
 ``max_rss`` in MB) and logs ``<folder>/<job>.log`` under ``logs/``, where the job writes the
-seconds from its process start to its first computation (``sigprop.workflow.log_startup``):
+seconds from its process start to its first computation (``sigprop.jobs.log_startup``):
 the interpreter, the imports and Snakemake's script preamble. ``collect`` joins them, one row per
 job; ``summarize`` gives the run's wall time (first job start to last job end), the sum of job
 times, the start-up share, the peak memory and the slowest jobs. The Snakefile's ``onsuccess``
@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .workflow import STARTUP_MARK
+from .jobs import STARTUP_MARK
 
 __all__ = ["collect", "describe", "previous_seconds", "summarize", "write"]
 

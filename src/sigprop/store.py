@@ -26,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import platform
 import socket
@@ -42,6 +43,7 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
+    "markdown_table",
     "Labelled",
     "NonFiniteError",
     "nonfinite_columns",
@@ -411,3 +413,16 @@ def provenance(config: Mapping, seeds: Mapping, device, wall_time_s: float, **ex
     }
     info.update(extra)
     return info
+
+
+def markdown_table(table: pd.DataFrame, columns: list[str], title: str) -> str:
+    """A markdown table of ``columns`` (floats to 4 significant digits) under ``title``."""
+
+    def cell(value) -> str:
+        if isinstance(value, float | np.floating):
+            return "" if math.isnan(value) else f"{value:.4g}"
+        return str(value)
+
+    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
+    lines += ["| " + " | ".join(cell(r[c]) for c in columns) + " |" for _, r in table.iterrows()]
+    return f"{title}\n\n" + "\n".join(lines) + "\n"

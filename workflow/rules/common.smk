@@ -31,7 +31,7 @@ from sigprop.job_resources import (
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
-from sigprop.workflow import render_description
+from sigprop.jobs import render_description
 
 validate(config, schema="../schemas/config.schema.yaml")
 

@@ -1,7 +1,7 @@
 """Prepare one dataset under data.root; write the marker the real-data simulations depend on."""
 
 from sigprop import data, store
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log = log_to_file(snakemake.log[0])
 settings = snakemake.params.data

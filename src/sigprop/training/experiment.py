@@ -19,8 +19,8 @@ from collections.abc import Mapping
 
 import torch
 
-from ..compute import resolve_device, resolve_dtype
 from ..data import dataset_spec
+from ..devices import resolve_device, resolve_dtype
 from ..initialization import (
     VARIANTS,
     iterative_conv_orthogonalization,

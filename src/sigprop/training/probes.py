@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.func import grad, vmap
 
-from .. import isometry, metrics
+from .. import gram_isometry, metrics
 
 __all__ = [
     "GRADIENT_PROBES",
@@ -75,7 +75,7 @@ def gradient_alignment(weight: Tensor, bias: Tensor, h: Tensor, y: Tensor) -> Te
 
 LAYER_PROBES = ("weight_isometry_gap", "gradient_norm")
 """Per-layer probes of every ``nn.Linear`` (module order), each (R, layers) per log point:
-``weight_isometry_gap`` (``isometry.weight_isometry_gap`` of W_l, Thesis Figs. 6.6a, C.3) and
+``weight_isometry_gap`` (``gram_isometry.weight_isometry_gap`` of W_l, Thesis Figs. 6.6a, C.3) and
 ``gradient_norm`` (||dLoss/dW_l||_F on the probe batch, Figs. 6.6b, C.4)."""
 
 
@@ -86,7 +86,7 @@ def linear_weight_names(model: nn.Module) -> list[str]:
 
 
 def weight_isometry_gaps(weights: list[Tensor]) -> Tensor:
-    """``isometry.weight_isometry_gap`` of each stacked weight (R, out, in), in float64:
+    """``gram_isometry.weight_isometry_gap`` of each stacked weight (R, out, in), in float64:
     (R, layers). A run whose weight is not finite (it diverged) gets NaN there."""
     out = []
     for w in weights:
@@ -94,6 +94,6 @@ def weight_isometry_gaps(weights: list[Tensor]) -> Tensor:
         finite = torch.isfinite(w).flatten(1).all(-1)
         eye = torch.eye(*w.shape[1:], dtype=w.dtype, device=w.device)
         safe = torch.where(finite.view(-1, 1, 1), w, eye)
-        gap = isometry.weight_isometry_gap(safe)
+        gap = gram_isometry.weight_isometry_gap(safe)
         out.append(torch.where(finite, gap, torch.full_like(gap, float("nan"))))
     return torch.stack(out, dim=-1)

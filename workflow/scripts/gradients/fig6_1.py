@@ -3,8 +3,8 @@
 import numpy as np
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients.isometry_chain_spec import authors_rate
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -1,7 +1,7 @@
 """Thesis Fig. 6.5: log||grad W_1|| vs depth, identity / sin / tanh, without and with gain."""
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.profile)  # exponent, activation, depth, run, log_grad

@@ -3,8 +3,8 @@
 import numpy as np
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients import shaping
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -3,7 +3,7 @@
 import numpy as np
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.rates)  # activation, depth, exponent, run, rate

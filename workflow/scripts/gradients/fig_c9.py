@@ -3,8 +3,8 @@
 import pandas as pd
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.papers.gradients.depth_sweep_tables import palette, tidy, variants
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 sweep = pd.concat([store.load_frame(getattr(snakemake.input, v)) for v in variants("fig_c9")])

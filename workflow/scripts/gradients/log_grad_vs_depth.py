@@ -7,8 +7,8 @@ The figure (``params.figure``) picks the curves and the layer (fc_1, or fc_0 for
 import pandas as pd
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients.depth_sweep_tables import CURVES, palette, tidy, variants
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

@@ -2,8 +2,8 @@
 shaped tanh and identity (and, Fig. 6.4, the unshaped control), one column per depth."""
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients.training_spec import CONTROL
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

@@ -1,8 +1,8 @@
 """Thesis Table C.1 (app. C.4): rank of random image batches, measured beside the printed table."""
 
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients.batch_rank_tables import markdown, table_c1
 from sigprop.store import atomic_path, load_frame
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

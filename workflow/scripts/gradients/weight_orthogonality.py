@@ -6,8 +6,8 @@ row per depth, one column per activation; Fig. C.4: the same for the gradient no
 """
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.gradients.training_spec import ORTHOGONALITY_NETWORK
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

@@ -3,12 +3,12 @@
 import torch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from sigprop import isometry, plotting
-from sigprop.workflow import item_params, log_to_file
+from sigprop import gram_isometry, plotting
+from sigprop.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)
-table = isometry.example_table(params.labels, params.parallelograms, params.parallelepipeds)
+table = gram_isometry.example_table(params.labels, params.parallelograms, params.parallelepipeds)
 table.to_csv(snakemake.output.csv, index=False)
 
 k = len(params.labels)
@@ -17,7 +17,7 @@ for j, label in enumerate(params.labels):
     for n in (2, 3):
         part = table.query("label == @label and n == @n").sort_values("vector")
         x = torch.tensor(part[["x", "y", "z"]].to_numpy().T[:n])
-        faces = isometry.parallelepiped_faces(x).numpy()
+        faces = gram_isometry.parallelepiped_faces(x).numpy()
         title = rf"$n={n}$: $\mathcal{{I}}(G)={part['isometry'].iloc[0]:.3f}$"
         if n == 2:
             ax = axes[0, j]

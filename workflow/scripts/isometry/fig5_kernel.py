@@ -5,13 +5,13 @@ The CSV holds every plotted number: iterations and curves, told apart by ``panel
 import numpy as np
 
 from sigprop import plotting
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.isometry.kernel_convergence_tables import (
     kernel_convergence,
     kernel_curves,
     plotted_numbers,
 )
 from sigprop.store import atomic_path
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

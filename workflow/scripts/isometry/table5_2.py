@@ -1,8 +1,8 @@
 """Thesis Table 5.2 made numeric: kernel-map properties per activation, exact and truncated."""
 
-from sigprop.papers.isometry.hermite_tables import markdown, table5_2
-from sigprop.store import atomic_path
-from sigprop.workflow import item_params, log_to_file
+from sigprop.jobs import item_params, log_to_file
+from sigprop.papers.isometry.hermite_tables import table5_2
+from sigprop.store import atomic_path, markdown_table
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)
@@ -20,4 +20,6 @@ with atomic_path(snakemake.output.csv) as tmp:
 columns = ["activation", "C", "kappa0", "dkappa0", "dkappa1", "dkappa1_truncated", "rho_star"]
 columns += ["dkappa_star", "case", "case_truncated", "alpha"]
 with atomic_path(snakemake.output.md) as tmp:
-    tmp.write_text(markdown(table, columns, f"Thesis Table 5.2 (truncation order {params.order})"))
+    tmp.write_text(
+        markdown_table(table, columns, f"Thesis Table 5.2 (truncation order {params.order})")
+    )

@@ -1,8 +1,8 @@
 """Thesis Fig. 3.1: ||G_l - G_ref||_F vs layer, n = 5, widest d, with and without BN, 90% band."""
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.mean_field.gram_tables import band
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -3,8 +3,8 @@
 import numpy as np
 
 from sigprop import plotting
+from sigprop.jobs import log_to_file, read_table
 from sigprop.papers.orthogonality.drift_spec import drift_contraction
-from sigprop.workflow import log_to_file, read_table
 
 log_to_file(snakemake.log[0])
 measured = read_table(snakemake.input.table, measured=True)  # theorem5's cached measurement

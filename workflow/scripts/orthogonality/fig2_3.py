@@ -4,13 +4,13 @@ import numpy as np
 from matplotlib.colors import ListedColormap
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.orthogonality.assumption_tables import (
     boundary,
     fit_boundary,
     pixel_table,
     printed_curve,
 )
-from sigprop.workflow import item_params, log_to_file
 
 
 def edges(centers, log=False):

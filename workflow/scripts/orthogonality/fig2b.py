@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 
 from sigprop import plotting, store
-from sigprop.workflow import item_params, log_to_file
+from sigprop.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

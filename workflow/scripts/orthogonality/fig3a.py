@@ -3,8 +3,8 @@ at initialization (red, left axis) and the training loss after training (blue, r
 depth."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.papers.orthogonality.training_tables import gap_and_loss
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

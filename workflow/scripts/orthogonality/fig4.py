@@ -2,8 +2,8 @@
 Xavier (blue) vs iterative orthogonalization (red)."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

@@ -1,9 +1,9 @@
 """DJB21 Table 1 (Thesis Table 2.1): distribution of representations, BN row measured."""
 
 from sigprop import store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.orthogonality.gaussian_tables import table1, w2_width_table
 from sigprop.store import atomic_path
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

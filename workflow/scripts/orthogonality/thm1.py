@@ -4,8 +4,8 @@ import numpy as np
 from matplotlib.lines import Line2D
 
 from sigprop import plotting, store
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.orthogonality.gaussian_tables import thm1_table
-from sigprop.workflow import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 p = item_params(snakemake)

@@ -3,8 +3,8 @@ numerical rank of the last hidden layer on the probe batch (right) over iteratio
 default init, with the asymmetric init U[0, 2/sqrt(fan_in)], and without mean subtraction."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

@@ -1,10 +1,9 @@
 """Dan+20 Cor. 15: the smallest rank_tau over the recorded layers of each BN chain, its bound,
 and how often rank_tau rises between recorded layers (the corollary assumes it never does)."""
 
-from sigprop.papers.isometry.hermite_tables import markdown
+from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.rank_collapse.bn_chain_tables import cor15_table
-from sigprop.store import atomic_path, load_frame
-from sigprop.workflow import item_params, log_to_file
+from sigprop.store import atomic_path, load_frame, markdown_table
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)
@@ -13,5 +12,5 @@ with atomic_path(snakemake.output.csv) as tmp:
     table.to_csv(tmp, index=False)
 with atomic_path(snakemake.output.md) as tmp:
     tmp.write_text(
-        markdown(table, list(table.columns), "Dan+20 Cor. 15 on the BN chain of Eq. (1)")
+        markdown_table(table, list(table.columns), "Dan+20 Cor. 15 on the BN chain of Eq. (1)")
     )

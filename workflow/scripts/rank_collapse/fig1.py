@@ -2,8 +2,8 @@
 depth, BN vs vanilla ReLU MLPs, each network at its grid-searched learning rate."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.papers.rank_collapse.training_tables import fig1_panels
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

@@ -4,7 +4,7 @@ on a log scale (left) and the mean |cos| between per-sample gradients of the cla
 layer's rows on the probe batch (right) over iterations."""
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

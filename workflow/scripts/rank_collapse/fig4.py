@@ -3,8 +3,8 @@ MLPs, one panel per depth; each network at the step size with the lowest mean fi
 loss."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

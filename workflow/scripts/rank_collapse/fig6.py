@@ -4,8 +4,8 @@ iterations, solid; BN with the default and the asymmetric init, dashed. Each net
 size with the best mean final training accuracy."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

@@ -3,8 +3,8 @@ subtraction (orange); training accuracy (left) and r(H_L) on the probe batch (ri
 iterations. The runs of Fig. 5."""
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

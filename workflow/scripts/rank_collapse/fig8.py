@@ -3,8 +3,8 @@
 import numpy as np
 
 from sigprop import plotting, store
+from sigprop.jobs import log_to_file
 from sigprop.papers.rank_collapse.bn_chain_tables import ergodic_averages
-from sigprop.workflow import log_to_file
 
 log_to_file(snakemake.log[0])
 averages = ergodic_averages(store.load_frame(snakemake.input.chain))

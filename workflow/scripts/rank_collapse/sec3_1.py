@@ -1,7 +1,7 @@
 """Dan+20 (seed 002) Sec. 3.1: rank / N of H_l vs layer, N = round(sqrt d) vs N = d."""
 
 from sigprop import plotting, store
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.ranks)  # gamma, batch, width, run, layer, rank_fraction

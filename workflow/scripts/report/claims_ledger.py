@@ -1,7 +1,7 @@
 """Collect every claims file into results/claims.csv and results/claims.md."""
 
 from sigprop.claims import verdict_counts, write_ledger
-from sigprop.workflow import log_to_file
+from sigprop.jobs import log_to_file
 
 log = log_to_file(snakemake.log[0])
 table = write_ledger(

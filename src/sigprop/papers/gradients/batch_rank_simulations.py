@@ -38,7 +38,7 @@ import torch
 from torch import Tensor
 
 from ... import data, metrics
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...seeding import generator
 from ...store import Labelled
 

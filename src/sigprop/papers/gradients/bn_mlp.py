@@ -29,7 +29,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ... import data, isometry, ops, seeding
+from ... import data, gram_isometry, ops, seeding
 
 __all__ = [
     "CHUNK_BYTES",
@@ -233,10 +233,10 @@ def input_batch(
 def representation_gap(h: Tensor) -> Tensor:
     """psi of a representation, Thesis Eq. (6.5): the isometry gap of its n x n sample Gram.
 
-    ``isometry.isometry_gap(isometry.gram(h))``; inf for a rank-deficient h (e.g. after mean
-    reduction, Thesis Eq. (6.4)). Shape (..., d, n) -> (...).
+    ``gram_isometry.isometry_gap(gram_isometry.gram(h))``; inf for a rank-deficient h (e.g.
+    after mean reduction, Thesis Eq. (6.4)). Shape (..., d, n) -> (...).
     """
-    return isometry.isometry_gap(isometry.gram(h))
+    return gram_isometry.isometry_gap(gram_isometry.gram(h))
 
 
 def forward(
@@ -488,7 +488,7 @@ def gradient_profile(
     h0 = w0 @ x if b0 is None else w0 @ x + b0[0]
     if 0 in wanted:
         with torch.no_grad():
-            grams = {0: [isometry.gram(h0)]}
+            grams = {0: [gram_isometry.gram(h0)]}
     else:
         grams = {}
     norms: list[list[Tensor]] = [[] for _ in range(arch.depth + 1)]
@@ -507,7 +507,7 @@ def gradient_profile(
             arch,
             1,
             wanted,
-            isometry.gram,
+            gram_isometry.gram,
             gaps,
         )
         target = labels.expand(len(chunk), -1)
@@ -523,7 +523,7 @@ def gradient_profile(
     (grad_w0,) = torch.autograd.grad(h0, w0, grad_outputs=torch.cat(g0))
     norms[0].append(torch.linalg.matrix_norm(grad_w0))
     log_grad = torch.stack([torch.cat(norm).log() for norm in norms], dim=-1)
-    gaps = {layer: isometry.isometry_gap(torch.cat(grams[layer])) for layer in sorted(grams)}
+    gaps = {layer: gram_isometry.isometry_gap(torch.cat(grams[layer])) for layer in sorted(grams)}
     logits = torch.cat(logits)
     loss = F.cross_entropy(logits, labels.expand(len(logits), -1), reduction="none").mean(-1)
     return GradientProfile(log_grad, gaps, loss)

@@ -20,7 +20,7 @@ import torch
 from torch import Tensor
 
 from ... import data
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp
 from .depth_sweep_spec import VARIANTS, Variant, simulation_name

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 import torch
 
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import bn_mlp, shaping
 from .depth_sweep_simulations import resolve_batch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import torch
 
 from ... import seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...store import Labelled
 from . import isometry_decay
 

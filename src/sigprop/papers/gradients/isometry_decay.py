@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from ... import isometry, ops, seeding, stats
+from ... import gram_isometry, ops, seeding, stats
 from . import bn_mlp
 from .isometry_chain_spec import AUTHORS_C, authors_rate, proof_rate
 
@@ -161,4 +161,4 @@ def fitted_rate(layers: Tensor, mean_gap: Tensor) -> float:
 
 def isometry_of(x: Tensor) -> Tensor:
     """I(X) = exp(-psi(X)), Thesis Eq. (6.5); shape (...)."""
-    return isometry.isometry(isometry.gram(x))
+    return gram_isometry.isometry(gram_isometry.gram(x))

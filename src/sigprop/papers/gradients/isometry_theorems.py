@@ -26,10 +26,10 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import isometry as iso
+from ... import gram_isometry as iso
 from ... import ops, seeding
-from ...compute import resolve_device
 from ...config import check_widths
+from ...devices import resolve_device
 from ...stats import EPS
 from . import isometry_decay as dec
 

@@ -37,8 +37,8 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ... import metrics, ops, seeding, stats
-from ...compute import resolve_device
 from ...config import check_positive, check_widths
+from ...devices import resolve_device
 from ...stats import EPS
 from . import bn_jacobian as bj
 from . import bn_mlp

@@ -31,8 +31,8 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from ...compute import resolve_device, resolve_dtype
 from ...data import dataset_spec
+from ...devices import resolve_device, resolve_dtype
 from ...seeding import generators
 from ...store import Labelled
 from ...training.datasets import classification_data

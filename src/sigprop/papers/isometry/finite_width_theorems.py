@@ -19,10 +19,10 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import hermite as H
 from ... import seeding
 from ...chains import ExplicitProduct, GaussianGramProduct
 from ...stats import bootstrap_slope, mean_se
+from . import hermite as H
 from .normalization_layer_theorems import check_norm, effective_kernel, layer
 
 __all__ = [

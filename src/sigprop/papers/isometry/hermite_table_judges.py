@@ -1,15 +1,15 @@
 """Claims of Thesis Tables 5.1 and 5.2, read back from the CSVs that ``hermite_tables`` generates.
 
-Torch-free: a judge job imports only this module (and ``sigprop.hermite``, numpy and scipy).
+Torch-free: a judge job imports only this module (and ``hermite``, numpy and scipy).
 """
 
 from __future__ import annotations
 
 import pandas as pd
 
-from ... import hermite as H
 from ...claims import Claim, Record, judge_records, worst_case
 from ...stats import exact, from_se
+from . import hermite as H
 
 __all__ = [
     "SOURCE_TABLE5_1",

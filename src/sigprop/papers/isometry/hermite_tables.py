@@ -1,5 +1,5 @@
 """Thesis Tables 5.1 and 5.2 (Hermite polynomials; activation, Hermite and kernel properties),
-generated from ``sigprop.hermite``; the claims read back from their CSVs are
+generated from ``hermite``; the claims read back from their CSVs are
 ``hermite_table_judges`` (torch-free)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import hermite as H
 from ...seeding import derive_seed
+from . import hermite as H
 
 PRINTED_HE = {
     0: [1.0],
@@ -172,16 +172,3 @@ def table5_2(
             }
         )
     return pd.DataFrame(rows)
-
-
-def markdown(table: pd.DataFrame, columns: list[str], title: str) -> str:
-    """A markdown table of ``columns`` (floats to 4 significant digits) under ``title``."""
-
-    def fmt(v):
-        if isinstance(v, float | np.floating):
-            return "" if math.isnan(v) else f"{v:.4g}"
-        return str(v)
-
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(fmt(r[c]) for c in columns) + " |" for _, r in table.iterrows()]
-    return f"{title}\n\n" + "\n".join(lines) + "\n"

@@ -18,9 +18,9 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from ... import isometry as iso
+from ... import gram_isometry as iso
 from ... import seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...stats import EPS
 from .isometry_property_spec import FAMILIES, delta_range
 from .random_cases import DTYPE, condition_number, haar_orthogonal, sizes

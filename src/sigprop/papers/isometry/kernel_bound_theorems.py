@@ -1,6 +1,6 @@
 """Thesis Thm. 5.8, Cor. 5.10, Thm. 5.11 and Remarks 5.12-5.14 along exact kernel iterations.
 
-For each activation (normalized, exact kernel map of ``sigprop.hermite``) the kernel sequence
+For each activation (normalized, exact kernel map of ``hermite``) the kernel sequence
 rho_l = kappa(rho_{l-1}) (Eq. (5.4)) is iterated ``depth`` layers from every rho_0, and the bound of
 its Thm. 5.11 case is compared layer by layer. Subjects: the configured activations, the four
 custom polynomials of Fig. 5.1, and he_3 (kappa = rho^3, Remark 5.13). Controls: identity (every
@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import hermite as H
+from . import hermite as H
 
 __all__ = ["SOURCE", "kernel_bounds"]
 
@@ -71,7 +71,7 @@ def kernel_bounds(
     """Bounds of Thm. 5.8 / Cor. 5.10 / Thm. 5.11 (5.8)-(5.10) and fixed-point uniqueness.
 
     Args:
-        activations: names of ``sigprop.hermite.ACTIVATIONS`` (Fig. 5.1's polynomials and he_3
+        activations: names of ``hermite.ACTIVATIONS`` (Fig. 5.1's polynomials and he_3
             are always added).
         rho0: initial cosines in (-1, 1).
         depth: layers of the iteration.

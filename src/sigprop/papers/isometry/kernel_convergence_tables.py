@@ -3,7 +3,7 @@ rho_0 per activation, their distance to rho* and the Thm. 5.11 bound of the acti
 plotted numbers, which ``kernel_convergence_judges`` reads back for the claims.
 
 Subjects are names: ``case1``..``case4`` are the custom polynomials of Fig. 5.1
-(``sigprop.hermite.FIG5_1``), any other name an activation of ``sigprop.hermite.ACTIVATIONS``
+(``hermite.FIG5_1``), any other name an activation of ``hermite.ACTIVATIONS``
 (normalized by C = sqrt(E phi^2), Fig. 5.2). Kernels are exact (``hermite.kernel_map``); the case
 the order-K truncated series gives (the thesis's label, authors' code) is recorded beside it.
 """
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ... import hermite as H
+from . import hermite as H
 
 __all__ = [
     "EQUATION",
@@ -33,7 +33,7 @@ EQUATION = {1: "Cor. 5.10 (alpha = 1 / (2 - kappa'(0)))", 2: "(5.8)", 3: "(5.9)"
 
 def subject(name: str) -> H.Activation:
     """The activation of a figure row: Fig. 5.1's polynomial ``case1``..``case4`` or a named
-    activation of ``sigprop.hermite.ACTIVATIONS``."""
+    activation of ``hermite.ACTIVATIONS``."""
     if name in H.FIG5_1:
         return H.fig5_1_activation(name)[0]
     return H.activation(name)

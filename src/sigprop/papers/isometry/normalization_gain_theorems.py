@@ -26,9 +26,9 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import isometry as iso
+from ... import gram_isometry as iso
 from ... import ops, seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from .random_cases import DTYPE, EPS, condition_number, sizes
 
 __all__ = [

@@ -8,7 +8,7 @@ layer acts as one effective activation psi (proof of Thm. 5.15):
     none, pre-RMS, pre-LN, post-RMS:  kappa_psi = kappa / kappa(1)              (psi = phi / C)
     post-LN:                          kappa_psi = (kappa - kappa(0)) / (kappa(1) - kappa(0))
 
-with kappa the normalized kernel map of ``sigprop.hermite`` (kappa(1) = 1).
+with kappa the normalized kernel map of ``hermite`` (kappa(1) = 1).
 
 ``theorem5_15`` measures the exact kernel sequence rho_l = kappa_psi(rho_{l-1}) per (activation,
 normalization); ``normalization_layer_judges.theorem5_15_claims`` judges it against the printed
@@ -29,8 +29,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import hermite as H
 from ... import ops
+from . import hermite as H
 
 __all__ = [
     "NORMS",
@@ -80,7 +80,7 @@ def theorem5_15(
     No norm uses phi / C (E psi^2 = 1), as the theorem assumes.
 
     Args:
-        activations: names of ``sigprop.hermite.ACTIVATIONS``.
+        activations: names of ``hermite.ACTIVATIONS``.
         norms: subset of ``NORMS``.
         rho0: initial cosines in (-1, 1).
         depth: layers of the iteration.

@@ -1,7 +1,7 @@
 """Claims of Thesis Fig. 4.1 (isometry as parallelepiped volume), from the plotted CSV.
 
-The annotated I(G) (``sigprop.isometry``: eigenvalues of the Gram) is compared with closed forms
-computed here from the plotted vectors by another route: n = 2, I = 2 a b sin(theta) / (a^2 +
+The annotated I(G) (``sigprop.gram_isometry``: eigenvalues of the Gram) is compared with closed
+forms computed here from the plotted vectors by another route: n = 2, I = 2 a b sin(theta) / (a^2 +
 b^2) from the example's (a, b, theta); n = 3, I = 3 |det[x_1 x_2 x_3]|^{2/3} / sum_i ||x_i||^2
 (det G = volume^2, the volume a triple product).
 """
@@ -104,7 +104,8 @@ def fig4_1_claims(table: pd.DataFrame, tolerance: float) -> list[Claim]:
     """Annotated I equal the closed forms; the printed n = 2 ratio is I / 2; the maximum is 1.
 
     Args:
-        table: ``isometry.example_table`` (label, n, vector, x, y, z, isometry, a, b, theta_deg).
+        table: ``gram_isometry.example_table`` (label, n, vector, x, y, z, isometry, a, b,
+            theta_deg).
         tolerance: absolute float64 tolerance on I (values in [0, 1], a handful of flops).
     """
     return judge_records(RECORDS, fig4_1_context(table, tolerance), "isometry.fig4_1.")

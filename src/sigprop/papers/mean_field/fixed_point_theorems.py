@@ -23,7 +23,7 @@ import pandas as pd
 import torch
 
 from ... import seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from . import gram_dynamics as mf
 
 __all__ = ["EXPERIMENT_IDS", "REFERENCE", "measure"]

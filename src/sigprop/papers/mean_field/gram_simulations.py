@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 
 from ... import chains, seeding
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...store import Labelled
 from . import gram_dynamics
 

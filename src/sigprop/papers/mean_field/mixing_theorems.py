@@ -21,8 +21,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import chains, isometry, seeding
-from ...compute import resolve_device
+from ... import chains, gram_isometry, seeding
+from ...devices import resolve_device
 from ...inputs import gaussian_inputs
 from ...stats import BOOTSTRAP_SEED
 from . import gram_dynamics as mf
@@ -160,7 +160,7 @@ def _mixing_trace(
         g = mf.gram(a)
         return {
             "distance": torch.linalg.matrix_norm(g - g_star),
-            "isometry_gap": isometry.isometry_gap(g),
+            "isometry_gap": gram_isometry.isometry_gap(g),
         }
 
     tr = chains.simulate(

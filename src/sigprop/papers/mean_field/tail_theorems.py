@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, ops, seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...stats import BOOTSTRAP_SEED
 from . import gram_dynamics as mf
 

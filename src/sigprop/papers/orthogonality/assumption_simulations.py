@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from ... import chains
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...metrics import smallest_singular_value
 from ...store import Labelled

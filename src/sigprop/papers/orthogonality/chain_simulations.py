@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import torch
 
 from ... import chains, metrics
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...inputs import near_collinear_pair, near_rank_one, orthogonal_pair
 from ...store import Labelled
 

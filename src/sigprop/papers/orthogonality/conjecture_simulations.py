@@ -18,7 +18,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, metrics, ops
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
 from .conjecture_spec import ODD_ACTIVATIONS

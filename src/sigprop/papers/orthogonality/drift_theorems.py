@@ -32,7 +32,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, inputs, metrics, seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from . import lyapunov
 from .drift_spec import RARE_EVENT_COUNT, STARTS, check_cases
 

@@ -14,7 +14,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, metrics
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
 from . import gaussianity

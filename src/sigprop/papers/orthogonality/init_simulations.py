@@ -12,9 +12,10 @@ import copy
 
 import torch
 
-from ... import data, initialization, metrics, models, seeding
-from ...compute import resolve_device, resolve_dtype
+from ... import data, initialization, metrics, seeding
+from ...devices import resolve_device, resolve_dtype
 from ...store import Labelled
+from . import djb21_networks
 
 __all__ = ["BATCHES", "INIT_BATCH_FACTOR", "METHODS", "init_gap", "normalized_images"]
 
@@ -91,7 +92,7 @@ def init_gap(
             "init": images[perm[:n]].to(dev, torch_dtype),
             "eval": images[perm[n : n + eval_batch_size]].to(dev, torch_dtype),
         }
-        base = models.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
+        base = djb21_networks.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
         initialization.xavier_init(base, experiment_id, r)
         for i, method in enumerate(methods):
             model = copy.deepcopy(base)

@@ -32,9 +32,10 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from ... import chains, initialization, inputs, metrics, models, ops, seeding
-from ...compute import resolve_device
+from ... import chains, initialization, inputs, metrics, ops, seeding
+from ...devices import resolve_device
 from ...stats import mean_se, ols_slope
+from . import djb21_networks
 from .init_theorem_spec import (
     DIRICHLET_ALPHAS,
     INIT_BATCH_FACTOR,
@@ -175,7 +176,7 @@ def _mlp_part(width, depth, n_runs, rows, device):
     x = inputs.gaussian_inputs(eid, runs, width, n, DTYPE, device)  # (R, d_in, n)
     for variant in ("paper", "code"):
         for r in runs:
-            model = models.relu_mlp(width, width, depth).to(device, DTYPE)
+            model = djb21_networks.relu_mlp(width, width, depth).to(device, DTYPE)
             initialization.xavier_init(model, eid, r)
             initialization.iterative_orthogonalization(model, x[r].mT, variant)
             pre, post = initialization.hidden_representations(model, x[r].mT)

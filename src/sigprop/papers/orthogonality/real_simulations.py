@@ -1,6 +1,6 @@
 """DJB21 App. F, Fig. 5: the orthogonality gap per layer of random ReLU networks on real images.
 
-The networks are ``sigprop.models`` (ReLU-first blocks, torch BN in training mode or none, the
+The networks are ``djb21_networks`` (ReLU-first blocks, torch BN in training mode or none, the
 authors' Xavier-normal gains). Nothing is trained: each batch
 of real images is pushed through freshly initialized networks and DJB21 Eq. (2) is measured on
 the input of every block (per-sample flattened features), so layer 1 is the raw input.
@@ -12,10 +12,11 @@ import logging
 
 import torch
 
-from ... import data, metrics, models
-from ...compute import resolve_device, resolve_dtype
+from ... import data, metrics
+from ...devices import resolve_device, resolve_dtype
 from ...seeding import generator
 from ...store import Labelled
+from . import djb21_networks
 
 __all__ = ["load_images", "real_gap"]
 
@@ -71,8 +72,8 @@ def real_gap(
     Args:
         dataset, data_root, download: passed to ``sigprop.data.load`` (training split).
         normalize_mean, normalize_std: the input normalization, see ``load_images``.
-        architectures: subset of ``models.ARCHITECTURES`` ("mlp", "convnet").
-        norms: subset of ``models.NORMS`` ("batch_norm", "none").
+        architectures: subset of ``djb21_networks.ARCHITECTURES`` ("mlp", "convnet").
+        norms: subset of ``djb21_networks.NORMS`` ("batch_norm", "none").
         width: MLP width. channels: ConvNet channels. kernel_size, padding_mode: ConvNet.
         depth: number of blocks; V is measured at the input of each (layer 1 = raw input).
         batch_size: n, the samples per batch. n_batches: independent batches.
@@ -99,8 +100,16 @@ def real_gap(
                     f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights"
                 )
                 size = width if arch == "mlp" else channels
-                net = models.build(arch, tuple(images.shape[1:]), size, depth, norm, kernel_size,
-                                   padding_mode, generator=weights)  # fmt: skip
+                net = djb21_networks.build(
+                    arch,
+                    tuple(images.shape[1:]),
+                    size,
+                    depth,
+                    norm,
+                    kernel_size,
+                    padding_mode,
+                    generator=weights,
+                )
                 gaps[i, j, b] = _gaps_at_init(net.to(torch_device, torch_dtype), x)
         log.info("batch %d/%d done", b + 1, n_batches)
     return Labelled(
@@ -130,14 +139,16 @@ def _check_settings(
 ) -> None:
     """A ValueError naming the ``real_gap`` setting it cannot run."""
     for name in architectures:
-        if name not in models.ARCHITECTURES:
-            raise ValueError(f"architecture must be in {models.ARCHITECTURES}, got {name!r}")
+        if name not in djb21_networks.ARCHITECTURES:
+            raise ValueError(
+                f"architecture must be in {djb21_networks.ARCHITECTURES}, got {name!r}"
+            )
     for name in norms:
-        if name not in models.NORMS:
-            raise ValueError(f"norm must be in {models.NORMS}, got {name!r}")
-    if padding_mode not in models.PADDING_MODES:
+        if name not in djb21_networks.NORMS:
+            raise ValueError(f"norm must be in {djb21_networks.NORMS}, got {name!r}")
+    if padding_mode not in djb21_networks.PADDING_MODES:
         raise ValueError(
-            f"padding_mode must be one of {models.PADDING_MODES}, got {padding_mode!r}"
+            f"padding_mode must be one of {djb21_networks.PADDING_MODES}, got {padding_mode!r}"
         )
     if batch_size < 2 or n_batches < 1 or depth < 1:
         raise ValueError(
@@ -151,5 +162,5 @@ def _gaps_at_init(net: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     """V(H_l) (DJB21 Eq. (2)) at the input of each block of ``net`` on batch ``x``, in training
     mode (batch statistics), as float64 on the CPU."""
     reps = net.train().representations(x)
-    v = [metrics.orthogonality_gap(models.features_by_samples(h)) for h in reps]
+    v = [metrics.orthogonality_gap(djb21_networks.features_by_samples(h)) for h in reps]
     return torch.stack(v).to("cpu", torch.float64)

@@ -30,7 +30,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, inputs, metrics, ops, seeding
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...stats import mean_se
 from .bn_chain_lemma_spec import FLOAT_TOLERANCE, MATRIX_KINDS, TAU_GRID, gamma_tag
 

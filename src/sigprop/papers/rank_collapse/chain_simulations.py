@@ -15,7 +15,7 @@ from functools import partial
 import torch
 
 from ... import chains, metrics, ops
-from ...compute import resolve_device, resolve_dtype
+from ...devices import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...store import Labelled
 

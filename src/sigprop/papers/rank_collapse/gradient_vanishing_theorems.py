@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 
 from ... import metrics
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...nets.initializations import init_weights
 from ...nets.mlp import MLP
 from ...seeding import Draws, generator

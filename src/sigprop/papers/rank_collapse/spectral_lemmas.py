@@ -50,7 +50,7 @@ import torch
 from torch import Tensor
 
 from ... import chains, metrics, ops
-from ...compute import resolve_device
+from ...devices import resolve_device
 from ...inputs import gaussian_inputs
 from ...seeding import generator
 from ...stats import mean_se, ols_slope

@@ -66,7 +66,7 @@ def _timed_call(function, arguments: dict, device: str, threads: int):
     """Call ``function(**arguments, device=...)`` on ``threads`` CPU threads; log and time it."""
     import torch
 
-    from .compute import resolve_device
+    from .devices import resolve_device
 
     torch.set_num_threads(max(1, threads))
     resolved = resolve_device(device)

@@ -22,11 +22,11 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .config import check_positive_integers
-from .nets.convnets import FIG5_NORMS as NORMS
-from .nets.convnets import PADDING_MODES, ConvNet, check_norm
-from .nets.initializations import xavier_normal_from
-from .nets.mlp import MLP
+from ...config import check_positive_integers
+from ...nets.convnets import FIG5_NORMS as NORMS
+from ...nets.convnets import PADDING_MODES, ConvNet, check_norm
+from ...nets.initializations import xavier_normal_from
+from ...nets.mlp import MLP
 
 __all__ = [
     "ARCHITECTURES",
