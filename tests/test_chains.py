@@ -265,3 +265,15 @@ def test_unit_variance_draws_have_unit_variance_and_bounded_uniform():
     assert w.abs().max().item() <= math.sqrt(3.0)
     with pytest.raises(ValueError, match="weight law"):
         chains.unit_variance_draws(seeding.generator("t.w", 0), (2,), "cauchy", torch.float64)
+
+
+def test_given_input_accepts_both_shapes_and_names_the_argument():
+    from sigprop.inputs import given_input
+
+    shared = torch.ones(4, 3)
+    assert given_input(shared, "h0", 2, 4, 3, torch.float64, "cpu").dtype == torch.float64
+    assert given_input(torch.ones(2, 4, 3), "h0", 2, 4, 3, torch.float32, "cpu").shape == (2, 4, 3)
+    with pytest.raises(ValueError, match=r"h0_bn must be a tensor of shape \(2, 4, 3\)"):
+        given_input(torch.ones(4, 4), "h0_bn", 2, 4, 3, torch.float32, "cpu")
+    with pytest.raises(ValueError, match="got list"):
+        given_input([1.0], "x", 2, 4, 3, torch.float32, "cpu")

@@ -11,7 +11,9 @@ from torch import Tensor
 
 from .seeding import generator
 
-__all__ = ["gaussian_inputs", "near_collinear_pair", "near_rank_one", "orthogonal_pair"]
+__all__ = [
+    "gaussian_inputs", "given_input", "near_collinear_pair", "near_rank_one", "orthogonal_pair",
+]  # fmt: skip
 
 
 def _check_shape(d: int, n: int) -> None:
@@ -73,3 +75,19 @@ def orthogonal_pair(d: int, dtype=torch.float64, device="cpu") -> Tensor:
     h = torch.zeros(d, 2, dtype=dtype, device=device)
     h[0, 0] = h[1, 1] = 1.0
     return h
+
+
+def given_input(
+    value: Tensor, name: str, n_runs: int, d: int, n: int, dtype: torch.dtype, device
+) -> Tensor:
+    """A user's input batch in place of a simulation's seeded draw: checked to be (n_runs, d, n)
+    or (d, n) (shared by all runs), then cast to ``dtype`` on ``device``; a ValueError naming
+    the argument ``name`` otherwise."""
+    full, shared = (n_runs, d, n), (d, n)
+    shape = tuple(value.shape) if isinstance(value, Tensor) else None
+    if shape not in (full, shared):
+        got = shape if shape is not None else type(value).__name__
+        raise ValueError(
+            f"{name} must be a tensor of shape {full} (runs, d, n) or {shared} (d, n), got {got}"
+        )
+    return value.to(device, dtype)

@@ -12,27 +12,12 @@ import torch
 
 from ... import chains, metrics
 from ...devices import resolve_device, resolve_dtype
-from ...inputs import near_collinear_pair, near_rank_one, orthogonal_pair
+from ...inputs import given_input, near_collinear_pair, near_rank_one, orthogonal_pair
 from ...store import Labelled
 
 __all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 
 PRODUCTS = ("explicit", "gram")
-
-
-def _given_input(
-    value: torch.Tensor, name: str, n_runs: int, d: int, n: int, dtype: torch.dtype, device
-) -> torch.Tensor:
-    """A user's input batch in place of the default H_0: checked to be (n_runs, d, n) or (d, n)
-    (shared by all runs), then cast to ``dtype`` on ``device``."""
-    full, shared = (n_runs, d, n), (d, n)
-    shape = tuple(value.shape) if isinstance(value, torch.Tensor) else None
-    if shape not in (full, shared):
-        got = shape if shape is not None else type(value).__name__
-        raise ValueError(
-            f"{name} must be a tensor of shape {full} (runs, d, n) or {shared} (d, n), got {got}"
-        )
-    return value.to(device, dtype)
 
 
 def cosine_pair(
@@ -66,11 +51,11 @@ def cosine_pair(
     if h0_bn is None:
         h0_bn = near_collinear_pair(width, epsilon, torch_dtype, device)
     else:
-        h0_bn = _given_input(h0_bn, "h0_bn", n_runs, width, 2, torch_dtype, device)
+        h0_bn = given_input(h0_bn, "h0_bn", n_runs, width, 2, torch_dtype, device)
     if h0_vanilla is None:
         h0_vanilla = orthogonal_pair(width, torch_dtype, device)
     else:
-        h0_vanilla = _given_input(h0_vanilla, "h0_vanilla", n_runs, width, 2, torch_dtype, device)
+        h0_vanilla = given_input(h0_vanilla, "h0_vanilla", n_runs, width, 2, torch_dtype, device)
     setups = {
         "BN": (chains.Step("bn_rms_scaled"), h0_bn),
         "vanilla": (chains.Step("none"), h0_vanilla),
@@ -133,7 +118,7 @@ def gap_chain(
         else:
             named = {d: ("h0", h0) for d in widths}
         given = {
-            d: _given_input(value, name, n_runs, d, batch_size, torch_dtype, device)
+            d: given_input(value, name, n_runs, d, batch_size, torch_dtype, device)
             for d, (name, value) in named.items()
         }
     gaps = []

@@ -16,28 +16,13 @@ import torch
 
 from ... import chains, metrics, ops
 from ...devices import resolve_device, resolve_dtype
-from ...inputs import gaussian_inputs
+from ...inputs import gaussian_inputs, given_input
 from ...store import Labelled
 
 __all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank", "small_batch_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
-
-
-def _given_input(
-    value: torch.Tensor, name: str, n_runs: int, d: int, n: int, dtype: torch.dtype, device
-) -> torch.Tensor:
-    """A user's input batch in place of a seeded draw of shape (n_runs, d, n): checked to be
-    (n_runs, d, n) or (d, n) (shared by all runs), then cast to ``dtype`` on ``device``."""
-    full, shared = (n_runs, d, n), (d, n)
-    shape = tuple(value.shape) if isinstance(value, torch.Tensor) else None
-    if shape not in (full, shared):
-        got = shape if shape is not None else type(value).__name__
-        raise ValueError(
-            f"{name} must be a tensor of shape {full} (runs, d, N) or {shared} (d, N), got {got}"
-        )
-    return value.to(device, dtype)
 
 
 def _per_width(
@@ -84,7 +69,7 @@ def depth_rank(
     runs = list(range(n_runs))
     given = h0 is not None
     if given:
-        h0 = _given_input(h0, "h0", n_runs, width, batch_size, torch_dtype, device)
+        h0 = given_input(h0, "h0", n_runs, width, batch_size, torch_dtype, device)
     else:
         h0 = gaussian_inputs(experiment_id, runs, width, batch_size, torch_dtype, device)
     rank = torch.empty(len(FIG2_NETWORKS), len(activations), n_runs, depth, dtype=torch_dtype)
@@ -159,7 +144,7 @@ def bn_chain(
     given = None
     if h0 is not None:
         given = {
-            d: _given_input(value, name, n_runs, d, d, torch_dtype, device)
+            d: given_input(value, name, n_runs, d, d, torch_dtype, device)
             for d, (name, value) in _per_width(h0, widths).items()
         }
     layers = chains.record_layers(depth, burn_in, stride)
@@ -231,7 +216,7 @@ def collinear_chain(
     runs = list(range(n_runs))
     given = x is not None
     if given:
-        x = _given_input(x, "x", n_runs, width, width, torch_dtype, device)
+        x = given_input(x, "x", n_runs, width, width, torch_dtype, device)
     else:
         base = gaussian_inputs(experiment_id, runs, width, 1, torch_dtype, device)
         noise = gaussian_inputs(f"{experiment_id}.noise", runs, width, width, torch_dtype, device)
