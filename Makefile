@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 # every core of this machine: more concurrent jobs than cores only add start-up contention
 CORES ?= all
 
-.PHONY: all test lint bench golden clean
+.PHONY: all test lint bench golden smoke clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,9 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check src tests bench workflow/scripts
 	$(BIN)/snakefmt --check Snakefile workflow/rules
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --lint
+
+smoke: $(VENV)/.installed
+	SIGPROP_PAPER_SMOKE=1 $(BIN)/python -m pytest tests/test_paper_smoke.py
 
 golden: all
 	$(BIN)/sigprop golden --write

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # What a session that is lent a GPU runs, once, within 8 minutes of device time (issue 25, item 5):
 #   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
-# 1. the CUDA tests: the device-parametrized unit tests and tests/test_cuda_parity.py (every
-#    synthetic item of the tiny config on CUDA reaches the CPU run.s verdicts), 150 s cap;
-# 2. real-data simulations at paper shapes on generated data (bench/gpu_training.py), 270 s cap;
+# 1. the CUDA tests: the device-parametrized unit tests, tests/test_cuda_parity.py (every
+#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts) and the paper-shape
+#    smoke of every real-data simulation (tests/test_paper_smoke.py), 240 s cap;
+# 2. real-data simulations at paper shapes on generated data (bench/gpu_training.py), 180 s cap;
 # 3. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
 #    benchmark files, 60 s cap;
 # 4. what ran where: nvidia-smi, torch and CUDA versions.
@@ -32,7 +33,7 @@ cores=$(nproc)
 cat "$out/environment.txt"
 
 # 1. CUDA tests.
-SIGPROP_PARITY_OUT="$out" timeout 150 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
+SIGPROP_PAPER_SMOKE=1 SIGPROP_PARITY_OUT="$out" timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
     > "$out/cuda_tests.txt" 2>&1
 echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
 tail -5 "$out/cuda_tests.txt"
@@ -40,7 +41,7 @@ tail -5 "$out/cuda_tests.txt"
 # 2. Real-data simulations at paper shapes: those the last session left unprojected (its
 #    bench/README.md section "The second session with a GPU"); bench/gpu_cost.py, which timed
 #    the synthetic items, is kept for a rerun after engine changes.
-timeout 270 "$python" bench/gpu_training.py --out "$out/gpu_training.csv" --budget 180 \
+timeout 180 "$python" bench/gpu_training.py --out "$out/gpu_training.csv" --budget 110 \
     --timeout 90 --only orthogonality/depth_orthogonality orthogonality/deep_convnets \
     gradients/shaped_cifar10 gradients/weight_orthogonality orthogonality/init_mlp \
     gradients/table_c1 > "$out/gpu_training.txt" 2>&1

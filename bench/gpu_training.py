@@ -40,6 +40,7 @@ import yaml  # noqa: E402
 from sigprop import generated_datasets  # noqa: E402
 from sigprop.config import merge_configs  # noqa: E402
 from sigprop.data import dataset_spec  # noqa: E402
+from sigprop.paper_smoke import with_data_root  # noqa: E402
 from sigprop.papers import load_registry  # noqa: E402
 from sigprop.registry import dataset_names  # noqa: E402
 
@@ -93,16 +94,6 @@ def probe_row(item, paper_setup: dict, timeout: int) -> dict:
     run = timed(item, paper_setup | cut, timeout)
     return {"kind": "probe", "t_A": run.get("s"), "runs_cut": bool(cut),
             "peak_mb": run.get("peak_mb"), "status": run["status"]}  # fmt: skip
-
-
-def with_data_root(setup: dict, root: str) -> dict:
-    """``setup`` reading its datasets from ``root`` only (top level or in a nested ``batch``)."""
-    out = {k: with_data_root(v, root) if isinstance(v, dict) else v for k, v in setup.items()}
-    if "data_root" in out:
-        out["data_root"] = root
-    if "download" in out:
-        out["download"] = False
-    return out
 
 
 def main() -> None:

@@ -1,0 +1,54 @@
+"""Paper shapes in seconds (issue 25): every real-data simulation at ``config/paper.yaml`` with
+its loops cut and its shapes kept, on generated files in the datasets' real formats.
+
+Kept: widths, batch sizes, image sizes, networks, architectures, datasets at full size
+(``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to
+one, epochs to one, the training set to the samples one step and the probe batch need, the
+evaluation sets to one batch, the step-size grid to its first value, the batches of a probe to
+one. So a smoke run meets the shapes, dtypes and code paths of the paper run: a crash, a
+non-finite result or a shape error there shows here, on a CPU, in seconds per item.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["COUNTS", "FIRST_ONLY", "cut", "with_data_root"]
+
+COUNTS = {"n_runs": 1, "runs": 1, "epochs": 1, "n_batches": 1, "batches": 1, "control_batches": 1}
+"""Loop counts set to their smallest value."""
+
+FIRST_ONLY = ("lrs", "gains", "exponents")
+"""Grids cut to their first value."""
+
+
+def _step_size(setup: Mapping) -> int:
+    """The training samples one SGD step, the probe batch and the initialization batch need."""
+    keys = ("batch_size", "probe_size", "init_batch_size")
+    return max(int(setup.get(k) or 0) for k in keys)
+
+
+def cut(setup: Mapping) -> dict:
+    """``setup`` (a simulation's paper config slice) with its loops cut and its shapes kept."""
+    out = dict(setup)
+    out.update({k: v for k, v in COUNTS.items() if k in setup})
+    out.update({k: list(setup[k])[:1] for k in FIRST_ONLY if k in setup})
+    if "depths" in setup:
+        out["depths"] = [max(setup["depths"])]
+    if "epochs" in setup:  # a training run: one step on the smallest set that serves its probes
+        out["train_size"] = _step_size(setup)
+        for key in ("test_size", "eval_size"):
+            if key in setup:
+                out[key] = min(int(setup[key] or setup["batch_size"]), int(setup["batch_size"]))
+    return out
+
+
+def with_data_root(setup: Mapping, root: str) -> dict:
+    """``setup`` reading its datasets from ``root`` only (top level or in a nested mapping such
+    as ``batch``), never downloading."""
+    out = {k: with_data_root(v, root) if isinstance(v, Mapping) else v for k, v in setup.items()}
+    if "data_root" in out:
+        out["data_root"] = root
+    if "download" in out:
+        out["download"] = False
+    return out

@@ -1,0 +1,83 @@
+"""Paper shapes (issue 25): every real-data simulation at ``config/paper.yaml`` with its loops cut
+(``sigprop.paper_smoke.cut``) and its shapes kept, on generated files in the datasets' real
+formats at full size, on each available device; it must finish, and hold NaN or inf only where
+its item declares them.
+
+Opt-in (``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest tests/test_paper_smoke.py``): one SGD
+step of VGG-19 or ResNet-50 at full width takes minutes on one CPU thread, so the suite would
+outgrow CI's budget; on a GPU the whole smoke takes a few minutes (``bench/gpu_session.sh``).
+The synthetic items ran at paper shapes in ``bench/paper_cost.py`` and the first paper-scale
+ledger (``ledgers/paper_cpu.csv``).
+"""
+
+import os
+
+import pytest
+import yaml
+from workflow_copy import ROOT
+
+from sigprop import generated_datasets, store
+from sigprop.config import merge_configs
+from sigprop.paper_smoke import cut, with_data_root
+from sigprop.papers import load_registry
+from sigprop.registry import dataset_names, simulation_setup
+
+OPT_IN = pytest.mark.skipif(
+    os.environ.get("SIGPROP_PAPER_SMOKE") != "1",
+    reason="opt-in: SIGPROP_PAPER_SMOKE=1 (make smoke), minutes per conv net on a CPU",
+)
+
+PAPER = merge_configs(
+    yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
+    yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()),
+)
+REGISTRY = load_registry()
+REAL_DATA = {
+    f"{family}/{item.name}": (family, item)
+    for family, item in REGISTRY.items("simulation")
+    if item.datasets
+}
+
+
+@pytest.fixture(scope="module")
+def data_root(tmp_path_factory):
+    """Every dataset the paper config names, generated at full size once for the module."""
+    root = tmp_path_factory.mktemp("generated")
+    names = {n for family, item in REAL_DATA.values() for n in dataset_names(item, PAPER)}
+    for name in sorted(names):
+        generated_datasets.write(name, root)
+    return root
+
+
+@OPT_IN
+@pytest.mark.parametrize("key", sorted(REAL_DATA))
+def test_real_data_simulation_runs_at_paper_shapes(key, data_root, device, tmp_path):
+    family, item = REAL_DATA[key]
+    setup = cut(with_data_root(simulation_setup(family, item, PAPER), str(data_root)))
+    with generated_datasets.unchecked_cifar():
+        result = item.run(**setup, device=device)
+    store.save(tmp_path / "result.safetensors", result, {}, nonfinite=item.nonfinite)
+
+
+def test_the_cut_keeps_every_shape_and_cuts_every_loop():
+    for key, (family, item) in REAL_DATA.items():
+        paper = simulation_setup(family, item, PAPER)
+        smoke = cut(paper)
+        for shape in ("width", "batch_size", "image_size", "architecture", "dataset", "dtype"):
+            assert smoke.get(shape) == paper.get(shape), (key, shape)
+        if "depths" in paper:
+            assert smoke["depths"] == [max(paper["depths"])], key
+        for loop in ("n_runs", "runs", "epochs", "n_batches", "batches"):
+            assert smoke.get(loop, 1) == 1, (key, loop)
+        if "epochs" in paper:  # one step, and the probe and init batches still fit
+            needed = [paper["batch_size"], paper.get("probe_size", 0)]
+            assert smoke["train_size"] == max(needed + [paper.get("init_batch_size", 0)]), key
+            assert smoke.get("eval_size", 0) <= paper["batch_size"], key
+
+
+def test_with_data_root_reaches_nested_slices():
+    setup = {"data_root": "data", "download": True, "batch": {"data_root": "data", "n": 1}}
+    moved = with_data_root(setup, "/tmp/x")
+    assert moved == {"data_root": "/tmp/x", "download": False,
+                     "batch": {"data_root": "/tmp/x", "n": 1}}  # fmt: skip
+    assert setup["batch"]["data_root"] == "data"  # the input is left as it was
