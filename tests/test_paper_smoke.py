@@ -67,7 +67,7 @@ def test_the_cut_keeps_every_shape_and_cuts_every_loop():
             assert smoke.get(shape) == paper.get(shape), (key, shape)
         if "depths" in paper:
             assert smoke["depths"] == [max(paper["depths"])], key
-        for loop in ("n_runs", "runs", "epochs", "n_batches", "batches"):
+        for loop in ("n_runs", "runs", "epochs", "n_batches"):
             assert smoke.get(loop, 1) == 1, (key, loop)
         if "epochs" in paper:  # one step, and the probe and init batches still fit
             needed = [paper["batch_size"], paper.get("probe_size", 0)]
