@@ -5,7 +5,6 @@ from __future__ import annotations
 import gzip
 import os
 import socket
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -14,6 +13,7 @@ import torch
 from torchvision import datasets
 
 from sigprop import data
+from sigprop.generated_datasets import idx_bytes
 
 DEBIAN = Path("/usr/share/datasets/fashion-mnist")
 IDX = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")
@@ -30,12 +30,6 @@ def no_sources(monkeypatch, tmp_path):
     return empty
 
 
-def _idx(array: np.ndarray) -> bytes:
-    """IDX bytes of a uint8 array: magic 0x0000 08 <ndim>, big-endian uint32 dims, then data."""
-    header = struct.pack(f">I{array.ndim}I", 0x0800 | array.ndim, *array.shape)
-    return header + array.astype(np.uint8).tobytes()
-
-
 def _write_source(folder: Path, n_train: int, n_test: int, seed: int) -> dict[str, np.ndarray]:
     """Write tiny gzipped Fashion-MNIST-like IDX files into ``folder``; return their arrays."""
     rng = np.random.default_rng(seed)
@@ -47,7 +41,7 @@ def _write_source(folder: Path, n_train: int, n_test: int, seed: int) -> dict[st
     }
     folder.mkdir(parents=True, exist_ok=True)
     for name, array in arrays.items():
-        (folder / f"{name}.gz").write_bytes(gzip.compress(_idx(array)))
+        (folder / f"{name}.gz").write_bytes(gzip.compress(idx_bytes(array)))
     return arrays
 
 

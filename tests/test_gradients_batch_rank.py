@@ -4,7 +4,6 @@ the table and its claims."""
 import copy
 import gzip
 import math
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ import yaml
 from sigprop import data, metrics
 from sigprop.claims import judge_records
 from sigprop.config import ConfigError
+from sigprop.generated_datasets import idx_bytes
 from sigprop.papers.gradients import batch_rank_judges, batch_rank_tables
 from sigprop.papers.gradients import batch_rank_simulations as exp
 from sigprop.papers.gradients.config_checks import check_config
@@ -96,11 +96,6 @@ def test_mean_cosine_closed_forms(gen):
         exp.batch_statistics(x.float(), 1.0)
 
 
-def _idx(array: np.ndarray) -> bytes:
-    header = struct.pack(f">I{array.ndim}I", 0x0800 | array.ndim, *array.shape)
-    return header + array.astype(np.uint8).tobytes()
-
-
 @pytest.fixture
 def tiny_source(monkeypatch, tmp_path):
     """A 300-image Fashion-MNIST-like IDX source (random grey levels), the only source."""
@@ -114,7 +109,7 @@ def tiny_source(monkeypatch, tmp_path):
         "t10k-labels-idx1-ubyte": rng.integers(0, 10, 5),
     }
     for name, array in arrays.items():
-        (folder / f"{name}.gz").write_bytes(gzip.compress(_idx(array)))
+        (folder / f"{name}.gz").write_bytes(gzip.compress(idx_bytes(array)))
     monkeypatch.setenv(data.ENV_SOURCES, str(tmp_path / "src"))
     monkeypatch.setitem(data.LOCAL_SOURCES, "fashion_mnist", [])
     return tmp_path / "root"

@@ -9,7 +9,6 @@ from __future__ import annotations
 import copy
 import gzip
 import math
-import struct
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ import yaml
 
 from sigprop import data, metrics, seeding
 from sigprop.config import ConfigError
+from sigprop.generated_datasets import idx_bytes
 from sigprop.papers.orthogonality import djb21_networks, real_simulations
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.real_judges import centred_floor, fig5_claims
@@ -27,11 +27,6 @@ from sigprop.papers.orthogonality.real_simulations import real_gap
 
 ROOT = Path(__file__).resolve().parents[1]
 N_IMAGES = 40
-
-
-def _idx(array: np.ndarray) -> bytes:
-    header = struct.pack(f">I{array.ndim}I", 0x0800 | array.ndim, *array.shape)
-    return header + array.astype(np.uint8).tobytes()
 
 
 @pytest.fixture
@@ -48,7 +43,7 @@ def fake_source(tmp_path, monkeypatch):
     folder = tmp_path / "sources" / "fashion-mnist"
     folder.mkdir(parents=True)
     for name, array in arrays.items():
-        (folder / f"{name}.gz").write_bytes(gzip.compress(_idx(array)))
+        (folder / f"{name}.gz").write_bytes(gzip.compress(idx_bytes(array)))
     monkeypatch.setenv(data.ENV_SOURCES, str(tmp_path / "sources"))
     monkeypatch.setitem(data.LOCAL_SOURCES, "fashion_mnist", [])
     return str(tmp_path / "data"), images

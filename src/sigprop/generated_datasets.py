@@ -24,7 +24,7 @@ import numpy as np
 from sigprop.data import DATASETS, dataset_spec
 from sigprop.store import atomic_path
 
-__all__ = ["SIZES", "unchecked_cifar", "write"]
+__all__ = ["SIZES", "idx_bytes", "unchecked_cifar", "write"]
 
 SIZES = {  # (training images, test images) of the real datasets
     "mnist": (60000, 10000),
@@ -32,19 +32,18 @@ SIZES = {  # (training images, test images) of the real datasets
     "cifar10": (50000, 10000),
     "cifar100": (50000, 10000),
 }
-CIFAR_BATCH = 10000  # images per CIFAR-10 training batch file
 
 
-def _idx(array: np.ndarray) -> bytes:
-    """An IDX file of unsigned bytes (the MNIST format: magic 0x08 type, then big-endian dims)."""
+def idx_bytes(array: np.ndarray) -> bytes:
+    """An IDX file of unsigned bytes (the MNIST format: magic 0x0000 08 <ndim>, big-endian uint32
+    dims, then the data)."""
     header = struct.pack(f">I{array.ndim}I", 0x0800 | array.ndim, *array.shape)
     return header + array.astype(np.uint8).tobytes()
 
 
 def _write_bytes(path: Path, payload: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with atomic_path(path) as tmp:
-        Path(tmp).write_bytes(payload)
+    with atomic_path(path) as tmp:  # creates the folder
+        tmp.write_bytes(payload)
 
 
 def _pickle(path: Path, entry: dict) -> None:
@@ -65,7 +64,7 @@ def _write_idx(root: Path, files: tuple[str, ...], rng, n_train: int, n_test: in
         split, kind = Path(rel).name.split("-")[:2]
         n = len(images[split])
         array = images[split] if kind == "images" else np.asarray(_labels(rng, n, 10))
-        _write_bytes(root / rel, _idx(array))
+        _write_bytes(root / rel, idx_bytes(array))
 
 
 def _write_cifar10(root: Path, rng, n_train: int, n_test: int) -> None:
