@@ -120,8 +120,9 @@ def number(row: dict[str, str] | None, column: str) -> float:
 
 
 def gpu_seconds(row: dict[str, str] | None) -> float:
-    """Paper-scale seconds on an H100: measured (``GPU_TABLE``'s ``gpu_s``) where measured, else
-    the cost table's model (``paper_gpu_s``); NaN where neither."""
+    """Paper-scale seconds on a GPU: measured (``gpu_s``: an H100 item of ``GPU_TABLE``, or the
+    H200 projection of a training from ``GPU_TRAINING_TABLE``) where there is one, else the cost
+    table's H100 model (``paper_gpu_s``); NaN where neither."""
     measured = number(row, "gpu_s")
     return measured if math.isfinite(measured) else number(row, "paper_gpu_s")
 

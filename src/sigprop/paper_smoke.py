@@ -1,12 +1,13 @@
-"""Paper shapes in seconds (issue 25): every real-data simulation at ``config/paper.yaml`` with
-its loops cut and its shapes kept, on generated files in the datasets' real formats.
+"""Paper shapes before a long run (issue 25): every real-data simulation at ``config/paper.yaml``
+with its loops cut and its shapes kept, on generated files in the datasets' real formats.
 
 Kept: widths, batch sizes, image sizes, networks, architectures, datasets at full size
 (``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to
 one, epochs to one, the training set to the samples one step and the probe batch need, the
 evaluation sets to one batch, the step-size grid to its first value, the batches of a probe to
 one. So a smoke run meets the shapes, dtypes and code paths of the paper run: a crash, a
-non-finite result or a shape error there shows here, on a CPU, in seconds per item.
+non-finite result or a shape error there shows here: in seconds per item on a GPU, in seconds
+to minutes on one CPU thread (a full-width conv net's step).
 """
 
 from __future__ import annotations

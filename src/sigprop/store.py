@@ -43,9 +43,9 @@ import numpy as np
 import pandas as pd
 
 __all__ = [
-    "markdown_table",
     "Labelled",
     "NonFiniteError",
+    "markdown_table",
     "nonfinite_columns",
     "refuse_nonfinite",
     "require_finite",
