@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # What a session that is lent a GPU runs, once, within 8 minutes of device time (issue 25, item 5):
 #   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
-# 1. the CUDA tests: the device-parametrized unit tests, tests/test_cuda_parity.py (every
-#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts) and the paper-shape
-#    smoke of every real-data simulation (tests/test_paper_smoke.py), 240 s cap;
-# 2. real-data simulations at paper shapes on generated data (bench/gpu_training.py), 180 s cap;
-# 3. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
-#    benchmark files, 60 s cap;
-# 4. what ran where: nvidia-smi, torch and CUDA versions.
+# 1. the paper-shape smoke of every real-data simulation on CUDA (tests/test_paper_smoke.py),
+#    $SMOKE_CAP s (default 280);
+# 2. the other CUDA tests: the device-parametrized unit tests and tests/test_cuda_parity.py (every
+#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts), $TEST_CAP s (130);
+# 3. real-data simulations at paper shapes on generated data (bench/gpu_training.py), $TRAIN_CAP s
+#    (120);
+# 4. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
+#    benchmark files, $JOBS_CAP s (0: skipped; the first GPU session ran it);
+# 5. what ran where: nvidia-smi, torch and CUDA versions.
+# A step whose cap is 0 is skipped. pytest runs verbosely, so a step cut by its cap keeps the
+# results of the tests it finished.
 # Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_training.csv, paper_jobs.csv,
 # paper_claims_cuda.csv, snakemake.txt. The project's Python environment must be importable:
 # the project's venv, or (on a bare GPU machine) its packages on PYTHONPATH; the script puts
@@ -32,21 +36,32 @@ cores=$(nproc)
 } > "$out/environment.txt" 2>&1
 cat "$out/environment.txt"
 
-# 1. CUDA tests.
-SIGPROP_PAPER_SMOKE=1 SIGPROP_PARITY_OUT="$out" timeout 240 "$python" -m pytest -q -p no:cacheprovider -k cuda tests \
-    > "$out/cuda_tests.txt" 2>&1
-echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
-tail -5 "$out/cuda_tests.txt"
+# 1. The paper-shape smoke on CUDA; 2. the other CUDA tests.
+if [ "${SMOKE_CAP:-280}" -gt 0 ]; then
+    SIGPROP_PAPER_SMOKE=1 timeout "${SMOKE_CAP:-280}" "$python" -m pytest -v -p no:cacheprovider \
+        --durations=0 -k cuda tests/test_paper_smoke.py > "$out/cuda_smoke.txt" 2>&1
+    echo "paper-shape smoke on CUDA: exit $?" | tee -a "$out/environment.txt"
+    grep -cE "PASSED|FAILED" "$out/cuda_smoke.txt"; tail -3 "$out/cuda_smoke.txt"
+fi
+if [ "${TEST_CAP:-130}" -gt 0 ]; then
+    SIGPROP_PARITY_OUT="$out" timeout "${TEST_CAP:-130}" "$python" -m pytest -v -p no:cacheprovider \
+        -k cuda --ignore tests/test_paper_smoke.py tests > "$out/cuda_tests.txt" 2>&1
+    echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
+    tail -5 "$out/cuda_tests.txt"
+fi
 
-# 2. Real-data simulations at paper shapes: those the last session left unprojected (its
-#    bench/README.md section "The second session with a GPU"); bench/gpu_cost.py, which timed
-#    the synthetic items, is kept for a rerun after engine changes.
-timeout 180 "$python" bench/gpu_training.py --out "$out/gpu_training.csv" --budget 110 \
-    --timeout 90 --only orthogonality/depth_orthogonality orthogonality/deep_convnets \
-    gradients/shaped_cifar10 gradients/weight_orthogonality orthogonality/init_mlp \
-    gradients/table_c1 > "$out/gpu_training.txt" 2>&1
-echo "gpu_training: exit $?" | tee -a "$out/environment.txt"
-tail -8 "$out/gpu_training.txt"
+# 3. Real-data simulations at paper shapes: those the last sessions left unprojected (bench/
+#    README.md, "The third session with a GPU"); bench/gpu_cost.py, which timed the synthetic
+#    items, is kept for a rerun after engine changes.
+if [ "${TRAIN_CAP:-120}" -gt 0 ]; then
+    timeout "${TRAIN_CAP:-120}" "$python" bench/gpu_training.py --out "$out/gpu_training.csv" \
+        --budget $(( ${TRAIN_CAP:-120} - 60 )) --timeout 55 --only orthogonality/deep_convnets \
+        gradients/shaped_cifar10 gradients/weight_orthogonality orthogonality/init_mlp \
+        gradients/table_c1 > "$out/gpu_training.txt" 2>&1
+    echo "gpu_training: exit $?" | tee -a "$out/environment.txt"
+    tail -8 "$out/gpu_training.txt"
+fi
+[ "${JOBS_CAP:-0}" -gt 0 ] || exit 0
 
 # 3. Paper-scale claims on CUDA (the cheapest projected first), in a copy of the workflow.
 work=$(mktemp -d)
@@ -55,7 +70,7 @@ mkdir -p "$work/bench/results" && cp bench/results/{paper_cost,paper_cpu_jobs,gp
 targets=$(cd "$work" && "$python" -m sigprop.cli targets --gpu --max-seconds 30)
 (
     cd "$work" && export PYTHONPATH="$work/src:$PYTHONPATH" &&
-        timeout 60 "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
+        timeout "$JOBS_CAP" "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
         $targets --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
 )
 echo "paper-scale jobs: exit $?" | tee -a "$out/environment.txt"

@@ -79,8 +79,14 @@ def training_row(item, paper_setup: dict, sizes: tuple[int, int], timeout: int) 
 
 
 def projection(row: dict) -> dict:
-    """The paper run's seconds from T(n) = a + b n: a once per run (low) or per epoch (high)."""
+    """The paper run's seconds from T(n) = a + b n: a once per run (low) or per epoch (high).
+
+    No projection (NaN) when the larger cut run was not slower: its time is not linear in the
+    images (a fixed cost, such as an initialization on a fixed batch, dominates both).
+    """
     per_image = (row["t_B"] - row["t_A"]) / (row["n_B"] - row["n_A"])
+    if per_image <= 0:
+        return {"projected_paper_s_low": float("nan"), "projected_paper_s_high": float("nan")}
     fixed = row["t_A"] - per_image * row["n_A"]
     epochs = row["paper_epochs"] * per_image * row["train_images"]
     return {
