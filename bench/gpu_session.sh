@@ -10,6 +10,11 @@
 # 4. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
 #    benchmark files, $JOBS_CAP s (0: skipped; the first GPU session ran it);
 # 5. what ran where: nvidia-smi, torch and CUDA versions.
+# On a bare GPU machine with torch but no Snakemake, carry a wheel folder and install from it
+# first (the device tool: carry [".whl"]):
+#   pip download snakemake==9.27.1 pytest -d .whl --python-version 3.12 --only-binary=:all: \
+#       --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any
+#   (on the GPU machine) for p in snakemake pytest; do pip install --no-index --find-links .whl $p; done
 # A step whose cap is 0 is skipped. pytest runs verbosely, so a step cut by its cap keeps the
 # results of the tests it finished.
 # Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_training.csv, paper_jobs.csv,
