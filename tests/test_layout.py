@@ -4,19 +4,28 @@ Inside a family a file's name says its role: ``*_judges`` derive claims from tab
 ``*_tables`` make the tidy tables that figures plot and judges read (torch-free), ``*_spec`` hold
 what a measurement and its judges share (torch-free); measurements and simulations compute. So a
 measurement never imports a judge, a figure script never imports a judge, and no module reaches
-into another's private names.
+into another's private names. A figure's or table's caption is written once, as its script's
+docstring, and does not restate the claims its verdict list states.
 """
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+import yaml
 from test_job_overhead import _imports_torch, _module_level_imports
+
+from sigprop.config import merge_configs
+from sigprop.jobs import render_description, script_description
+from sigprop.registry import resolve
+from sigprop.run_info import reference_configs
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "sigprop"
 PAPERS = SRC / "papers"
 SCRIPTS = ROOT / "workflow" / "scripts"
+REPORT = ROOT / "workflow" / "report"
 
 TABLES_WITH_TORCH = {"sigprop.papers.isometry.hermite_tables"}
 """A measurement of the seed's Tables 5.1-5.2 (its name is the thesis's), not a figure's tables."""
@@ -102,3 +111,57 @@ def test_every_registry_function_lives_in_a_module_named_for_its_role():
                 if function is not None and not function.__module__.endswith(suffixes):
                     misplaced.append(f"{family}/{item.name}.{role}: {function.__module__}")
     assert not misplaced, "\n".join(misplaced)
+
+
+def _drawn_items():
+    from sigprop.papers import load_registry
+
+    return [(f, item) for f, item in load_registry().items() if item.kind in ("figure", "table")]
+
+
+def test_every_figure_and_table_script_docstring_is_its_caption():
+    """The caption (``get_description`` in workflow/rules/common.smk) is the script's docstring:
+    a first line saying what is plotted, then the description."""
+    missing = []
+    for family, item in _drawn_items():
+        script = SCRIPTS / family / item.script_file
+        first, _, description = script_description(script).partition("\n\n")
+        if not first.strip() or not description.strip():
+            missing.append(f"{family}.{item.name}: {script.relative_to(ROOT)}")
+    assert not missing, "no caption after the docstring's first line:\n" + "\n".join(missing)
+
+
+def test_no_per_item_description_file_remains():
+    """workflow/report/ holds the report's generic pages only; an item's text is its script's."""
+    assert sorted(p.name for p in REPORT.iterdir()) == [
+        "claims.rst",
+        "item.rst",
+        "theorem.rst",
+        "verdicts.rst",
+        "workflow.rst",
+    ]
+
+
+RESTATED_CLAIMS = re.compile(r"\bClaims?\b|verdicts below|\bjudged?\b|\bchecks?:")
+"""Prose that restates claims or their verdict logic; the caption's verdict list says it."""
+
+
+def _scale_configs() -> dict[str, dict]:
+    configs = reference_configs(ROOT / "config")
+    tiny = yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text())
+    return {**configs, "custom": merge_configs(configs["quick"], tiny)}
+
+
+@pytest.mark.parametrize("scale", ["quick", "paper", "custom"])
+def test_captions_render_and_leave_the_claims_to_the_verdicts(scale):
+    """Every caption renders at each scale (its Jinja finds its params and config keys) and
+    restates no claim."""
+    config = {**_scale_configs()[scale], "scale": scale}
+    restating = []
+    for family, item in _drawn_items():
+        template = script_description(SCRIPTS / family / item.script_file)
+        params = {"source": item.source, **resolve(item.params, config), **item.constants}
+        text = render_description(template, params, config, {"family": family, "item": item.name})
+        assert "{{" not in text and "{%" not in text, f"{family}.{item.name}"
+        restating += [f"{family}.{item.name}: {m}" for m in RESTATED_CLAIMS.findall(text)]
+    assert not restating, restating

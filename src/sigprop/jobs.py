@@ -6,6 +6,7 @@ Scripts stay thin: ``log_to_file(snakemake.log[0])`` first, then read ``snakemak
 
 from __future__ import annotations
 
+import ast
 import logging
 import os
 import sys
@@ -28,6 +29,7 @@ __all__ = [
     "run_judge",
     "run_measure",
     "run_simulation",
+    "script_description",
 ]
 
 
@@ -211,8 +213,10 @@ def run_judge(
 def render_description(template: str, params: dict, config: dict, wildcards: dict) -> str:
     """An item's report description with its Jinja placeholders filled.
 
-    Descriptions (``workflow/report/<family>/<item>.rst``) read ``snakemake.params.*`` (the
-    item's script parameters), ``snakemake.config`` and ``snakemake.wildcards``.
+    A figure's or table's description is its script's docstring (``script_description``), a
+    theorem's the generic ``workflow/report/theorem.rst``. They read ``snakemake.params.*`` (the
+    item's script parameters and its ``source``), ``snakemake.config`` and
+    ``snakemake.wildcards``.
     """
     import jinja2
 
@@ -220,6 +224,20 @@ def render_description(template: str, params: dict, config: dict, wildcards: dic
         params=SimpleNamespace(**params), config=config, wildcards=SimpleNamespace(**wildcards)
     )
     return jinja2.Template(template, undefined=jinja2.StrictUndefined).render(snakemake=context)
+
+
+def script_description(script: str | Path) -> str:
+    """A figure's or table's caption template: the module docstring of its script.
+
+    The first line says what the figure shows; the rest says how it is computed and drawn
+    (setup, sizes, what the lines and bands are), with Jinja placeholders (``render_description``).
+    The claims are not restated: the caption lists them with their verdicts. Editing it reruns
+    the draw (Snakemake tracks the script) and the judge (its ``description`` param).
+    """
+    text = ast.get_docstring(ast.parse(Path(script).read_text()))
+    if not text:
+        raise ValueError(f"{script}: no module docstring, the item's caption")
+    return text
 
 
 def item_params(snakemake) -> SimpleNamespace:

@@ -101,7 +101,8 @@ class _Drawn:
         constants: fixed script parameters, e.g. which curves a shared script draws.
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
         judge_args: config references of the judge's keyword arguments.
-        script: ``workflow/scripts/<family>/<script>``; default ``<name>.py``.
+        script: ``workflow/scripts/<family>/<script>``; default ``<name>.py``. Its module
+            docstring is the item's report caption (``sigprop.jobs.script_description``).
         nonfinite: columns of the CSV that may hold NaN or inf by design (e.g. "not applicable
             to this row's kind"); the judge handles them explicitly. Anywhere else a non-finite
             number stops the judge before it can average around it.

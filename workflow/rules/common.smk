@@ -31,7 +31,7 @@ from sigprop.job_resources import (
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
 from sigprop.run_info import item_scale, reference_configs, run_record
-from sigprop.jobs import render_description
+from sigprop.jobs import render_description, script_description
 
 validate(config, schema="../schemas/config.schema.yaml")
 
@@ -279,14 +279,18 @@ def get_source(wildcards):
 
 
 def get_description(wildcards):
-    """The item's report description (workflow/report/<family>/<item>.rst), rendered."""
+    """The item's report description, rendered: a figure's or table's caption is the docstring
+    of its script (``sigprop.jobs.script_description``); a theorem's is the generic
+    workflow/report/theorem.rst. A caption's Jinja reads the script's params, the item's
+    ``source``, the config and the wildcards."""
     item = _judged_item(wildcards)
     if item.kind == "theorem":
-        template = Path(workflow.basedir) / "workflow/report/theorem.rst"
+        template = (Path(workflow.basedir) / "workflow/report/theorem.rst").read_text()
         params = {}
     else:
-        template = Path(workflow.basedir) / f"workflow/report/{wildcards.family}/{item.name}.rst"
-        params = get_script_params(wildcards)
+        script = Path(workflow.basedir) / "workflow/rules" / get_script(wildcards)
+        template = script_description(script)
+        params = {"source": item.source, **get_script_params(wildcards)}
     # the item's own scale, not the run's: an override elsewhere does not rerun this judge
     scoped = {**config, "scale": get_item_scale(wildcards)}
-    return render_description(template.read_text(), params, scoped, dict(wildcards))
+    return render_description(template, params, scoped, dict(wildcards))

@@ -1,4 +1,13 @@
-"""Thesis Fig. 6.5: log||grad W_1|| vs depth, identity / sin / tanh, without and with gain."""
+"""Thesis Fig. 6.5: log||grad W_1|| vs depth, identity / sin / tanh, without and with gain.
+
+{% set sim = snakemake.config["gradients"]["gain_depth"] %}ICLR 2024 Fig. 5;
+{{ snakemake.config["scale"] }} scale. Log of the Frobenius norm of the gradient of ``fc_1`` (the
+first hidden d x d layer) at initialization against depth L, for identity, sin and tanh, without
+gain (left) and with the gain schedule alpha_l = (l + 1)^-gamma, gamma = {{ sim["exponents"][-1] }}
+(right), Eq. (6.11). Orthogonal weights, PyTorch BatchNorm1d (training mode) before the activation,
+biases, d = n = {{ sim["width"] }}, one {{ snakemake.config["gradients"]["data"]["dataset"] }}
+training batch; mean and 95% CI over {{ sim["runs"] }} runs (float64).
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import log_to_file

@@ -1,4 +1,14 @@
-"""Thesis Fig. C.1: explosion rate R(l, alpha) vs constant gain alpha, with the c1 alpha^c2 fit."""
+"""Thesis Fig. C.1: explosion rate R(l, alpha) vs constant gain alpha, with the c1 alpha^c2 fit.
+
+{% set sim = snakemake.config["gradients"]["constant_gain"] %}App. C.5;
+{{ snakemake.config["scale"] }} scale. Explosion rate R(l, alpha) = (log||grad W_(l-10)|| -
+log||grad W_l||) / 10 (Eq. (C.155) with the sign fixed so explosion is positive) at layers
+{{ sim["layers"] }} of one {{ sim["depth"] }}-layer network with the same gain alpha in every layer,
+against alpha; orthogonal weights, PyTorch BatchNorm1d, biases, d = n = {{ sim["width"] }}; mean and
+95% CI over {{ sim["runs"] }} runs. Black: c1 alpha^c2 fitted in log-log space to the layer- and
+run-averaged R at alpha >= {{ snakemake.params.fit_min_gain }} (below, R is dominated by a small
+input-side transient). The seed gives neither the alpha grid, the layers nor c1, c2.
+"""
 
 import numpy as np
 

@@ -1,8 +1,21 @@
-"""Thesis Figs. 6.6, C.3, C.4 (app. C.6): per layer, the isometry gap of the weights (log y)
-and the Frobenius norm of the loss gradient on the fixed probe batch, one line per epoch.
+"""Thesis Figs. 6.6, C.3, C.4 (app. C.6): per layer, the isometry gap of the weights (log y) and the
+Frobenius norm of the loss gradient on the fixed probe batch, one line per epoch.
 
-Fig. 6.6: the deepest shaped-tanh net, (a) gap and (b) gradient norms; Fig. C.3: the gaps, one
-row per depth, one column per activation; Fig. C.4: the same for the gradient norms.
+Fig. 6.6: the deepest shaped-tanh net, (a) gap and (b) gradient norms; Fig. C.3: the gaps, one row
+per depth, one column per activation; Fig. C.4: the same for the gradient norms.
+
+{% set setup = snakemake.params.setup %}{% set train = snakemake.params.training %}
+{{ snakemake.params.source }} ({{ snakemake.config["scale"] }} scale): the isometry gap of W_l W_l^T
+is 0 for orthogonal W (round-off clipped at 1e-16 on the log scale); the x axis is the layer l (fc_0
+.. fc_L); one line per epoch (0 = at initialization), on a fixed batch of {{ train["probe_size"] }}
+training samples (batch statistics). Depths {{ setup["depths"] }} (paper: 100, 500, 1000),
+{{ setup["dataset"] }} ({{ setup["train_size"] or "all" }} training samples{{ "; " ~
+setup["dataset"] ~ " stands in for cifar10" ~ (", not reachable on the quick machine" if
+snakemake.config["scale"] == "quick" else "") if setup["dataset"] != "cifar10" else "" }}),
+{{ setup["epochs"] }} epochs of vanilla SGD, lr {{ train["lr"] }}, width {{ train["width"] }}, batch
+{{ train["batch_size"] }}, {{ train["norm"] }}, orthogonal init, gain exponent
+{{ train["gain_exponent"] }} (never stated in the thesis; Fig. 6.5's value, our presumption); mean
+over {{ train["n_runs"] }} run(s), {{ train["dtype"] }}.
 """
 
 from sigprop import plotting, store

@@ -1,4 +1,11 @@
-"""Thesis Fig. 4.1: parallelepipeds of n = 2 and n = 3 vectors, annotated with their isometry I."""
+"""Thesis Fig. 4.1: parallelepipeds of n = 2 and n = 3 vectors, annotated with their isometry I.
+
+{{ snakemake.config["scale"] | capitalize }} scale; a drawing, no randomness. The parallelogram of n
+= 2 vectors (top) and the parallelepiped of n = 3 vectors (bottom) for the examples
+{{ snakemake.params.labels | join(", ") }}, each annotated with its isometry I(G) = det(G)^{1/n} /
+(tr(G)/n) (Def. 4.1, Eq. (4.2)) of the Gram G (Eq. (4.1)), computed from G's eigenvalues. Higher
+volume at fixed scale means higher isometry.
+"""
 
 import torch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection

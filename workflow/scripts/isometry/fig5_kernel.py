@@ -1,6 +1,32 @@
-"""Thesis Figs. 5.1 and 5.2: per activation, phi / C, the kernel map with the cobweb of
-rho_l = kappa(rho_{l-1}) from rho_0 (red dot) to rho* (star), and |rho_l - rho*| with its bound.
-The CSV holds every plotted number: iterations and curves, told apart by ``panel``."""
+r"""Thesis Figs. 5.1 and 5.2: per activation, phi / C, the kernel map with the cobweb of rho_l =
+kappa(rho_{l-1}) from rho_0 (red dot) to rho* (star), and \|rho_l - rho*\| with its bound.
+
+{% set subjects = snakemake.params.subjects %}{{ snakemake.params.source }}
+({{ snakemake.config["scale"] }} scale): one row per activation ({{ subjects | join(", ") }}), from
+rho_0 = {{ snakemake.params.rho0 | join(", ") }}. Left: phi / C on [-3, 3]. Middle: the kernel map
+kappa on [-1, 1] with the identity (dashed) and the cobweb of rho_l = kappa(rho_{l-1}) (Eq. (5.4))
+from rho_0 (red dot) to the attracting fixed point rho* (star). Right: \|rho_l - rho*\| for
+{{ snakemake.params.layers }} layers (log y where it spans more than two decades) and the upper
+bound of the row's case of Thm. 5.11 with the corrected rates (Thm. 5.8, Eq. (5.6)). Plotted
+numbers: ``results/isometry/{{ snakemake.wildcards.item }}.csv`` (iterations and curves, told apart
+by its ``panel`` column).
+
+{% if "case1" in subjects %}The rows are the thesis's custom activations, one per case of Thm. 5.11
+(the printed caption of Fig. 5.1 says Thm. 5.8): normalized Hermite series phi = c_0 he_0 + c_1 he_1
++ c_2 he_2 recovered from the authors' figure titles, case 1 (0, 0.4, sqrt 0.84), case 2 (0.8, -0.2,
+0.4 sqrt 2), case 3 (1, 0, 1) / sqrt 2, case 4 (sqrt 0.168, 0.4, sqrt 0.672), so kappa(rho) = c_0^2
++ c_1^2 rho + c_2^2 rho^2 exactly. Bounds: case 1 Cor. 5.10 with alpha = 1 / (2 - kappa'(0)), case 2
+Eq. (5.8), case 3 Eq. (5.9) with alpha = 1 - kappa(0) - kappa'(0), case 4 Eq. (5.10) with
+denominator 2 - kappa'(rho*). For these degree-2 polynomials the printed case-1 rate 1 / kappa'(1)
+coincides with the corrected one. {% else %}Each activation is scaled by 1 / C, C = sqrt(E phi^2)
+(stability condition); GELU is its tanh approximation; kappa is exact (closed forms for ReLU and
+exp, 2-D quadrature otherwise). {%- if "relu" in subjects %} ReLU is case 3 exactly: kappa'(1) = E
+phi'^2 / E phi^2 = 1 for any positively homogeneous phi, so its bound is Eq. (5.9), polynomial in l;
+the thesis labels it case 2 because the Hermite series truncated at order
+{{ snakemake.params.order }} and renormalized (authors' code) gives kappa'(1) = 0.9487 (the row
+title shows both).{% endif %} {%- if "exp" in subjects %} Exp is also case 3 (the only
+polynomial-rate row of the thesis).{% endif %}{% endif %}
+"""
 
 import numpy as np
 

@@ -1,4 +1,11 @@
-"""Thesis Table 5.1: Hermite polynomials He_k, he_k and their orthonormality."""
+"""Thesis Table 5.1: Hermite polynomials He_k, he_k and their orthonormality.
+
+{{ snakemake.config["scale"] | capitalize }} scale. Probabilists' Hermite polynomials He_0..He_4
+(Def. 5.4) from the recursion He_k = x He_{k-1} - (k - 1) He_{k-2}, and the normalized he_k = He_k /
+sqrt(k!). Orthonormality E he_k he_l = delta_kl (Eq. (5.5)) is checked for k, l <=
+{{ snakemake.params.max_order }} with a {{ snakemake.params.nodes }}-node Gauss-Hermite rule, exact
+for these degrees. A Markdown copy is ``results/isometry/table5_1.md``.
+"""
 
 from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.isometry.hermite_tables import table5_1

@@ -1,4 +1,17 @@
-"""Thesis Fig. 3.1: ||G_l - G_ref||_F vs layer, n = 5, widest d, with and without BN, 90% band."""
+"""Thesis Fig. 3.1: ||G_l - G_ref||_F vs layer at the widest d, with and without BN.
+
+Sec. 3.3.3; {{ snakemake.config["scale"] }} scale. ||G_l - G_ref||_F against layer l for the chain
+h_{l+1} = W_l phi(BN(h_l)) (Eq. (3.1), centred BN, Gram Eq. (3.2)), n =
+{{ snakemake.params.fig["batch_size"] }}, the widest simulated width d =
+{{ snakemake.config["mean_field"]["gram_chain"]["widths"] | max }}; mean and
+{{ (100 * snakemake.params.fig["band"]) | round | int }}% Student-t CI over
+{{ snakemake.config["mean_field"]["gram_chain"]["n_runs"] }} runs. With BN (solid, one line per
+activation): G_ref = G_* (sphere average; n/(n-1) M for linear phi). Without BN (dashed, linear phi,
+no normalization): G_ref = G_0, the mean-field prediction of the linear chain at every layer (our
+choice; the thesis does not say which reference it used). Input rows i.i.d. N(0, C), C_ij =
+{{ snakemake.config["mean_field"]["gram_chain"]["input_correlation"] }}^|i-j|; W_l A sampled through
+its Gram (exact in law).
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import item_params, log_to_file

@@ -1,4 +1,13 @@
-"""Thesis Fig. 3.2: ||G_l - G_*||_F, l = 1..L, n = 10, widest d, per activation; fitted shape."""
+"""Thesis Fig. 3.2: ||G_l - G_*||_F vs layer l at the widest d, per activation; fitted shape.
+
+Thm. 3.2, Eq. (3.9); {{ snakemake.config["scale"] }} scale. ||G_l - G_*||_F for l =
+1..{{ snakemake.params.fig["last_layer"] }}, n = {{ snakemake.params.fig["batch_size"] }}, d =
+{{ snakemake.config["mean_field"]["gram_chain"]["widths"] | max }}, one line per activation (centred
+BN), mean and 90% CI over {{ snakemake.config["mean_field"]["gram_chain"]["n_runs"] }} runs. Dashed:
+the fitted shape c1 (1 - alpha)^{l/2} + c2 n / sqrt(d) of Thm. 3.2 / Eq. (3.9), least squares on the
+mean curve. It is a fitted shape, not a certified bound: the thesis gives neither the constants nor
+alpha.
+"""
 
 import numpy as np
 

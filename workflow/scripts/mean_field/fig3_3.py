@@ -1,4 +1,11 @@
-"""Thesis Fig. 3.3: ||G_20 - G_*||_F vs width d, log-log, n = 10, per activation."""
+"""Thesis Fig. 3.3: ||G_l - G_*||_F at one deep layer l vs width d, log-log, per activation.
+
+Thm. 3.2; {{ snakemake.config["scale"] }} scale. ||G_{{ snakemake.params.fig["layer"] }} - G_*||_F
+against width d, log-log, n = {{ snakemake.params.fig["batch_size"] }}, one line per activation
+(centred BN), mean and 95% CI over {{ snakemake.config["mean_field"]["gram_chain"]["n_runs"] }}
+runs. Dashed: a d^{-1/2} guide, the second term O(n / sqrt(d)) of Thm. 3.2, which dominates at this
+depth.
+"""
 
 import numpy as np
 

@@ -1,4 +1,13 @@
-"""Thesis Fig. 3.4: ||G_20 - G_*||_F vs batch size n, log-log, widest d, per activation."""
+"""Thesis Fig. 3.4: ||G_l - G_*||_F at one deep layer l vs batch size n, log-log, per activation.
+
+Thm. 3.2; {{ snakemake.config["scale"] }} scale. ||G_{{ snakemake.params.fig["layer"] }} - G_*||_F
+against batch size n, log-log, d =
+{{ snakemake.config["mean_field"]["gram_chain"]["widths"] | max }}, one line per activation (centred
+BN), mean and 95% CI over {{ snakemake.config["mean_field"]["gram_chain"]["n_runs"] }} runs. Dashed:
+a guide proportional to n. The bound of Thm. 3.2 is proportional to n times kappa(G_*), and
+kappa(G_*) itself changes with n (it grows about linearly for ReLU; it is infinite for linear phi,
+outside the theorem).
+"""
 
 import numpy as np
 

@@ -1,4 +1,17 @@
-"""One-step drift (DJB21 Thm. 5, Lemma 8; Thesis Thm. A.2): E[V_hat(H_l+1) | H_l] vs V_hat(H_l)."""
+"""One-step drift (DJB21 Thm. 5, Lemma 8; Thesis Thm. A.2): E[V_hat(H_l+1) | H_l] vs V_hat(H_l).
+
+DJB21 Eq. (11), Thm. 5, Lemma 8; Thesis Eq. (A.5), Thm. A.2, Lemma A.5;
+{{ snakemake.config["scale"] }} scale. The Lyapunov function is V_hat(H) = 1/n - sigma_n(H)^2. For
+fixed states H_l, given by their spectra ({{ snakemake.params.n_states }} Dirichlet spectra, blue
+dots, and {{ snakemake.params.n_degenerate }} near-degenerate ones with sigma_n^2 in 1e-12..1e-4,
+blue squares, per panel), the Monte-Carlo mean of V_hat(H_l+1) over {{ snakemake.params.n_draws }}
+draws of one BN layer (rotated frame of App. C, exact in law) with its 95% CI, against V_hat(H_l);
+one panel per (n, d) in {{ snakemake.params.cases }}. Red: the Theorem 5 bound (1 - 2/3 sigma_n^2)
+V_hat + 1/sqrt(d); dashed: the Lemma 8 contraction (1 - 2/3 sigma_n^2) V_hat without the 1/sqrt(d)
+slack; open circles: the exact 1/n - p_n(sigma) of Lemma 8 (Sawa quadrature); dotted: no change. The
+data are the Monte Carlo rows of the cached measurement of the ``theorem5`` check (its own verdicts:
+``results/claims/orthogonality/theorem5.json``).
+"""
 
 import numpy as np
 

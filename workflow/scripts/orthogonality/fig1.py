@@ -1,4 +1,12 @@
-"""DJB21 Fig. 1 (Thesis Fig. 2.1): |cos| of two samples vs layer, BN vs vanilla."""
+r"""DJB21 Fig. 1 (Thesis Fig. 2.1): \|cos\| of two samples vs layer, BN vs vanilla.
+
+{{ snakemake.config["scale"] | capitalize }} scale. Absolute cosine similarity of the two samples of
+H_l against layer l (0 = input; the seed's x is l + 1) for the BN chain of DJB21 Eq. (1) started
+from nearly collinear samples (eps = {{ snakemake.params.setup["epsilon"] }}) and the vanilla linear
+chain started from orthogonal samples, both with the same Gaussian weights, d =
+{{ snakemake.params.setup["width"] }}. Mean and 95% CI over {{ snakemake.params.setup["n_runs"] }}
+runs. Dashed: 1/sqrt(d).
+"""
 
 import numpy as np
 

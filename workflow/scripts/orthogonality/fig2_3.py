@@ -1,4 +1,20 @@
-"""Thesis Fig. 2.3: pass/fail map of assumption A_1(0.1 alpha_0, 1000) over (n, d)."""
+"""Thesis Fig. 2.3: pass/fail map of assumption A_1 over (n, d).
+
+{{ snakemake.config["scale"] | capitalize }} scale; not in the DJB21 paper. Pixel (n, d): black if
+assumption A_1({{ snakemake.params.grid["threshold"] }} alpha_0,
+{{ snakemake.params.grid["depth"] }}) failed in at least one of
+{{ snakemake.params.grid["n_runs"] }} runs, light if it held in all, grey if d < n (not simulated:
+DJB21 assumes d >= n). A run holds A_1 if sigma_n(H_k) >= {{ snakemake.params.grid["threshold"] }}
+alpha_0 for k = 1..{{ snakemake.params.grid["depth"] }}, with H_0 i.i.d. N(0, 1) in R^{d x n},
+alpha_0 = sigma_min(H_0) / ||H_0||_F (the unit-Frobenius scale of every H_k; on the raw H_0 every
+pixel would fail), and the BN chain of DJB21 Eq. (1) with W_l H_l sampled through its Gram matrix
+(exact in law), {{ snakemake.params.grid["dtype"] }}. Grid: n =
+{{ snakemake.params.grid["batch_sizes"] }}, d = {{ snakemake.params.grid["widths"] }} (ours; the
+thesis gives none). Blue: the printed curve d = (n - 28)^1.8 (real only for n > 28). Red dashed: our
+fit d_min = c n^k of the boundary d_min(n) (smallest grid d from which every larger d passes) over
+the n whose boundary lies inside the grid, fewest {{ snakemake.params.min_fit_points }} points.
+Green dotted: d = {{ snakemake.params.n2_constant }} n^2.
+"""
 
 import numpy as np
 from matplotlib.colors import ListedColormap

@@ -1,4 +1,14 @@
-"""DJB21 Fig. 2b (Thesis Fig. 2.2b): layer-averaged gap V vs width d, log-log, two protocols."""
+"""DJB21 Fig. 2b (Thesis Fig. 2.2b): layer-averaged gap V vs width d, log-log, two protocols.
+
+{{ snakemake.config["scale"] | capitalize }} scale. The orthogonality gap averaged per run over two
+windows, against width d, log-log, n = {{ snakemake.params.chain["batch_size"] }}; mean and 95% CI
+over {{ snakemake.params.chain["n_runs"] }} runs; W_l H_l sampled by the
+{{ snakemake.params.chain["product"] }} product. Thesis protocol: layers
+{{ snakemake.params.window }} (after the transient). Paper protocol: layers
+{{ snakemake.params.paper_window }} (transient included; the paper prints slope -0.46). Dashed: a
+d^{-1/2} guide through the widest thesis point. The authors' code divides the plotted values by 20
+(a bug); we reproduce the slopes, not that intercept.
+"""
 
 import numpy as np
 import pandas as pd

@@ -1,4 +1,21 @@
-"""DJB21 Fig. 5 (App. F): V per layer, BN vs vanilla, (a) ReLU MLP, (b) ConvNet; mean +- SD."""
+"""DJB21 Fig. 5 (App. F): V per layer, BN vs vanilla, (a) ReLU MLP, (b) ConvNet; mean +- SD.
+
+{% set setup = snakemake.params.setup %}Paper App. F only; {{ snakemake.config["scale"] }} scale.
+Orthogonality gap V (DJB21 Eq. (2), on per-sample flattened features) at the input of each of
+{{ setup["depth"] }} blocks (layer 1 = the raw input) of random, untrained ReLU networks, with torch
+BatchNorm (training mode: centred, eps 1e-5) or without (vanilla): (a) MLP of width
+{{ setup["width"] }}, (b) ConvNet with {{ setup["channels"] }} channels, kernel
+{{ setup["kernel_size"] }}, {{ setup["padding_mode"] }} padding (the authors' code; the caption says
+zero). Blocks are ReLU -> Linear/Conv (no bias) -> BN or identity, Xavier-normal init (gain sqrt 2
+for the MLP, 1 for the ConvNet) as in the authors' code. Data: {{ setup["n_batches"] }} random
+batches of n = {{ setup["batch_size"] }} training images of ``{{ setup["dataset"] }}`` (the paper
+uses CIFAR-10; quick scale substitutes Fashion-MNIST), normalized with the MNIST constants
+({{ setup["normalize_mean"] }}, {{ setup["normalize_std"] }}) of the code; {{
+"a fresh random network per batch" if setup["init_per_batch"] else
+"one random network for all batches, as in the code" }}, BN and vanilla sharing weights and images.
+Mean +- 1 SD over batches, as the paper. Dotted: the maximum sqrt((n-1)/n) and the floor
+1/sqrt(n(n-1)) of feature-wise centred representations (binding for the MLP's BatchNorm1d only).
+"""
 
 import numpy as np
 

@@ -1,4 +1,17 @@
-"""DJB21 Fig. 6 (paper App. F): layer-averaged L(Q) = ||M - K||_F vs width d, per activation."""
+"""DJB21 Fig. 6 (paper App. F): layer-averaged L(Q) = ||M - K||_F vs width d, per activation.
+
+Conjecture F.1; {{ snakemake.config["scale"] }} scale. Non-linear BN chain Q_{l+1} = BN(W_l F(Q_l))
+with unit-norm rows as in the authors' code, n = {{ snakemake.params.chain["batch_size"] }}, Q_0 =
+randn(d, n), W_l ~ N(0, 1) sampled by the {{ snakemake.params.chain["product"] }} product. Per run,
+K is the time average of M = Q^T Q / d over {{ snakemake.params.chain["reference_depth"] }} layers
+of an independent chain, and L-bar the mean of L(Q_l) = ||M(Q_l) - K||_F (Eq. (19)) over layers
+1..{{ snakemake.params.chain["depth"] }} of a fresh chain (no burn-in, as in the code). Log-log
+axes; mean and 95% CI over {{ snakemake.params.chain["n_runs"] }} runs. Solid: the seed's four
+curves {{ snakemake.params.main }}; "sigmoid" is the logistic. Dashed controls: linear (Thm. 1) and
+tanh + 1, which is what the code calls "sigmoid". Dotted: a d^{-1/2} guide. Erratum: the code plots
+one array (sin) for all four curves, hence the caption's "difference ... is negligible"; here each
+curve is its own.
+"""
 
 import numpy as np
 

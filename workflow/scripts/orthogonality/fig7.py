@@ -1,5 +1,17 @@
-"""DJB21 Fig. 7 (App. G): training loss over epochs of the conv nets of Table 3, Xavier (blue)
-vs the orthogonalizing init (red), one panel per number of convolutions."""
+"""DJB21 Fig. 7 (App. G): training loss over epochs of the conv nets of Table 3, Xavier (blue) vs
+the orthogonalizing init (red), one panel per number of convolutions.
+
+{% set setup = snakemake.params.setup %}{{ snakemake.config["scale"] | capitalize }} scale.
+Convolutions {{ setup["depths"] }}; the orthogonalizing init is Eq. (6) on the unfolded input, Eq.
+(21), for every convolution with as many input as output channels, as the authors' code, from
+{{ setup["init_batch_size"] }} training images. Channels x {{ setup["width_multiplier"] }} (1 =
+Table 3), first convolution of stride 2 (the authors' code), dropout 0 (ours);
+{{ setup["dataset"] }} ({{ setup["train_size"] or "all" }} training samples, zero-padded to 32 x
+32{{ "; quick scale: Fashion-MNIST stands in for CIFAR-10" if setup["dataset"] != "cifar10" and
+snakemake.config["scale"] == "quick" else "" }}). SGD at step size(s) {{ setup["lrs"] }}, batch
+{{ setup["batch_size"] }}, {{ setup["epochs"] }} epochs (the authors' code: 0.001, 30, 20). Mean and
+95% CI over {{ setup["n_runs"] }} runs (the paper: 4).
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import log_to_file

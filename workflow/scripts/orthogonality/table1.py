@@ -1,4 +1,11 @@
-"""DJB21 Table 1 (Thesis Table 2.1): distribution of representations, BN row measured."""
+"""DJB21 Table 1 (Thesis Table 2.1): distribution of representations, BN row measured.
+
+{{ snakemake.config["scale"] | capitalize }} scale. The vanilla rows are the paper's literature
+comparison (Matthews et al. 2018; Garriga-Alonso et al. 2019), reproduced as static text. The BN row
+(Cor. 3, linear activations) adds our measurement from ``w2_width``: the exponent beta of the
+plateau W2 upper bound c d^beta at n = {{ snakemake.params.batch_size }}, with its bootstrap SE. A
+Markdown copy is ``results/orthogonality/table1.md``.
+"""
 
 from sigprop import store
 from sigprop.jobs import item_params, log_to_file

@@ -1,4 +1,18 @@
-"""DJB21 Thm. 1 (Thesis Thm. 2.1): E V(H_l) vs layer with both bounds; plateau vs width and n."""
+"""DJB21 Thm. 1 (Thesis Thm. 2.1): E V(H_l) vs layer with both bounds; plateau vs width and n.
+
+DJB21 Eq. (3), Thesis Eq. (2.3); {{ snakemake.config["scale"] }} scale. Left panels: the
+orthogonality gap E V(H_l) of the BN chain Eq. (1) against the layer l, log y, for n =
+{{ snakemake.params.chain["batch_sizes"] }} and d = {{ snakemake.params.widths }}; mean and 95% CI
+over {{ snakemake.params.chain["n_runs"] }} runs. H_0 is Gaussian with i.i.d. rows N(0, (1 - rho) I
++ rho 1 1^T), rho = {{ snakemake.params.chain["correlation"] }}, scaled to unit Frobenius norm (with
+rho = 0 the gap starts at its plateau level and there is no decay to see); W_l H_l is sampled
+through its Gram matrix (exact in law). Dashed: the bound 2 (1 - 2 alpha/3)^l + 3 n / (alpha sqrt d)
+at layer l + 1 with the literal alpha = alpha_hat(l), the minimum over runs and 1 <= k <= l of
+sigma_n(H_k) (Assumption A_1); dotted: the rigorous reading alpha = alpha_hat^2 (the proof needs
+sigma_n^2 >= alpha). Grey: sqrt((n - 1)/n), the largest possible gap; a bound above it is vacuous.
+Right panel: the plateau, V averaged over layers {{ snakemake.params.plateau_window }}, against d
+for each n (error bars 3 SE), with a d^{-1/2} guide.
+"""
 
 import numpy as np
 from matplotlib.lines import Line2D

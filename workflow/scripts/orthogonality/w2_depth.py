@@ -1,4 +1,16 @@
-"""DJB21 Lemma 2, Cor. 3 (Thesis 2.2, 2.3): W2^2 to the Gaussian vs depth, sandwich, bounds."""
+"""DJB21 Lemma 2, Cor. 3 (Thesis 2.2, 2.3): W2^2 to the Gaussian vs depth, sandwich, bounds.
+
+DJB21 Eq. (4), (5); {{ snakemake.config["scale"] }} scale. The squared Wasserstein-2 distance
+between law(W_l H_l) and law(G / sqrt n) against the layer l, one panel per n and d =
+{{ snakemake.params.widths }}. The distance itself has no estimator in d n dimensions; we draw its
+computable sandwich (our derivation): the Gelbrich lower bound sum_i (sqrt(lambda_i(E C)) - 1/sqrt
+n)^2 from the mean Gram matrix (estimated as (1/n - c) I + c 1 1^T with c the mean off-diagonal
+entry, exact for the exchangeable input), and the upper bound E sum_i (sigma_i(H_l) - 1/sqrt n)^2,
+the mean of the exact conditional W2^2 given H_l (Bures formula). Above them n E[V^2] and 2 n E[V]
+(Lemma 2), and the Cor. 3 right-hand side 4 n (1 - 2 alpha/3)^l + 6 n^2 / (alpha sqrt d) with alpha
+= alpha_hat(l) (dashed) and alpha_hat(l)^2 (dotted). Grey: 2 - 2/sqrt(n), the largest conditional
+W2^2 (rank-one H). Means over {{ snakemake.params.chain["n_runs"] }} runs of the chain of ``thm1``.
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import item_params, log_to_file

@@ -1,4 +1,12 @@
-"""DJB21 Table 1 / Cor. 3 (Thesis Table 2.1, Cor. 2.3): plateau W2 radius vs width, log-log."""
+"""DJB21 Table 1 / Cor. 3 (Thesis Table 2.1, Cor. 2.3): plateau W2 radius vs width, log-log.
+
+{{ snakemake.config["scale"] | capitalize }} scale. The plateau Wasserstein-2 distance of W_l H_l to
+the Gaussian G / sqrt n, bounded above by the square root of the exact conditional W2^2 averaged
+over layers {{ snakemake.params.window }} and runs, against the width d, log-log, one curve per n;
+bands: the 95% CI of the mean W2^2 over {{ snakemake.params.chain["n_runs"] }} runs, mapped through
+the square root. Guides: d^{-1/4}, the radius of Table 1, and d^{-1/2}. It is an upper bound: the
+Gelbrich lower bound (``w2_depth``) is orders of magnitude smaller on the plateau.
+"""
 
 import numpy as np
 

@@ -1,5 +1,12 @@
-"""Dan+20 Cor. 15: the smallest rank_tau over the recorded layers of each BN chain, its bound,
-and how often rank_tau rises between recorded layers (the corollary assumes it never does)."""
+"""Dan+20 Cor. 15: the smallest rank_tau over the recorded layers of each BN chain, its bound, and
+how often rank_tau rises between recorded layers (the corollary assumes it never does).
+
+{{ snakemake.config["scale"] | capitalize }} scale, on the linear BN chain of Eq. (1) (the
+``bn_chain`` simulation of Figs. 3a, 8, 9): per chain (gamma, width d = N, run) and tau in
+{{ snakemake.params.taus }}, the smallest rank_tau (Eq. (3)) over the recorded layers after burn-in,
+Thm. 14's bound (1 - tau)^2 sqrt((1 - alpha_hat) d) with alpha_hat of Eq. (49) from the same chain,
+and the fraction of steps between recorded layers where rank_tau rose.
+"""
 
 from sigprop.jobs import item_params, log_to_file
 from sigprop.papers.rank_collapse.bn_chain_tables import cor15_table

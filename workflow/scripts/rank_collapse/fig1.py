@@ -1,5 +1,16 @@
 """Dan+20 Fig. 1: rank at initialization (left) and training accuracy after training (right) vs
-depth, BN vs vanilla ReLU MLPs, each network at its grid-searched learning rate."""
+depth, BN vs vanilla ReLU MLPs, each network at its grid-searched learning rate.
+
+{% set setup = snakemake.params.setup %}{{ snakemake.config["scale"] | capitalize }} scale. ReLU
+MLPs of width {{ setup["width"] }} and depths {{ setup["depths"] }} on {{ setup["dataset"] }}
+({{ setup["train_size"] or "all" }} training samples; the seed: all of Fashion-MNIST), BN
+(``BatchNorm1d`` after each Linear) vs vanilla, PyTorch default init. Left: numerical rank (footnote
+2) of the last hidden layer at initialization, on {{ setup["probe_size"] }} training samples. Right:
+training accuracy (on {{ setup["eval_size"] or "all" }} training samples) after
+{{ setup["epochs"] }} epochs of SGD (batch {{ setup["batch_size"] }}; the seed: 75 epochs), at the
+learning rate of the grid {{ setup["lrs"] }} with the best mean final training accuracy per network
+and depth. Mean and 95% CI over {{ setup["n_runs"] }} runs (the seed: 5).
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import log_to_file

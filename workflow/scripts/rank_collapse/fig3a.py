@@ -1,4 +1,12 @@
-"""Dan+20 Fig. 3a: layer-averaged rank_1/2 vs width d, one curve per gamma (inf: no skip)."""
+"""Dan+20 Fig. 3a: layer-averaged rank_1/2 vs width d, one curve per gamma (inf: no skip).
+
+{% set setup = snakemake.params.setup %}Thm. 2, Thm. 14; {{ snakemake.config["scale"] }} scale. The
+layer average of rank_1/2(H_l) (Eq. (3), tau = 1/2) of the linear BN chain of Eq. (1) against width
+d = N, one curve per residual strength gamma (inf: no skip connection), log-log; mean and 95% t
+interval (the claims' interval; the seed plots one standard deviation) over {{ setup["n_runs"] }}
+runs of {{ setup["depth"] }} layers (statistics every {{ setup["stride"] }} layers after
+{{ setup["burn_in"] }}; the seed uses L = 10^6). Dashed: sqrt(d).
+"""
 
 import numpy as np
 

@@ -1,4 +1,9 @@
-"""Dan+20 Fig. 9: log2 of the layer-averaged ||M(H_l)||_F^2 vs log2 d, one panel per gamma."""
+"""Dan+20 Fig. 9: log2 of the layer-averaged ||M(H_l)||_F^2 vs log2 d, one panel per gamma.
+
+Lemma 13; {{ snakemake.config["scale"] }} scale. log2 of the layer average of ||M(H_l)||_F^2 against
+log2 d for the linear BN chain, one panel per gamma; mean and one standard deviation over
+{{ snakemake.params.setup["n_runs"] }} runs (the seed uses L = 10^5). Green dashed: log2 d^1.5.
+"""
 
 import numpy as np
 

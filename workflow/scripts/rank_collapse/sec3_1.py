@@ -1,4 +1,13 @@
-"""Dan+20 (seed 002) Sec. 3.1: rank / N of H_l vs layer, N = round(sqrt d) vs N = d."""
+"""Dan+20 (seed 002) Sec. 3.1: rank / N of H_l vs layer, N = round(sqrt d) vs N = d.
+
+{% set setup = snakemake.params.setup %}"Necessary assumptions", {{ snakemake.config["scale"] }}
+scale: "we observed that hidden representations remain full rank if H_0 is full-rank and N = O(sqrt
+d)". Numerical rank (Dan+20 footnote 2) of H_l divided by the batch size N along the BN chain of Eq.
+(1) (Eq. (2) BN, {{ setup["weight_law"] }} weights, {{ setup["dtype"] }}), from Gaussian inputs with
+N = round(sqrt d) (the seed's statement) and N = d (the contrast: Thm. 2 and Cor. 15 promise only
+Omega(sqrt d)), for widths {{ setup["widths"] }}, one panel per gamma; mean and 95% CI over
+{{ setup["n_runs"] }} runs, every {{ setup["stride"] }}th layer up to {{ setup["depth"] }}.
+"""
 
 from sigprop import plotting, store
 from sigprop.jobs import log_to_file
