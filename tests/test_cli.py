@@ -211,6 +211,25 @@ def test_the_readme_block_is_the_summary_of_the_golden_file(capsys, monkeypatch)
     )
 
 
+def test_the_readme_items_are_generated_from_registry_and_golden_file(monkeypatch):
+    """README.md's table of items: one row per figure, table and theorem, what it shows taken
+    from its script's caption or its measurement's docstring, its claims counted from the golden
+    ledger; rewritten by the same `sigprop summary --readme` command."""
+    monkeypatch.chdir(ROOT)
+    text = (ROOT / "README.md").read_text()
+    block = text.split(cli.ITEMS_START + "\n")[1].split(cli.ITEMS_END)[0]
+    golden = pd.read_csv(cli.GOLDEN, keep_default_na=False, na_values=[""])
+    expected = cli.items_table(load_registry(), golden)
+    assert block == expected, (
+        "README.md's table of items is stale: run "
+        "`sigprop summary --readme README.md .test/golden/quick_claims.csv`"
+    )
+    registry = load_registry()
+    judged = [i for _, i in registry.items() if i.kind != "simulation"]
+    assert len(block.splitlines()) == 2 + len(judged)
+    assert "| none | none |" not in block  # every item has claims in the golden ledger
+
+
 def test_check_config_names_the_file_line_and_key(checkout, capsys):
     (checkout / "bad.yaml").write_text("rank_collapse:\n  depth_rank: {width: 3\n  bad: [\n")
     with pytest.raises(SystemExit, match=r"bad.yaml:3:6: invalid YAML"):

@@ -372,6 +372,55 @@ def summary_table(table: pd.DataFrame) -> str:
     return "\n".join(lines) + "\n"
 
 
+ITEMS_START = "<!-- items:start -->"
+ITEMS_END = "<!-- items:end -->"
+"""The markers of the README's generated table of items (``sigprop summary --readme``)."""
+
+
+def item_title(family: str, item) -> str:
+    """What an item shows, in one line: its script's first docstring line (a figure or table),
+    or its measurement's (a theorem), without the leading "<source>: "."""
+    if item.kind == "theorem":
+        function = getattr(item.measure, "resolve", lambda: item.measure)()
+        text = inspect.getdoc(function) or ""
+    else:
+        from .jobs import script_description
+
+        script = Path("workflow/scripts") / family / item.script_file
+        text = script_description(script) if script.exists() else ""
+    first = " ".join(text.split("\n\n")[0].split())
+    return first.split(": ", 1)[1] if ": " in first[:80] else first
+
+
+def items_table(registry: Registry, table: pd.DataFrame) -> str:
+    """Every figure, table and theorem item of the registry: source, output, what it shows (its
+    script's or measurement's docstring) and its claims in the ledger (paper claims' verdicts
+    first, the other kinds counted apart), as a Markdown table."""
+    table = table.assign(item=table["id"].str.split(".").str[:2].str.join("."))
+    lines = [
+        "| item | source | output | what it shows | paper claims | other claims |",
+        "|---|---|---|---|---|---|",
+    ]
+    for family, item in registry.items():
+        if item.kind == "simulation":
+            continue
+        folder = "figures" if item.kind == "figure" else "results"
+        output = f"`{folder}/{family}/{item.name}.{'pdf' if item.kind == 'figure' else 'csv'}`"
+        claims = table[table["item"] == f"{family}.{item.name}"]
+        paper = claims[claims["kind"] == "paper"]["verdict"]
+        others = "; ".join(
+            f"{kind}: {verdict_counts(claims[claims['kind'] == kind]['verdict'])}"
+            for kind in KINDS[1:]
+            if (claims["kind"] == kind).any()
+        )
+        title = item_title(family, item).replace("\\|", "|").replace("|", "\\|")
+        lines.append(
+            f"| `{family}.{item.name}` | {item.source} | {output} | {title} | "
+            f"{verdict_counts(paper) if len(paper) else 'none'} | {others or 'none'} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
 def replace_block(text: str, block: str, start: str = SUMMARY_START, end: str = SUMMARY_END) -> str:
     """``text`` with what lies between the ``start`` and ``end`` marker lines replaced by
     ``block``; ValueError when the markers are missing or out of order."""
@@ -387,13 +436,16 @@ def cmd_summary(registry: Registry, args) -> int:
     if not args.ledger.exists():
         print(f"sigprop: ledger {args.ledger} not found")
         return 1
-    block = summary_table(pd.read_csv(args.ledger, keep_default_na=False, na_values=[""]))
+    ledger = pd.read_csv(args.ledger, keep_default_na=False, na_values=[""])
+    block = summary_table(ledger)
     if args.readme is None:
         print(block, end="")
         return 0
     text = args.readme.read_text()
     try:
         updated = replace_block(text, block)
+        if ITEMS_START in text:  # the table of items, where the README has one
+            updated = replace_block(updated, items_table(registry, ledger), ITEMS_START, ITEMS_END)
     except ValueError as error:
         raise SystemExit(f"sigprop: {args.readme}: {error}") from None
     if updated != text:
