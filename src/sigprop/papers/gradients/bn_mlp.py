@@ -447,11 +447,11 @@ def gradient_profile(
     depend on the batch, and those steps see all runs at once as in one pass: fc_0's products
     with the shared x (H_0 = W_0 X_0 and, in the backward, G_0 X_0^T) and the per-run results'
     last steps (the logs of the gradient norms, psi from the Gram matrices, the loss from the
-    logits). Chunks keep
-    each run's blocks at their alignment (``_CHUNK_ALIGN``). On one thread (the DAG's) the
-    result is then bit for bit that of one pass over all runs (tested against the unchunked
-    pass at every configured setting); on several threads torch splits an op between threads
-    at points that depend on its size, with or without chunks.
+    logits; ``_first_layer``, ``_profile_result``). Chunks keep each run's blocks at their
+    alignment (``_CHUNK_ALIGN``). On one thread (the DAG's) the result is then bit for bit that
+    of one pass over all runs (tested against the unchunked pass at every configured setting);
+    on several threads torch splits an op between threads at points that depend on its size,
+    with or without chunks.
 
     Args:
         arch: the network.
@@ -462,6 +462,33 @@ def gradient_profile(
         dtype, device: compute precision and device.
         gap_layers: see ``forward``.
     """
+    x, labels, device = _profile_inputs(arch, x, labels, runs, n_classes, dtype, device, gap_layers)
+    d_in, n = x.shape
+    wanted = set(gap_layers)
+    chunks = run_chunks(runs, arch, d_in, n, n_classes, dtype, device)
+    (w0, b0), chunk_parameters = _profile_parameters(
+        arch, d_in, n_classes, experiment_id, chunks, dtype, device
+    )
+    w0, h0, grams = _first_layer(w0, b0, x, wanted)
+    norms: list[list[Tensor]] = [[] for _ in range(arch.depth + 1)]
+    g0, logits = _chunk_passes(h0, chunks, chunk_parameters, arch, labels, wanted, norms, grams)
+    (grad_w0,) = torch.autograd.grad(h0, w0, grad_outputs=torch.cat(g0))
+    norms[0].append(torch.linalg.matrix_norm(grad_w0))
+    return _profile_result(norms, grams, logits, labels)
+
+
+def _profile_inputs(
+    arch: Architecture,
+    x: Tensor,
+    labels: Tensor,
+    runs: Sequence[int],
+    n_classes: int,
+    dtype: torch.dtype,
+    device: str | torch.device,
+    gap_layers: Sequence[int],
+) -> tuple[Tensor, Tensor, torch.device]:
+    """``gradient_profile``'s batch on its device (x in ``dtype``) and the device, after a
+    ValueError for a mis-shaped batch, a gap layer outside 0..L, no runs or an empty layer."""
     if x.dim() != 2 or labels.shape != (x.shape[1],):
         raise ValueError(
             f"x must be (D, n) and labels (n,), got {tuple(x.shape)}, {tuple(labels.shape)}"
@@ -472,18 +499,23 @@ def gradient_profile(
     _check_gap_layers(arch, gap_layers)
     if not runs:
         raise ValueError("runs must not be empty")
-    d_in, n = x.shape
+    d_in = x.shape[0]
     if d_in < 1 or n_classes < 1:
         raise ValueError(f"d_in and d_out must be >= 1, got {d_in}, {n_classes}")
-    wanted = set(gap_layers)
-    chunks = run_chunks(runs, arch, d_in, n, n_classes, dtype, device)
-    (w0, b0), chunk_parameters = _profile_parameters(
-        arch, d_in, n_classes, experiment_id, chunks, dtype, device
-    )
-    # fc_0 on all runs at once: its products with the shared x (H_0 = W_0 X_0 and, in the
-    # backward, G_0 X_0^T) have other bits on other run counts (measured at width 4), so H_0 and
-    # dLoss/dW_0 come from one autograd graph over all runs, as in one pass: the chunks start
-    # from their slices of H_0 and return G_0 = dLoss/dH_0, fed back through that graph.
+    return x, labels, device
+
+
+def _first_layer(
+    w0: Tensor, b0: Tensor | None, x: Tensor, wanted: set[int]
+) -> tuple[Tensor, Tensor, dict[int, list[Tensor]]]:
+    """fc_0 on all runs at once: W_0 (now requiring its gradient), H_0 = W_0 X_0 + b_0 and
+    {0: [Gram of H_0]} if layer 0 is ``wanted`` (else {}).
+
+    Its products with the shared x (H_0 = W_0 X_0 and, in the backward, G_0 X_0^T) have other
+    bits on other run counts (measured at width 4), so H_0 and dLoss/dW_0 come from one autograd
+    graph over all runs, as in one pass: the chunks start from their slices of H_0 and return
+    G_0 = dLoss/dH_0, fed back through that graph (``gradient_profile``).
+    """
     w0 = w0[0].requires_grad_(True)
     h0 = w0 @ x if b0 is None else w0 @ x + b0[0]
     if 0 in wanted:
@@ -491,37 +523,80 @@ def gradient_profile(
             grams = {0: [gram_isometry.gram(h0)]}
     else:
         grams = {}
-    norms: list[list[Tensor]] = [[] for _ in range(arch.depth + 1)]
+    return w0, h0, grams
+
+
+def _chunk_passes(
+    h0: Tensor,
+    chunks: list[list[int]],
+    chunk_parameters: Iterable[tuple],
+    arch: Architecture,
+    labels: Tensor,
+    wanted: set[int],
+    norms: list[list[Tensor]],
+    grams: dict[int, list[Tensor]],
+) -> tuple[list[Tensor], list[Tensor]]:
+    """Layers 1..L chunk by chunk (``_chunk_pass``) from the chunks' slices of H_0: appends
+    ||dLoss/dW_l||_F (l = 1..L) to ``norms[l]`` and the Gram of H_l (l ``wanted``) to
+    ``grams[l]``; returns each chunk's G_0 = dLoss/dH_0 and detached logits."""
     g0, logits = [], []
     start = 0
     for chunk, (weights, biases) in zip(chunks, chunk_parameters, strict=True):
         part = slice(start, start + len(chunk))
         start += len(chunk)
-        for w in weights:
-            w.requires_grad_(True)
-        h0_part = h0[part].detach().requires_grad_(True)
-        gaps = {}
-        out = _layers(
-            _block(h0_part, 0, arch),
-            Parameters(weights, biases),
-            arch,
-            1,
-            wanted,
-            gram_isometry.gram,
-            gaps,
-        )
-        target = labels.expand(len(chunk), -1)
-        loss = F.cross_entropy(out, target, reduction="none").mean(-1)
-        grad_h0, *grads = torch.autograd.grad(loss.sum(), [h0_part, *weights])
+        grad_h0, grads, gaps, out = _chunk_pass(h0[part], weights, biases, arch, labels, wanted)
         g0.append(grad_h0)
         for layer, g in enumerate(grads, 1):
             norms[layer].append(torch.linalg.matrix_norm(g))
         for layer, gram in gaps.items():
             grams.setdefault(layer, []).append(gram)
-        logits.append(out.detach())
-        del weights, biases, out, loss, grads  # a chunk drawn on the fly is freed here
-    (grad_w0,) = torch.autograd.grad(h0, w0, grad_outputs=torch.cat(g0))
-    norms[0].append(torch.linalg.matrix_norm(grad_w0))
+        logits.append(out)
+        del weights, biases, grads  # a chunk drawn on the fly is freed here
+    return g0, logits
+
+
+def _chunk_pass(
+    h0_part: Tensor,
+    weights: list[Tensor],
+    biases: list[Tensor] | None,
+    arch: Architecture,
+    labels: Tensor,
+    wanted: set[int],
+) -> tuple[Tensor, list[Tensor], dict[int, Tensor], Tensor]:
+    """One chunk's forward from its (detached) slice of H_0 through X_1 = ``_block``(H_0) and
+    layers 1..L, and one backward of its runs' summed cross-entropy (mean over the n samples).
+
+    Returns:
+        G_0 = dLoss/dH_0 of the slice, [dLoss/dW_l for l = 1..L], {l: Gram of H_l} for the
+        ``wanted`` layers, and the logits (detached).
+    """
+    for w in weights:
+        w.requires_grad_(True)
+    h0_part = h0_part.detach().requires_grad_(True)
+    gaps = {}
+    out = _layers(
+        _block(h0_part, 0, arch),
+        Parameters(weights, biases),
+        arch,
+        1,
+        wanted,
+        gram_isometry.gram,
+        gaps,
+    )
+    target = labels.expand(len(out), -1)
+    loss = F.cross_entropy(out, target, reduction="none").mean(-1)
+    grad_h0, *grads = torch.autograd.grad(loss.sum(), [h0_part, *weights])
+    return grad_h0, grads, gaps, out.detach()
+
+
+def _profile_result(
+    norms: list[list[Tensor]],
+    grams: dict[int, list[Tensor]],
+    logits: list[Tensor],
+    labels: Tensor,
+) -> GradientProfile:
+    """The per-run results' last steps on all runs at once: the logs of the gradient norms,
+    psi (Thesis Eq. (6.5)) from the Gram matrices and the loss from the logits."""
     log_grad = torch.stack([torch.cat(norm).log() for norm in norms], dim=-1)
     gaps = {layer: gram_isometry.isometry_gap(torch.cat(grams[layer])) for layer in sorted(grams)}
     logits = torch.cat(logits)
