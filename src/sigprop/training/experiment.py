@@ -180,7 +180,8 @@ def network_training(
         bias: whether the MLP's Linear layers have biases (DJB21's MLP: none).
         init_batch_size: samples of the initialization batch of iterative orthogonalization.
 
-    Long by its signature: the parameters are the simulation's config slice.
+    Long because its signature is the simulation's config slice (one parameter per key); the
+    training itself is ``_train_networks``.
 
     The grid points of a run share its initial (pre-trained) network; each grid point is one
     member of one batched stack (``training.loop``). Point 0 of every curve is after
@@ -203,32 +204,66 @@ def network_training(
     n_classes = dataset_spec(dataset)[1].n_classes
     setup = {"width": width, "activation": activation, "init": init, "pretraining": pretraining,
              "architecture": architecture, "width_multiplier": width_multiplier, "bias": bias,
-             "init_batch_size": init_batch_size}  # fmt: skip
+             "init_batch_size": init_batch_size, "dataset": dataset, "epochs": epochs,
+             "batch_size": batch_size, "log_every": log_every, "momentum": momentum,
+             "probes": probes}  # fmt: skip
     runs = list(range(n_runs))
     noise_id = f"{experiment_id}.noise"
+    values, epochs_at, steps_at = _train_networks(
+        networks, depths, lrs, runs, batches, n_classes, setup, experiment_id, noise_id
+    )
+    return _labelled(values, list(networks.items()), depths, lrs, runs, epochs_at, steps_at,
+                     experiment_id, noise_id)  # fmt: skip
+
+
+def _train_networks(
+    networks: Mapping[str, Mapping], depths: list[int], lrs, runs: list[int], batches: TrainData,
+    n_classes: int, setup: Mapping, experiment_id: str, noise_id: str,
+) -> tuple[dict, list[float], list[int]]:  # fmt: skip
+    """Every (network, depth) of ``network_training`` trained (``_trained``), network by network
+    in the given order, each network's runs on its inputs (the data, or uniform noise images
+    from stream (``noise_id``, 0, "inputs""), one noise set for every run).
+
+    Returns:
+        the curves {metric: {(network, depth): (lr, run, point)}}, and the log points' epochs
+        and SGD steps (the same for every network).
+    """
     values, epochs_at = {}, None
     for network, spec in networks.items():
         rates = torch.tensor([lr * spec.get("lr_scale", 1.0) for lr in lrs for _ in runs])
         inputs = batches
         if spec.get("inputs", "data") == "uniform_noise":  # one noise set for every run
-            inputs = uniform_noise_images(batches, dataset, generator(noise_id, 0, "inputs"))
-        for depth in depths:
-            eid = f"{experiment_id}.{network}.L{depth}"
-            initial = _initial_networks(
-                spec, network, depth, runs, inputs, n_classes, setup, experiment_id
+            inputs = uniform_noise_images(
+                batches, setup["dataset"], generator(noise_id, 0, "inputs")
             )
-            curves = train(
-                RunStack(initial * len(lrs)), inputs, rates, epochs, batch_size, eid,
-                runs * len(lrs), log_every, momentum, probes, desc=f"{network} L={depth}",
-                clip=spec.get("agc", 0.0),
-            )  # fmt: skip
-            log.info("%s L=%d: %d members trained in %.1f s", network, depth, len(rates),
-                     curves.seconds)  # fmt: skip
+        for depth in depths:
+            curves = _trained(
+                spec, network, depth, runs, lrs, rates, inputs, n_classes, setup, experiment_id
+            )
             for name, tensor in curves.tensors().items():
-                values.setdefault(name, {})[network, depth] = tensor.view(len(lrs), n_runs, -1)
+                values.setdefault(name, {})[network, depth] = tensor.view(len(lrs), len(runs), -1)
             epochs_at, steps_at = curves.epoch, curves.step
-    return _labelled(values, list(networks.items()), depths, lrs, runs, epochs_at, steps_at,
-                     experiment_id, noise_id)  # fmt: skip
+    return values, epochs_at, steps_at
+
+
+def _trained(
+    spec: Mapping, network: str, depth: int, runs: list[int], lrs, rates: torch.Tensor,
+    inputs: TrainData, n_classes: int, setup: Mapping, experiment_id: str,
+):  # fmt: skip
+    """The curves (``training.loop.Curves``) of one (network, depth): its initial networks
+    (``_initial_networks``), each repeated for every step size, trained as one batched stack
+    (``training.loop.train``) with member lr i, run r at ``rates[i * len(runs) + r]``; SGD
+    batches from stream (``<id>.<network>.L<depth>``, r, "batches")."""
+    eid = f"{experiment_id}.{network}.L{depth}"
+    initial = _initial_networks(spec, network, depth, runs, inputs, n_classes, setup, experiment_id)
+    curves = train(
+        RunStack(initial * len(lrs)), inputs, rates, setup["epochs"], setup["batch_size"], eid,
+        runs * len(lrs), setup["log_every"], setup["momentum"], setup["probes"],
+        desc=f"{network} L={depth}", clip=spec.get("agc", 0.0),
+    )  # fmt: skip
+    log.info("%s L=%d: %d members trained in %.1f s", network, depth, len(rates),
+             curves.seconds)  # fmt: skip
+    return curves
 
 
 def _check_networks(
