@@ -88,30 +88,65 @@ def real_gap(
     images = load_images(dataset, data_root, download, normalize_mean, normalize_std)
     if batch_size > images.shape[0]:
         raise ValueError(f"batch_size {batch_size} exceeds the {images.shape[0]} images")
-
+    shape = tuple(images.shape[1:])
+    sizes = {"width": width, "channels": channels, "kernel_size": kernel_size,
+             "padding_mode": padding_mode, "depth": depth}  # fmt: skip
     gaps = torch.empty(len(architectures), len(norms), n_batches, depth, dtype=torch.float64)
-    batches = range(n_batches)
-    for b in batches:
+    for b in range(n_batches):
         pick = torch.randperm(images.shape[0], generator=generator(experiment_id, b, "batch"))
         x = images[pick[:batch_size]].to(torch_device, torch_dtype)
-        for i, arch in enumerate(architectures):
-            for j, norm in enumerate(norms):
-                weights = generator(
-                    f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights"
-                )
-                size = width if arch == "mlp" else channels
-                net = djb21_networks.build(
-                    arch,
-                    tuple(images.shape[1:]),
-                    size,
-                    depth,
-                    norm,
-                    kernel_size,
-                    padding_mode,
-                    generator=weights,
-                )
-                gaps[i, j, b] = _gaps_at_init(net.to(torch_device, torch_dtype), x)
+        gaps[:, :, b] = _batch_gaps(
+            x, b, shape, architectures, norms, sizes, init_per_batch, experiment_id
+        )
         log.info("batch %d/%d done", b + 1, n_batches)
+    return _labelled(gaps, architectures, norms, n_batches, depth, init_per_batch, experiment_id)
+
+
+def _batch_gaps(
+    x: torch.Tensor,
+    b: int,
+    image_shape: tuple[int, ...],
+    architectures: list[str],
+    norms: list[str],
+    sizes: dict,
+    init_per_batch: bool,
+    experiment_id: str,
+) -> torch.Tensor:
+    """V(H_l) before each block l = 1..depth on batch ``x`` (batch ``b``), shape
+    (architectures, norms, depth): per architecture and norm a ``djb21_networks.build`` network
+    for images of ``image_shape`` (``sizes``: width, channels, kernel_size, padding_mode,
+    depth) on ``x``'s device and dtype; an architecture's BN and vanilla networks draw from the
+    same stream (experiment_id.architecture, b, or 0 without ``init_per_batch``, "weights")."""
+    gaps = torch.empty(len(architectures), len(norms), sizes["depth"], dtype=torch.float64)
+    for i, arch in enumerate(architectures):
+        for j, norm in enumerate(norms):
+            weights = generator(f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights")
+            size = sizes["width"] if arch == "mlp" else sizes["channels"]
+            net = djb21_networks.build(
+                arch,
+                image_shape,
+                size,
+                sizes["depth"],
+                norm,
+                sizes["kernel_size"],
+                sizes["padding_mode"],
+                generator=weights,
+            )
+            gaps[i, j] = _gaps_at_init(net.to(x.device, x.dtype), x)
+    return gaps
+
+
+def _labelled(
+    gaps: torch.Tensor,
+    architectures: list[str],
+    norms: list[str],
+    n_batches: int,
+    depth: int,
+    init_per_batch: bool,
+    experiment_id: str,
+) -> Labelled:
+    """``real_gap``'s gaps over (architecture, norm, batch, layer), with their streams."""
+    batches = range(n_batches)
     return Labelled(
         dims=["architecture", "norm", "batch", "layer"],
         coords={
