@@ -26,6 +26,7 @@ from .conjecture_spec import ODD_ACTIVATIONS
 __all__ = [
     "ODD_ACTIVATIONS",
     "PRODUCTS",
+    "VALUES",
     "GroupedActivatedProduct",
     "conjecture_chain",
     "fluctuation",
@@ -34,6 +35,9 @@ __all__ = [
 ]
 
 PRODUCTS = ("explicit", "gram")
+
+VALUES = ("mean_fluctuation", "mean_fluctuation_burn_in", "mean_gap", "k_offdiag", "k_offdiag_max")
+"""The values of ``conjecture_chain`` per (activation, width, run) (its docstring)."""
 
 
 def gram_of_state(h: Tensor) -> Tensor:
@@ -175,57 +179,21 @@ def conjecture_chain(
         over 1..depth; equals L when K = I / n), ``k_offdiag`` (mean of K_ij over i < j) and
         ``k_offdiag_max`` (max_{i != j} |K_ij|).
     """
-    if product not in PRODUCTS:
-        raise ValueError(f"product must be one of {PRODUCTS}, got {product!r}")
-    if not 0 <= burn_in < depth:
-        raise ValueError(f"burn_in must be in [0, depth={depth}), got {burn_in}")
-    for name in activations:
-        ops.activation(name)  # a clear ValueError for an unknown activation, before any work
+    _check_settings(product, burn_in, depth, activations)
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
-    runs, n = list(range(n_runs)), batch_size
-    offdiag = ~torch.eye(n, dtype=torch.bool)
+    runs = list(range(n_runs))
     shape = (len(activations), len(widths), n_runs)
-    values = {
-        v: torch.empty(shape, dtype=torch_dtype)
-        for v in (
-            "mean_fluctuation",
-            "mean_fluctuation_burn_in",
-            "mean_gap",
-            "k_offdiag",
-            "k_offdiag_max",
-        )
-    }
+    values = {v: torch.empty(shape, dtype=torch_dtype) for v in VALUES}
     ids = []
     for w, d in enumerate(widths):
         stream_ids = [f"{experiment_id}.{a}.d{d}" for a in activations]
         ids += [x for sid in stream_ids for x in (sid, f"{sid}.reference")]
-        k = stationary_gram(
-            [f"{sid}.reference" for sid in stream_ids],
-            runs,
-            d,
-            n,
-            activations,
-            reference_depth,
-            product,
-            torch_dtype,
-            device,
-        )
-        h0, prod = _stacked_chain(stream_ids, runs, d, n, activations, product, torch_dtype, device)
-        k_flat = k.flatten(0, 1).to(device)
-        trace = chains.simulate(
-            h0,
-            chains.Step("bn_rms_scaled"),
-            prod,
-            depth,
-            {"L": lambda h, k=k_flat: fluctuation(h, k), "V": metrics.orthogonality_gap},
-            desc=f"fluctuation chains d={d}",
-        )
-        fluct = trace.values["L"].unflatten(0, (len(activations), n_runs))
-        values["mean_fluctuation"][:, w] = fluct.mean(dim=-1)
-        values["mean_fluctuation_burn_in"][:, w] = fluct[..., burn_in:].mean(dim=-1)
-        values["mean_gap"][:, w] = trace.values["V"].unflatten(0, fluct.shape[:2]).mean(dim=-1)
-        values["k_offdiag"][:, w] = k[..., offdiag].mean(dim=-1)
-        values["k_offdiag_max"][:, w] = k[..., offdiag].abs().amax(dim=-1)
+        width_values = _width_values(
+            stream_ids, runs, d, batch_size, activations, reference_depth, depth, burn_in,
+            product, torch_dtype, device,
+        )  # fmt: skip
+        for v, value in width_values.items():
+            values[v][:, w] = value
     return Labelled(
         dims=["activation", "width", "run"],
         coords={"activation": list(activations), "width": list(widths), "run": runs},
@@ -236,3 +204,61 @@ def conjecture_chain(
             "streams": ["input", "gram" if product == "gram" else "weights"],
         },
     )
+
+
+def _check_settings(product: str, burn_in: int, depth: int, activations: list[str]) -> None:
+    """A ValueError naming the ``conjecture_chain`` setting it cannot run, before any work."""
+    if product not in PRODUCTS:
+        raise ValueError(f"product must be one of {PRODUCTS}, got {product!r}")
+    if not 0 <= burn_in < depth:
+        raise ValueError(f"burn_in must be in [0, depth={depth}), got {burn_in}")
+    for name in activations:
+        ops.activation(name)  # a clear ValueError for an unknown activation
+
+
+def _width_values(
+    stream_ids: list[str],
+    runs: list[int],
+    d: int,
+    n: int,
+    activations: list[str],
+    reference_depth: int,
+    depth: int,
+    burn_in: int,
+    product: str,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> dict[str, Tensor]:
+    """``VALUES`` at width d, each of shape (activations, runs): K from the reference chains
+    (streams ``<stream_id>.reference``, ``stationary_gram``), then the fresh chains from
+    randn(d, n) (streams ``stream_ids``) with L(Q_l) of Eq. (19) and V of Eq. (2) per layer."""
+    offdiag = ~torch.eye(n, dtype=torch.bool)
+    k = stationary_gram(
+        [f"{sid}.reference" for sid in stream_ids],
+        runs,
+        d,
+        n,
+        activations,
+        reference_depth,
+        product,
+        dtype,
+        device,
+    )
+    h0, prod = _stacked_chain(stream_ids, runs, d, n, activations, product, dtype, device)
+    k_flat = k.flatten(0, 1).to(device)
+    trace = chains.simulate(
+        h0,
+        chains.Step("bn_rms_scaled"),
+        prod,
+        depth,
+        {"L": lambda h: fluctuation(h, k_flat), "V": metrics.orthogonality_gap},
+        desc=f"fluctuation chains d={d}",
+    )
+    fluct = trace.values["L"].unflatten(0, (len(activations), len(runs)))
+    return {
+        "mean_fluctuation": fluct.mean(dim=-1),
+        "mean_fluctuation_burn_in": fluct[..., burn_in:].mean(dim=-1),
+        "mean_gap": trace.values["V"].unflatten(0, fluct.shape[:2]).mean(dim=-1),
+        "k_offdiag": k[..., offdiag].mean(dim=-1),
+        "k_offdiag_max": k[..., offdiag].abs().amax(dim=-1),
+    }
