@@ -86,58 +86,85 @@ def measure(
         g_a = mf.linear_fixed_point(n) if act == "linear" else fp.matrix()
         quad = mf.diagonal_quadrature(act, n) if n >= 3 else math.nan
         g0 = mf.ar1_correlation(n, input_correlation, dtype)
-        maps, path = mf.iterate_mean_field(
-            g0,
-            act,
-            map_iterations,
-            map_average,
-            map_samples,
-            f"{tag}.map",
-            replicas=range(map_replicas),
+        way_b = _map_estimate(
+            g0, act, f"{tag}.map", map_iterations, map_average, map_samples, map_replicas
         )
-        g_b, var_b = mf.replica_mean(maps)
-        per_run = mf.wide_chain_gram(
-            act,
-            n,
-            chain_width,
-            chain_depth,
-            chain_burn_in,
-            range(chain_runs),
-            input_correlation,
-            f"{tag}.chain",
-            dtype,
-            dev,
-        )
-        g_c, var_c = mf.replica_mean(per_run)
-        se_a = fp.frobenius_se
-        mc_error_b = math.sqrt(se_a**2 + var_b.sum().item())
-        mc_error_c = math.sqrt(se_a**2 + var_c.sum().item())
-        ref = REFERENCE.get((n, act), (math.nan, math.nan))
-        rows.append(
-            {
-                "batch_size": n,
-                "activation": act,
-                "diag_a": fp.diag,
-                "offdiag_a": fp.offdiag,
-                "diag_se_a": fp.diag_se,
-                "offdiag_se_a": fp.offdiag_se,
-                "diag_quadrature": quad,
-                "reference_diag": ref[0],
-                "reference_offdiag": ref[1],
-                "eig_perp": fp.eigenvalues[0],
-                "eig_one": fp.eigenvalues[1],
-                "kappa": fp.kappa,
-                "dist_b": mf.frobenius(g_b - g_a),
-                "mc_error_b": mc_error_b,
-                "dist_c": mf.frobenius(g_c - g_a),
-                "mc_error_c": mc_error_c,
-                "dist_start": mf.frobenius(g0 - g_a),
-                "map_last_step": path[-1].item(),
-                "asymmetry_b": mf.frobenius(g_b - _symmetrize(g_b)),
-                "asymmetry_c": mf.frobenius(g_c - _symmetrize(g_c)),
-            }
-        )
+        way_c = _chain_estimate(
+            act, n, f"{tag}.chain", chain_width, chain_depth, chain_burn_in, chain_runs,
+            input_correlation, dtype, dev,
+        )  # fmt: skip
+        rows.append(_row(n, act, fp, g_a, quad, g0, way_b, way_c))
     return pd.DataFrame(rows)
+
+
+def _map_estimate(
+    g0: torch.Tensor,
+    act: str,
+    stream: str,
+    iterations: int,
+    average: int,
+    samples: int,
+    replicas: int,
+) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """Way (b): the MC mean-field map of Eq. (3.3) iterated from ``g0``, ``replicas``
+    independent paths (streams ``stream``, replica); the replicas' mean G_b, the per-entry
+    variance of that mean, and replica 0's path ||G_{k+1} - G_k||_F."""
+    maps, path = mf.iterate_mean_field(
+        g0, act, iterations, average, samples, stream, replicas=range(replicas)
+    )
+    return *mf.replica_mean(maps), path
+
+
+def _chain_estimate(
+    act: str,
+    n: int,
+    stream: str,
+    width: int,
+    depth: int,
+    burn_in: int,
+    runs: int,
+    input_correlation: float,
+    dtype: torch.dtype,
+    device: torch.device,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """Way (c): ``runs`` very wide chains of Eq. (3.1) (streams ``stream``, run), each's Gram
+    time-averaged after ``burn_in``; their mean G_c and the per-entry variance of that mean."""
+    per_run = mf.wide_chain_gram(
+        act, n, width, depth, burn_in, range(runs), input_correlation, stream, dtype, device
+    )
+    return mf.replica_mean(per_run)
+
+
+def _row(n: int, act: str, fp, g_a, quad: float, g0, way_b: tuple, way_c: tuple) -> dict:
+    """One (n, phi) row of ``measure``: way (a)'s sphere average ``fp`` (G_a = ``g_a``) and its
+    diagonal by quadrature ``quad``; the distances to G_a of ways (b) (``_map_estimate``), (c)
+    (``_chain_estimate``) and of the start ``g0``, with the combined Monte Carlo errors; each
+    estimate's asymmetry."""
+    (g_b, var_b, path), (g_c, var_c) = way_b, way_c
+    se_a = fp.frobenius_se
+    ref = REFERENCE.get((n, act), (math.nan, math.nan))
+    return {
+        "batch_size": n,
+        "activation": act,
+        "diag_a": fp.diag,
+        "offdiag_a": fp.offdiag,
+        "diag_se_a": fp.diag_se,
+        "offdiag_se_a": fp.offdiag_se,
+        "diag_quadrature": quad,
+        "reference_diag": ref[0],
+        "reference_offdiag": ref[1],
+        "eig_perp": fp.eigenvalues[0],
+        "eig_one": fp.eigenvalues[1],
+        "kappa": fp.kappa,
+        "dist_b": mf.frobenius(g_b - g_a),
+        "mc_error_b": math.sqrt(se_a**2 + var_b.sum().item()),
+        "dist_c": mf.frobenius(g_c - g_a),
+        "mc_error_c": math.sqrt(se_a**2 + var_c.sum().item()),
+        "dist_start": mf.frobenius(g0 - g_a),
+        "map_last_step": path[-1].item(),
+        "asymmetry_b": mf.frobenius(g_b - _symmetrize(g_b)),
+        "asymmetry_c": mf.frobenius(g_c - _symmetrize(g_c)),
+    }
 
 
 def _symmetrize(g: torch.Tensor) -> torch.Tensor:
