@@ -273,15 +273,7 @@ def measure_lemma3(
         direct float64 SVD ratio; floored near 1e-15 by round-off), r_mean, r_max, rate (the
         per-case Lyapunov gap, per layer, natural log), rate_se.
     """
-    _check_positive_ints("width", [width], 2)
-    _check_positive_ints("n_samples", [n_samples], 2)
-    _check_positive_ints("depth", [depth])
-    _check_positive_ints("n_runs", [n_runs], 2)
-    if not 0 <= burn_in < depth - 1:
-        raise ValueError(f"burn_in must be in [0, depth - 2 = {depth - 2}], got {burn_in}")
-    for gamma in gammas:
-        if not gamma > 0:
-            raise ValueError(f"gammas must be > 0, got {gamma}")
+    _check_lemma3(width, n_samples, depth, n_runs, burn_in, gammas)
     dev = resolve_device(device)
     runs = list(range(n_runs))
     layers = sorted({c for c in checkpoints if 1 <= c <= depth} | {depth})
@@ -292,29 +284,57 @@ def measure_lemma3(
             experiment_id, runs, width, n_samples, gammas, law, depth, layers, dev
         )
         for i, gamma in enumerate(gammas):
-            log_ratio = log_ratios[i]
-            rate, rate_se = mean_se(_per_run_slopes(log_ratio, burn_in))
-            for layer in layers:
-                r_h, ratio = at[layer][0][i], at[layer][1][i]
-                qr_mean, qr_se = mean_se(log_ratio[:, layer] / math.log(10))
-                rows.append(
-                    dict(
-                        width=width,
-                        n_samples=n_samples,
-                        n_runs=n_runs,
-                        gamma=gamma,
-                        law=law,
-                        layer=layer,
-                        log10_ratio_qr=qr_mean,
-                        log10_ratio_qr_se=qr_se,
-                        log10_ratio_svd=float(ratio.log10().mean()),
-                        r_mean=float(r_h.mean()),
-                        r_max=float(r_h.max()),
-                        rate=rate,
-                        rate_se=rate_se,
-                    )
-                )
+            case = dict(width=width, n_samples=n_samples, n_runs=n_runs, gamma=gamma, law=law)
+            rows += _lemma3_rows(case, i, log_ratios, at, layers, burn_in)
     return pd.DataFrame(rows)
+
+
+def _check_lemma3(
+    width: int, n_samples: int, depth: int, n_runs: int, burn_in: int, gammas: Sequence[float]
+) -> None:
+    """A ValueError naming the ``measure_lemma3`` setting it cannot run."""
+    _check_positive_ints("width", [width], 2)
+    _check_positive_ints("n_samples", [n_samples], 2)
+    _check_positive_ints("depth", [depth])
+    _check_positive_ints("n_runs", [n_runs], 2)
+    if not 0 <= burn_in < depth - 1:
+        raise ValueError(f"burn_in must be in [0, depth - 2 = {depth - 2}], got {burn_in}")
+    for gamma in gammas:
+        if not gamma > 0:
+            raise ValueError(f"gammas must be > 0, got {gamma}")
+
+
+def _lemma3_rows(
+    case: dict,
+    i: int,
+    log_ratios: Tensor,
+    at: dict[int, tuple[Tensor, Tensor]],
+    layers: list[int],
+    burn_in: int,
+) -> list[dict]:
+    """``measure_lemma3``'s rows of one (gamma, law) ``case``, one per checkpoint layer, from
+    gamma i's part of its law's ``_residual_chain`` (the QR-tracked log(sigma_2 / sigma_1) and
+    r(H~_l) and the SVD ratio at the checkpoints); the rate is the same in every row."""
+    log_ratio = log_ratios[i]
+    rate, rate_se = mean_se(_per_run_slopes(log_ratio, burn_in))
+    rows = []
+    for layer in layers:
+        r_h, ratio = at[layer][0][i], at[layer][1][i]
+        qr_mean, qr_se = mean_se(log_ratio[:, layer] / math.log(10))
+        rows.append(
+            dict(
+                **case,
+                layer=layer,
+                log10_ratio_qr=qr_mean,
+                log10_ratio_qr_se=qr_se,
+                log10_ratio_svd=float(ratio.log10().mean()),
+                r_mean=float(r_h.mean()),
+                r_max=float(r_h.max()),
+                rate=rate,
+                rate_se=rate_se,
+            )
+        )
+    return rows
 
 
 # ---------------------------------------------------------------------------------------------
