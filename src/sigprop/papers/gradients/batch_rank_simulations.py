@@ -176,49 +176,24 @@ def table_c1(
     Returns:
         float64 values over dims (dataset, normalization, n, batch).
     """
-    for name in normalizations:
-        if name not in NORMALIZATIONS:
-            raise ValueError(f"normalization must be in {NORMALIZATIONS}, got {name!r}")
-    if batches < 2 or not 0 <= control_batches <= batches:
-        raise ValueError(
-            f"need batches >= 2 (a std) and 0 <= control_batches <= batches, got {batches}, "
-            f"{control_batches}"
-        )
-    if min(batch_sizes) < 2:
-        raise ValueError(f"batch sizes must be >= 2, got {batch_sizes}")
+    _check_settings(normalizations, batches, control_batches, batch_sizes)
     torch_device = resolve_device(device)
     shape = (len(datasets), len(normalizations), len(batch_sizes), batches)
     values = {q: torch.full(shape, math.nan, dtype=torch.float64) for q in QUANTITIES}
     for i, dataset in enumerate(datasets):
-        grey, spec = pixels(dataset, data_root, download)
-        total, dim = grey.shape
-        if max(batch_sizes) > dim:
-            raise ValueError(
-                f"batch sizes must be <= D = {dim} for {spec.title} (a larger batch has rank "
-                f"<= D < n), got {max(batch_sizes)}"
-            )
+        grey, spec = _pixels(dataset, data_root, download, max(batch_sizes))
+        stream = f"{experiment_id}.{dataset}"
         for k, n in enumerate(batch_sizes):
             picks = [
-                torch.randperm(
-                    total, generator=generator(f"{experiment_id}.{dataset}", b, f"n{n}")
-                )[:n]
+                torch.randperm(grey.shape[0], generator=generator(stream, b, f"n{n}"))[:n]
                 for b in range(batches)
             ]
             for start in range(0, batches, _CHUNK):
                 stop = min(start + _CHUNK, batches)
-                index = torch.stack(picks[start:stop])
-                chunk = grey[index].to(torch_device, torch.float64)  # (B, n, D) grey levels
+                chunk = grey[torch.stack(picks[start:stop])].to(torch_device, torch.float64)
                 for j, normalization in enumerate(normalizations):
-                    x, step = _normalize(chunk, normalization, spec)
-                    stats = batch_statistics(x.mT, step)
-                    for q, v in stats.items():
-                        values[q][i, j, k, start:stop] = v.cpu()
-                    controls = min(stop, control_batches) - start
-                    if controls > 0:
-                        dup = x[:controls].clone()
-                        dup[:, -1] = dup[:, 0]
-                        rank = float64_rank(dup.mT).cpu()
-                        values["control_rank"][i, j, k, start : start + controls] = rank
+                    at = (i, j, k, slice(start, stop))
+                    _measure_chunk(values, at, chunk, normalization, spec, control_batches)
             log.info("%s n=%d done", dataset, n)
     return Labelled(
         dims=["dataset", "normalization", "n", "batch"],
@@ -234,3 +209,56 @@ def table_c1(
             "streams": "(experiment_id.dataset, batch, 'n<n>') -> randperm of the training split",
         },
     )
+
+
+def _check_settings(
+    normalizations: list[str], batches: int, control_batches: int, batch_sizes: list[int]
+) -> None:
+    """A ValueError naming the ``table_c1`` setting it cannot run (before any data is read)."""
+    for name in normalizations:
+        if name not in NORMALIZATIONS:
+            raise ValueError(f"normalization must be in {NORMALIZATIONS}, got {name!r}")
+    if batches < 2 or not 0 <= control_batches <= batches:
+        raise ValueError(
+            f"need batches >= 2 (a std) and 0 <= control_batches <= batches, got {batches}, "
+            f"{control_batches}"
+        )
+    if min(batch_sizes) < 2:
+        raise ValueError(f"batch sizes must be >= 2, got {batch_sizes}")
+
+
+def _pixels(
+    dataset: str, data_root: str, download: bool, largest: int
+) -> tuple[Tensor, data.DatasetSpec]:
+    """``pixels``, after a ValueError if the ``largest`` batch size exceeds D (a larger batch
+    has rank <= D < n)."""
+    grey, spec = pixels(dataset, data_root, download)
+    if largest > grey.shape[1]:
+        raise ValueError(
+            f"batch sizes must be <= D = {grey.shape[1]} for {spec.title} (a larger batch has "
+            f"rank <= D < n), got {largest}"
+        )
+    return grey, spec
+
+
+def _measure_chunk(
+    values: dict[str, Tensor],
+    at: tuple[int, int, int, slice],
+    chunk: Tensor,
+    normalization: str,
+    spec: data.DatasetSpec,
+    control_batches: int,
+) -> None:
+    """The ``QUANTITIES`` of a chunk of batches (grey levels (B, n, D), float64) in
+    ``normalization``'s units, written to ``values[q][at]`` (at = dataset, normalization, n,
+    the chunk's batches); ``control_rank`` only for those of the first ``control_batches``."""
+    x, step = _normalize(chunk, normalization, spec)
+    for q, v in batch_statistics(x.mT, step).items():
+        values[q][at] = v.cpu()
+    start = at[3].start
+    controls = min(at[3].stop, control_batches) - start
+    if controls > 0:
+        dup = x[:controls].clone()
+        dup[:, -1] = dup[:, 0]
+        rank = float64_rank(dup.mT).cpu()
+        values["control_rank"][(*at[:3], slice(start, start + controls))] = rank
