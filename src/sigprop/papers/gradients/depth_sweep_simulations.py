@@ -132,12 +132,8 @@ def depth_sweep(
         ``gap_last`` is inf where H_{L-1} is numerically rank-deficient (mean reduction,
         degenerate batch).
     """
-    if min(depths) < 2:
-        raise ValueError(f"depths must be >= 2 (fc_1 must be a hidden layer), got {depths}")
-    if n_runs < 1:
-        raise ValueError(f"n_runs must be >= 1, got {n_runs}")
+    _check_sweep(depths, n_runs)
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
-    given = images is not None
     x, labels, n_classes = resolve_batch(batch, images, labels, torch_dtype, device)
     x_deg, labels_deg = degenerate_batch(x, labels, degenerate["distinct"], degenerate["repeats"])
     names = list(VARIANTS) if variants is None else list(variants)
@@ -150,20 +146,25 @@ def depth_sweep(
     for i, variant in enumerate(VARIANTS[name] for name in names):
         inputs = (x_deg, labels_deg) if variant.degenerate else (x, labels)
         for j, depth in enumerate(depths):
-            arch = bn_mlp.Architecture(depth, width, variant.norm, variant.activation, variant.init)
-            profile = bn_mlp.gradient_profile(
-                arch,
-                *inputs,
-                experiment_id=f"{experiment_id}.L{depth}",
-                runs=runs,
-                n_classes=n_classes,
-                dtype=torch_dtype,
-                device=device,
-                gap_layers=[depth - 1],
+            profile = _profile(
+                variant, depth, width, inputs, n_classes, runs, torch_dtype, device, experiment_id
             )
             values["fc0"][i, j] = profile.log_grad[:, 0].cpu()
             values["fc1"][i, j] = profile.log_grad[:, 1].cpu()
             values["gap"][i, j] = profile.gaps[depth - 1].cpu()
+    return _labelled(values, names, depths, runs, experiment_id, given=images is not None)
+
+
+def _labelled(
+    values: dict[str, Tensor],
+    names: list[str],
+    depths: list[int],
+    runs: list[int],
+    experiment_id: str,
+    given: bool,
+) -> Labelled:
+    """``depth_sweep``'s values over (variant, depth, run) with their streams; ``given``: the
+    batch was passed in (else ``bn_mlp.input_batch``'s draw)."""
     return Labelled(
         dims=["variant", "depth", "run"],
         coords={"variant": names, "depth": list(depths), "run": runs},
@@ -178,6 +179,41 @@ def depth_sweep(
             "streams": ["weights"],
             "batch": "given" if given else bn_mlp.BATCH_ID,
         },
+    )
+
+
+def _check_sweep(depths: list[int], n_runs: int) -> None:
+    """A ValueError naming the ``depth_sweep`` setting it cannot run."""
+    if min(depths) < 2:
+        raise ValueError(f"depths must be >= 2 (fc_1 must be a hidden layer), got {depths}")
+    if n_runs < 1:
+        raise ValueError(f"n_runs must be >= 1, got {n_runs}")
+
+
+def _profile(
+    variant: Variant,
+    depth: int,
+    width: int,
+    inputs: tuple[Tensor, Tensor],
+    n_classes: int,
+    runs: list[int],
+    dtype: torch.dtype,
+    device: torch.device,
+    experiment_id: str,
+) -> bn_mlp.GradientProfile:
+    """One (variant, depth) of the sweep: ``bn_mlp.gradient_profile`` of the variant's network
+    at depth L on ``inputs`` (x, labels), weights from (``<experiment_id>.L<depth>``, run), psi
+    recorded at ``fc_{L-1}``."""
+    arch = bn_mlp.Architecture(depth, width, variant.norm, variant.activation, variant.init)
+    return bn_mlp.gradient_profile(
+        arch,
+        *inputs,
+        experiment_id=f"{experiment_id}.L{depth}",
+        runs=runs,
+        n_classes=n_classes,
+        dtype=dtype,
+        device=device,
+        gap_layers=[depth - 1],
     )
 
 
