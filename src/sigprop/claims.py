@@ -242,43 +242,11 @@ def evaluate(
         ValueError: an unknown kind or relation, a negative tolerance, an erratum without its
             corrected claim, or a measured value that is not a ``stats.Measurement``.
     """
-    if kind not in KINDS:
-        raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
-    if relation not in RELATIONS:
-        raise ValueError(f"{id}: relation must be one of {RELATIONS}, got {relation!r}")
-    if not isinstance(measured, Measurement):
-        raise ValueError(
-            f"{id}: measured must be a stats.Measurement (exact, t_mean, from_se, bootstrap, "
-            f"fisher_z, proportion), got {type(measured).__name__}"
-        )
-    if tolerance < 0:
-        raise ValueError(f"{id}: tolerance must be >= 0, got {tolerance}")
-    if kind == "erratum" and not pair:
-        raise ValueError(f"{id}: an erratum names its corrected paper claim (pair=...)")
+    _check_claim(id, kind, measured, relation, tolerance, pair)
     level = confidence_level()
     bound, tolerance = float(bound), float(tolerance)
     low, high = measured.interval(level)
-    verdict = decide(low, high, relation, bound, tolerance)
-    if not math.isfinite(measured.value):
-        verdict = "invalid"
-    vacuous = (
-        possible is not None
-        and verdict != "invalid"
-        and decide(float(possible[0]), float(possible[1]), relation, bound, tolerance) == "holds"
-    )
-    reason = ""
-    if vacuous:
-        verdict = "undecided"
-        reason = (
-            f"VACUOUS: every possible value in [{possible[0]:.4g}, {possible[1]:.4g}] satisfies "
-            "the relation, so the claim cannot fail at these settings"
-        )
-    if verdict == "invalid":
-        reason = "INVALID: " + (
-            _not_finite(measured.value, bound, tolerance) or f"the interval is [{low}, {high}]"
-        )
-    elif verdict == "undecided" and not vacuous:
-        reason = _undecided_note(measured, low, high, relation, bound, tolerance, level)
+    verdict, reason = _verdict(measured, low, high, relation, bound, tolerance, possible, level)
     if reason:
         context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
     return Claim(
@@ -300,6 +268,55 @@ def evaluate(
         pair=pair,
         **context,
     )
+
+
+def _check_claim(
+    id: str, kind: str, measured: Measurement, relation: str, tolerance: float, pair: str
+) -> None:
+    """The ValueErrors of ``evaluate``, each naming the claim."""
+    if kind not in KINDS:
+        raise ValueError(f"{id}: kind must be one of {KINDS}, got {kind!r}")
+    if relation not in RELATIONS:
+        raise ValueError(f"{id}: relation must be one of {RELATIONS}, got {relation!r}")
+    if not isinstance(measured, Measurement):
+        raise ValueError(
+            f"{id}: measured must be a stats.Measurement (exact, t_mean, from_se, bootstrap, "
+            f"fisher_z, proportion), got {type(measured).__name__}"
+        )
+    if tolerance < 0:
+        raise ValueError(f"{id}: tolerance must be >= 0, got {tolerance}")
+    if kind == "erratum" and not pair:
+        raise ValueError(f"{id}: an erratum names its corrected paper claim (pair=...)")
+
+
+def _verdict(
+    m: Measurement, low, high, relation, bound, tolerance, possible, level
+) -> tuple[str, str]:
+    """``evaluate``'s verdict of the interval [low, high] and the reason that goes first in the
+    claim's note ('' for a hold or a fail): ``invalid`` for a non-finite measured value,
+    ``undecided`` with a VACUOUS note when every ``possible`` value holds."""
+    verdict = decide(low, high, relation, bound, tolerance)
+    if not math.isfinite(m.value):
+        verdict = "invalid"
+    vacuous = (
+        possible is not None
+        and verdict != "invalid"
+        and decide(float(possible[0]), float(possible[1]), relation, bound, tolerance) == "holds"
+    )
+    reason = ""
+    if vacuous:
+        verdict = "undecided"
+        reason = (
+            f"VACUOUS: every possible value in [{possible[0]:.4g}, {possible[1]:.4g}] satisfies "
+            "the relation, so the claim cannot fail at these settings"
+        )
+    if verdict == "invalid":
+        reason = "INVALID: " + (
+            _not_finite(m.value, bound, tolerance) or f"the interval is [{low}, {high}]"
+        )
+    elif verdict == "undecided" and not vacuous:
+        reason = _undecided_note(m, low, high, relation, bound, tolerance, level)
+    return verdict, reason
 
 
 # --- A claim made for every case -------------------------------------------------------------
