@@ -5,7 +5,9 @@ Inside a family a file's name says its role: ``*_judges`` derive claims from tab
 what a measurement and its judges share (torch-free); measurements and simulations compute. So a
 measurement never imports a judge, a figure script never imports a judge, and no module reaches
 into another's private names. A figure's or table's caption is written once, as its script's
-docstring, and does not restate the claims its verdict list states.
+docstring, and does not restate the claims its verdict list states. No function of sigprop is
+longer than ``MAX_FUNCTION_LINES`` lines unless its docstring says why (a line starting with
+``LONG_MARKER``, "Long because").
 """
 
 import ast
@@ -165,3 +167,51 @@ def test_captions_render_and_leave_the_claims_to_the_verdicts(scale):
         assert "{{" not in text and "{%" not in text, f"{family}.{item.name}"
         restating += [f"{family}.{item.name}: {m}" for m in RESTATED_CLAIMS.findall(text)]
     assert not restating, restating
+
+
+MAX_FUNCTION_LINES = 80
+"""The most lines a function of sigprop spans, from its ``def`` to its last line, docstring
+included (issue 26: split longer ones into named steps)."""
+
+LONG_MARKER = "Long because"
+"""A docstring line starting with this says why a longer function is clearest as it is (e.g.
+an entry point whose signature is its item's config slice, one parameter per key)."""
+
+
+def _long_functions(path: Path, root: Path = ROOT) -> list[str]:
+    """``<file>:<line> <name> (<lines> lines)`` for each function of ``path`` (named relative to
+    ``root``) longer than ``MAX_FUNCTION_LINES`` whose docstring has no line starting with
+    ``LONG_MARKER``."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        lines = node.end_lineno - node.lineno + 1
+        doc = ast.get_docstring(node) or ""
+        reason = any(line.strip().startswith(LONG_MARKER) for line in doc.splitlines())
+        if lines > MAX_FUNCTION_LINES and not reason:
+            found.append(f"{path.relative_to(root)}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_is_long_without_a_reason_in_its_docstring():
+    """Issue 26: no function in src/sigprop over ``MAX_FUNCTION_LINES`` lines unless its
+    docstring says why (a line starting with ``LONG_MARKER``)."""
+    offenders = [f for path in _sigprop_files() for f in _long_functions(path)]
+    assert not offenders, "\n".join(offenders)
+
+
+def test_the_length_rule_sees_a_long_function_and_its_reason(tmp_path):
+    """The rule counts from ``def`` to the last line and reads the marker in the docstring."""
+    body = "".join(f"    x{i} = {i}\n" for i in range(MAX_FUNCTION_LINES))
+    long = tmp_path / "long.py"
+    long.write_text(f'def f():\n    """Short."""\n{body}')
+    explained = tmp_path / "explained.py"
+    explained.write_text(
+        f'def f():\n    """Short.\n\n    {LONG_MARKER} of a test.\n    """\n{body}'
+    )
+    at_limit = tmp_path / "at_limit.py"
+    at_limit.write_text(f"def f():\n{body[: body.rindex('    x')]}")
+    assert _long_functions(long, tmp_path) == [f"long.py:1 f ({MAX_FUNCTION_LINES + 2} lines)"]
+    assert _long_functions(explained, tmp_path) == []
+    assert _long_functions(at_limit, tmp_path) == []
