@@ -161,6 +161,47 @@ def test_stacked_sgd_is_torch_sgd_per_run(momentum):
             assert torch.allclose(p[r], alone[name], atol=1e-6), name
 
 
+@pytest.mark.parametrize("momentum", [0.0, 0.9])
+def test_the_per_run_path_trains_as_the_vmap_path(momentum):
+    """``RunStack(per_run=True)``: each run through its own module, whose parameters and BN
+    statistics are views of the stack's. Outputs, running statistics and SGD steps equal the
+    vmap path's to round-off, and the stack's own tensors are what the members use."""
+    nets, lrs = models(), torch.tensor([0.05, 0.1, 0.2])
+    stacks = [RunStack(nets), RunStack(nets, per_run=True)]
+    x = torch.randn(4, 3, 24, 12, generator=gen(7))
+    y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
+    states = [{}, {}]
+    for stack, state in zip(stacks, states, strict=True):
+        for p in stack.params.values():
+            p.requires_grad_(True)
+        for t in range(4):
+            out = stack.logits(x[t], training=True)
+            loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
+            loss.view(3, -1).mean(-1).sum().backward()
+            stack.collect_grads()
+            sgd_step(stack.params, lrs, momentum, state)
+    vmapped, per_run = stacks
+    for name, p in vmapped.params.items():
+        assert torch.allclose(per_run.params[name], p, atol=1e-6), name
+        member = dict(per_run.members[1].named_parameters())[name]
+        assert member.data_ptr() == per_run.params[name][1].data_ptr()  # a view, not a copy
+    for name, b in vmapped.buffers.items():
+        assert torch.allclose(per_run.buffers[name].double(), b.double(), atol=1e-6), name
+    evaluated = [stack.logits(x[0], training=False) for stack in stacks]
+    assert torch.allclose(*evaluated, atol=1e-6)
+
+
+def test_a_per_run_training_is_the_vmap_training():
+    data, lrs = synthetic_data(), torch.tensor([0.05, 0.1])
+    curves = [
+        train(RunStack(models(runs=2), per_run=per_run), data, lrs, 2, 20, "test.pr", [0, 1], 5)
+        for per_run in (False, True)
+    ]
+    assert curves[0].step == curves[1].step
+    for name, value in curves[0].tensors().items():
+        assert torch.allclose(curves[1].tensors()[name], value, rtol=1e-4, atol=1e-6), name
+
+
 def synthetic_data(n=240, d=12, classes=3):
     """Three linearly separable Gaussian blobs: a task a small MLP learns in a few epochs."""
     g = gen(9)

@@ -48,13 +48,41 @@ class RunStack:
         models: the initialized networks, one per run (copied, not shared).
     """
 
-    def __init__(self, models: Sequence[nn.Module]):
+    def __init__(self, models: Sequence[nn.Module], per_run: bool = False):
         if not models:
             raise ValueError("need at least one model")
         self.params, self.buffers = stack_module_state(list(models))
         self.base = copy.deepcopy(models[0]).to("meta")
         self.size = len(models)
         self._training: bool | None = None  # the mode base's modules are in (None: mixed)
+        self.members = [self._member(model, r) for r, model in enumerate(models)] if per_run else []
+
+    def _member(self, model: nn.Module, run: int) -> nn.Module:
+        """A copy of ``model`` whose parameters and buffers are views of run ``run``'s slices of
+        the stack: an SGD step on the stack moves it, its BN updates the stack's statistics."""
+        member = copy.deepcopy(model)
+        for name, _ in list(member.named_parameters()):
+            owner, _, leaf = name.rpartition(".")
+            view = nn.Parameter(self.params[name].detach()[run])
+            member.get_submodule(owner)._parameters[leaf] = view
+        for name, _ in list(member.named_buffers()):
+            owner, _, leaf = name.rpartition(".")
+            member.get_submodule(owner)._buffers[leaf] = self.buffers[name][run]
+        return member
+
+    def collect_grads(self) -> None:
+        """Per-run path: move the members' gradients onto the stacked parameters (one
+        (R, ...) gradient each), where ``sgd_step`` reads them. The vmap path has them there."""
+        if not self.members:
+            return
+        named = [dict(m.named_parameters()) for m in self.members]
+        for name, stacked in self.params.items():
+            grads = [params[name].grad for params in named]
+            if any(g is None for g in grads):
+                continue
+            stacked.grad = torch.stack(grads)
+            for params in named:
+                params[name].grad = None
 
     def outputs(
         self,
@@ -75,9 +103,22 @@ class RunStack:
         def one(p, b, xr):  # no network here ties weights: skip torch's search for ties
             return functional_call(self.base, (p, b), (xr,), {"output": output}, tie_weights=False)
 
+        if self.members and buffers is None and params is None:
+            return self._per_run(x, training, output)
         buffers = self.buffers if buffers is None else buffers
         params = self.params if params is None else params
         return vmap(one, randomness="error")(params, buffers, x)
+
+    def _per_run(self, x: Tensor, training: bool, output: str) -> Tensor:
+        """``outputs`` run by run through the members (``per_run``): the same functions, each
+        run's own kernels (faster than vmap's batched ones for BN ResNets and the shaped MLPs on
+        one CPU thread, bench/README "Where the quick DAG's time goes")."""
+        outs = []
+        for r, member in enumerate(self.members):
+            if member.training is not training:
+                member.train(training)
+            outs.append(member(x[r], output=output))
+        return torch.stack(outs)
 
     def logits(self, x: Tensor, training: bool) -> Tensor:
         """(R, B, ...) inputs -> (R, B, C) logits."""
@@ -363,6 +404,7 @@ def train(
             out = stack.logits(data.train_x[idx], training=True)
             loss = F.cross_entropy(out.flatten(0, 1), data.train_y[idx].flatten(), reduction="none")
             loss.view(stack.size, -1).mean(-1).sum().backward()
+            stack.collect_grads()
             sgd_step(params, lrs, momentum, state, clip)
             step += 1
             if log_every and step % log_every == 0 and k + 1 < steps_per_epoch:
