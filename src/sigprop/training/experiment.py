@@ -263,8 +263,9 @@ def _trained(
     eid = f"{experiment_id}.{network}.L{depth}"
     initial = _initial_networks(spec, network, depth, runs, inputs, n_classes, setup, experiment_id)
     per_run = (setup.get("architecture"), spec["norm"]) in PER_RUN_FASTER
+    stack = RunStack(initial * len(lrs), per_run=per_run)
     curves = train(
-        RunStack(initial * len(lrs), per_run=per_run), inputs, rates, setup["epochs"], setup["batch_size"], eid,
+        stack, inputs, rates, setup["epochs"], setup["batch_size"], eid,
         runs * len(lrs), setup["log_every"], setup["momentum"], setup["probes"],
         desc=f"{network} L={depth}", clip=spec.get("agc", 0.0),
     )  # fmt: skip

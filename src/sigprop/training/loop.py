@@ -338,6 +338,19 @@ def _restore(saved: dict, stack: RunStack, momentum: dict, gens, curves: Curves)
     return saved["epoch"], saved["step"]
 
 
+def _check_probes(probes: Sequence[str], data: TrainData) -> None:
+    """A ValueError for an unknown probe, or a labelled probe without the probe batch's labels."""
+    known = [*PROBES, *GRADIENT_PROBES, *LAYER_PROBES]
+    unknown = set(probes) - set(known)
+    if unknown:
+        raise ValueError(f"unknown probes {sorted(unknown)}: choose from {known}")
+    needs_labels = {"gradient_alignment", "gradient_norm"} & set(probes)
+    if needs_labels and data.probe_y is None:
+        raise ValueError(
+            f"the probes {sorted(needs_labels)} need the probe batch's labels (probe_y)"
+        )
+
+
 def train(
     stack: RunStack,
     data: TrainData,
@@ -365,15 +378,7 @@ def train(
     epoch. Inside ``checkpoints.resumable`` it saves its state after each epoch and resumes
     from a saved one (the same computation, so the same result).
     """
-    known = [*PROBES, *GRADIENT_PROBES, *LAYER_PROBES]
-    unknown = set(probes) - set(known)
-    if unknown:
-        raise ValueError(f"unknown probes {sorted(unknown)}: choose from {known}")
-    needs_labels = {"gradient_alignment", "gradient_norm"} & set(probes)
-    if needs_labels and data.probe_y is None:
-        raise ValueError(
-            f"the probes {sorted(needs_labels)} need the probe batch's labels (probe_y)"
-        )
+    _check_probes(probes, data)
     if len(runs) != stack.size or lrs.shape != (stack.size,):
         raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
     n = len(data.train_x)
