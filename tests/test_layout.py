@@ -134,14 +134,25 @@ def test_every_figure_and_table_script_docstring_is_its_caption():
 
 
 def test_no_per_item_description_file_remains():
-    """workflow/report/ holds the report's generic pages only; an item's text is its script's."""
+    """workflow/report/ holds the report's generic pages and the setups that several captions
+    share (setups/<family>/<name>.rst); an item's own text is its script's."""
     assert sorted(p.name for p in REPORT.iterdir()) == [
         "claims.rst",
         "item.rst",
+        "setups",
         "theorem.rst",
         "verdicts.rst",
         "workflow.rst",
     ]
+
+
+def test_every_shared_setup_is_included_by_the_captions_that_share_it():
+    """A setup in workflow/report/setups/ is written once for at least two captions."""
+    captions = [script_description(p) for p in SCRIPTS.rglob("*.py")]
+    for setup in sorted((REPORT / "setups").rglob("*.rst")):
+        name = setup.relative_to(REPORT / "setups").as_posix()
+        users = [c for c in captions if f'{{% include "{name}" %}}' in c]
+        assert len(users) >= 2, f"{name} is included by {len(users)} caption(s)"
 
 
 RESTATED_CLAIMS = re.compile(r"\bClaims?\b|verdicts below|\bjudged?\b|\bchecks?:")
@@ -163,7 +174,8 @@ def test_captions_render_and_leave_the_claims_to_the_verdicts(scale):
     for family, item in _drawn_items():
         template = script_description(SCRIPTS / family / item.script_file)
         params = {"source": item.source, **resolve(item.params, config), **item.constants}
-        text = render_description(template, params, config, {"family": family, "item": item.name})
+        wildcards = {"family": family, "item": item.name}
+        text = render_description(template, params, config, wildcards, REPORT / "setups")
         assert "{{" not in text and "{%" not in text, f"{family}.{item.name}"
         restating += [f"{family}.{item.name}: {m}" for m in RESTATED_CLAIMS.findall(text)]
     assert not restating, restating

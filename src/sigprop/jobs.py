@@ -210,20 +210,26 @@ def run_judge(
     logging.getLogger("sigprop").info("\n%s", claims.summarize(claims.read(claims_path)))
 
 
-def render_description(template: str, params: dict, config: dict, wildcards: dict) -> str:
+def render_description(
+    template: str, params: dict, config: dict, wildcards: dict, setups: str | Path | None = None
+) -> str:
     """An item's report description with its Jinja placeholders filled.
 
     A figure's or table's description is its script's docstring (``script_description``), a
     theorem's the generic ``workflow/report/theorem.rst``. They read ``snakemake.params.*`` (the
     item's script parameters and its ``source``), ``snakemake.config`` and
-    ``snakemake.wildcards``.
+    ``snakemake.wildcards``. The setup that several figures of one simulation share is written
+    once, in ``setups`` (``workflow/report/setups/<family>/<name>.rst``), and a caption takes it
+    with ``{% include "<family>/<name>.rst" %}``.
     """
     import jinja2
 
     context = SimpleNamespace(
         params=SimpleNamespace(**params), config=config, wildcards=SimpleNamespace(**wildcards)
     )
-    return jinja2.Template(template, undefined=jinja2.StrictUndefined).render(snakemake=context)
+    loader = jinja2.FileSystemLoader(str(setups)) if setups is not None else None
+    env = jinja2.Environment(loader=loader, undefined=jinja2.StrictUndefined)
+    return env.from_string(template).render(snakemake=context)
 
 
 def script_description(script: str | Path) -> str:

@@ -293,4 +293,5 @@ def get_description(wildcards):
         params = {"source": item.source, **get_script_params(wildcards)}
     # the item's own scale, not the run's: an override elsewhere does not rerun this judge
     scoped = {**config, "scale": get_item_scale(wildcards)}
-    return render_description(template, params, scoped, dict(wildcards))
+    setups = Path(workflow.basedir) / "workflow/report/setups"
+    return render_description(template, params, scoped, dict(wildcards), setups)

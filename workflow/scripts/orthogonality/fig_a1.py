@@ -6,20 +6,7 @@ clipping parameter lambda.
 V^T (App. A.5 (i)); adaptive gradient clipping (Eq. (A.21)) clips every weight's gradient. Networks
 {{ snakemake.params.setup["networks"] }}.
 
-Bias-free ReLU MLPs without BN of width {{ snakemake.params.setup["width"] }}, depths
-{{ snakemake.params.setup["depths"] }} hidden blocks (DJB21's depth, its Linear layers, is one
-more), on {{ snakemake.params.setup["dataset"] }}
-({{ snakemake.params.setup["train_size"] or "all" }} training samples{{
-"; quick scale: Fashion-MNIST stands in for CIFAR-10, not reachable on the quick machine" if
-snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}).
-Every network starts from the same Xavier draw ({{ snakemake.params.setup["init"] }}:
-xavier_uniform_ with gain sqrt 2, the authors' code); SGD at step size(s)
-{{ snakemake.params.setup["lrs"] }}, batch {{ snakemake.params.setup["batch_size"] }},
-{{ snakemake.params.setup["epochs"] }} epochs (the paper: 0.01, 500, 30). Training loss in
-evaluation on {{ snakemake.params.setup["eval_size"] or "all" }} training samples; the orthogonality
-gap is V(H_L) of Eq. (2) on the first {{ snakemake.params.setup["probe_size"] }} training samples
-(the paper's "gap of representation in the last layer"; the authors' code measures a singular-value
-gap of the logits). Mean and 95% CI over {{ snakemake.params.setup["n_runs"] }} runs (the paper: 4).
+{% include "orthogonality/mlp_training.rst" %}
 """
 
 from sigprop import plotting, store

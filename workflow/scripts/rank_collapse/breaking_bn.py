@@ -8,22 +8,7 @@ input of the classification layer, with footnote 2's torch.matrix_rank tolerance
 is PyTorch's U[-1/sqrt(fan_in), 1/sqrt(fan_in)], the asymmetric one has the same variance; without
 mean subtraction, every BatchNorm2d is swapped.
 
-torchvision's {{ "VGG19" if snakemake.params.setup["architecture"] == "vgg19" else "ResNet-50" }} at
-{{ snakemake.params.setup["width_multiplier"] }} x the channel widths (1 = the seed's network; depth
-and layer order unchanged; {{ "VGG19 pools to 1x1 before its three Linear layers, dropout 0" if
-snakemake.params.setup["architecture"] == "vgg19" else
-"the CIFAR stem: 3x3 stride-1 first convolution, no max-pool" }}), on
-{{ snakemake.params.setup["dataset"] }} ({{ snakemake.params.setup["train_size"] or "all" }}
-training samples, zero-padded to {{ snakemake.params.setup["image_size"] }} x {{
-snakemake.params.setup["image_size"] }}{{
-"; quick scale: Fashion-MNIST stands in for CIFAR-10, not reachable on the quick machine" if
-snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}).
-SGD with momentum {{ snakemake.params.setup["momentum"] }}, batch
-{{ snakemake.params.setup["batch_size"] }}, {{ snakemake.params.setup["epochs"] }} epochs, step
-size(s) {{ snakemake.params.setup["lrs"] }} (the seed gives none of these); training accuracy in
-eval mode on {{ snakemake.params.setup["eval_size"] or "all" }} training samples; probes on the
-first {{ snakemake.params.setup["probe_size"] }} training samples with batch statistics. Mean and
-95% CI over {{ snakemake.params.setup["n_runs"] }} runs (the seed: 5).
+{% include "rank_collapse/conv_training.rst" %}
 """
 
 from sigprop import plotting, store

@@ -4,20 +4,10 @@ one panel per depth; each network at the step size with the lowest mean final tr
 {{ snakemake.config["scale"] | capitalize }} scale. Training loss on
 {{ snakemake.params.setup["eval_size"] or "all" }} training samples, depths
 {{ snakemake.params.setup["depths"] }}.
+{{ " Fashion-MNIST stands in for CIFAR-10 at quick scale (not reachable on the quick machine)."
+if snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}
 
-ReLU MLPs of width {{ snakemake.params.setup["width"] }} on {{ snakemake.params.setup["dataset"] }}
-({{ snakemake.params.setup["train_size"] or "all" }} training samples{{
-" (quick scale: Fashion-MNIST stands in for CIFAR-10, not reachable on the quick machine)" if
-snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}),
-networks {{ snakemake.params.setup["networks"] }}. Rank pre-training is Algorithm 1 (App. G),
-variant {{ snakemake.params.setup["pretraining"]["variant"] }} (our reading of "layer-wise": r(H_l)
-ascended block after block), with {{ snakemake.params.setup["pretraining"]["optimizer"] }} at step
-{{ snakemake.params.setup["pretraining"]["lr"] }} on minibatches of
-{{ snakemake.params.setup["pretraining"]["batch_size"] }},
-{{ snakemake.params.setup["pretraining"]["steps"] }} step(s) each (the seed gives none of these).
-SGD with batch {{ snakemake.params.setup["batch_size"] }} for {{ snakemake.params.setup["epochs"] }}
-epochs (the seed: not given) over the step-size grid {{ snakemake.params.setup["lrs"] }}. Mean and
-95% CI over {{ snakemake.params.setup["n_runs"] }} runs (the seed: 5).
+{% include "rank_collapse/pretraining_mlps.rst" %}
 """
 
 from sigprop import plotting, store

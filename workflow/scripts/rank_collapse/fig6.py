@@ -7,17 +7,7 @@ training accuracy.
 r(H_L) is Eq. (4) on {{ snakemake.params.setup["probe_size"] }} training samples; the pre-trained
 nets start from the vanilla net's initial draw.
 
-ReLU MLPs of width {{ snakemake.params.setup["width"] }} on {{ snakemake.params.setup["dataset"] }}
-({{ snakemake.params.setup["train_size"] or "all" }} training samples), networks
-{{ snakemake.params.setup["networks"] }}. Rank pre-training is Algorithm 1 (App. G), variant
-{{ snakemake.params.setup["pretraining"]["variant"] }} (our reading of "layer-wise": r(H_l) ascended
-block after block), with {{ snakemake.params.setup["pretraining"]["optimizer"] }} at step
-{{ snakemake.params.setup["pretraining"]["lr"] }} on minibatches of
-{{ snakemake.params.setup["pretraining"]["batch_size"] }},
-{{ snakemake.params.setup["pretraining"]["steps"] }} step(s) each (the seed gives none of these).
-SGD with batch {{ snakemake.params.setup["batch_size"] }} for {{ snakemake.params.setup["epochs"] }}
-epochs (the seed: not given) over the step-size grid {{ snakemake.params.setup["lrs"] }}. Mean and
-95% CI over {{ snakemake.params.setup["n_runs"] }} runs (the seed: 5).
+{% include "rank_collapse/pretraining_mlps.rst" %}
 """
 
 from sigprop import plotting, store
