@@ -222,7 +222,7 @@ def _train_networks(
 ) -> tuple[dict, list[float], list[int]]:  # fmt: skip
     """Every (network, depth) of ``network_training`` trained (``_trained``), network by network
     in the given order, each network's runs on its inputs (the data, or uniform noise images
-    from stream (``noise_id``, 0, "inputs""), one noise set for every run).
+    from stream (``noise_id``, 0, "inputs"), one noise set for every run).
 
     Returns:
         the curves {metric: {(network, depth): (lr, run, point)}}, and the log points' epochs
