@@ -5,9 +5,10 @@ The Fig. 1 workload (Dan+20): ReLU MLPs of width 128, BN and vanilla, depths {2,
 shaped data (784 inputs, 10 classes; random pixels: the speed does not depend on the values).
 ``naive``: R networks, each trained by its own ``torch.optim.SGD`` loop, one after another, as
 the seeds' authors train; ``batched``: ``sigprop.training.loop`` (``RunStack`` + ``sgd_step``),
-all R at once. Both do the same steps (the same arithmetic up to float32 rounding, tested in
-tests/test_training.py). Reported: training samples per second (summed over runs) and the ratio,
-median of ``--reps`` interleaved repetitions, one thread.
+all R at once, the MLP as batched products (``stacked_mlp``); ``vmap``: the same stack through
+``vmap(functional_call)``. All do the same steps (the same arithmetic up to float32 rounding,
+tested in tests/test_training.py). Reported: training samples per second (summed over runs) and
+the ratios, median of ``--reps`` interleaved repetitions, one thread.
 
 Usage:  python bench/training.py [--reps 3] [--runs 8] [--steps 20]
 """
@@ -54,8 +55,8 @@ def naive(norm, depth, runs, x, y, steps) -> float:
     return time.perf_counter() - start
 
 
-def batched(norm, depth, runs, x, y, steps) -> float:
-    stack = RunStack(networks(norm, depth, runs))
+def batched(norm, depth, runs, x, y, steps, stacked_products=True) -> float:
+    stack = RunStack(networks(norm, depth, runs), stacked_products=stacked_products)
     for p in stack.params.values():
         p.requires_grad_(True)
     lrs = torch.full((runs,), 0.1)
@@ -66,6 +67,11 @@ def batched(norm, depth, runs, x, y, steps) -> float:
         loss.view(runs, -1).mean(-1).sum().backward()
         sgd_step(stack.params, lrs, 0.0, {})
     return time.perf_counter() - start
+
+
+def vmap_stack(norm, depth, runs, x, y, steps) -> float:
+    """``batched`` through ``vmap(functional_call)`` instead of the stacked products."""
+    return batched(norm, depth, runs, x, y, steps, stacked_products=False)
 
 
 def main() -> None:
@@ -80,18 +86,20 @@ def main() -> None:
     rows = []
     for norm in ("batch_norm", "none"):
         for depth in (2, 8, 32):
-            times = {"naive": [], "batched": []}
+            times = {"naive": [], "batched": [], "vmap": []}
             for _ in range(args.reps):
-                for name, fn in (("naive", naive), ("batched", batched)):
+                for name, fn in (("naive", naive), ("batched", batched), ("vmap", vmap_stack)):
                     times[name].append(fn(norm, depth, args.runs, x, y, args.steps))
             samples = args.runs * args.steps * 128
-            t_naive, t_batched = (statistics.median(times[k]) for k in ("naive", "batched"))
+            t_naive, t_batched, t_vmap = (statistics.median(times[k]) for k in times)
             rows.append(
                 {
                     "norm": norm, "depth": depth, "runs": args.runs,
                     "naive_samples_per_s": samples / t_naive,
                     "batched_samples_per_s": samples / t_batched,
                     "speedup": t_naive / t_batched,
+                    "vmap_samples_per_s": samples / t_vmap,
+                    "stacked_over_vmap": t_vmap / t_batched,
                 }
             )  # fmt: skip
     table = pd.DataFrame(rows)

@@ -11,7 +11,7 @@ from sigprop import chains, metrics, ops
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.mlp import MLP
 from sigprop.nets.normalizations import UncenteredBatchNorm1d
-from sigprop.training.loop import RunStack, TrainData, sgd_step, train
+from sigprop.training.loop import RunStack, TrainData, sgd_step, stacked_mlp_supports, train
 from sigprop.training.pretrain import pretrain_rank
 from sigprop.training.probes import last_hidden_probes
 
@@ -167,7 +167,7 @@ def test_the_per_run_path_trains_as_the_vmap_path(momentum):
     statistics are views of the stack's. Outputs, running statistics and SGD steps equal the
     vmap path's to round-off, and the stack's own tensors are what the members use."""
     nets, lrs = models(), torch.tensor([0.05, 0.1, 0.2])
-    stacks = [RunStack(nets), RunStack(nets, per_run=True)]
+    stacks = [RunStack(nets, stacked_products=False), RunStack(nets, per_run=True)]
     x = torch.randn(4, 3, 24, 12, generator=gen(7))
     y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
     states = [{}, {}]
@@ -189,6 +189,53 @@ def test_the_per_run_path_trains_as_the_vmap_path(momentum):
         assert torch.allclose(per_run.buffers[name].double(), b.double(), atol=1e-6), name
     evaluated = [stack.logits(x[0], training=False) for stack in stacks]
     assert torch.allclose(*evaluated, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "norm, bias, block_order",
+    [
+        ("batch_norm", True, "linear_norm_act"),
+        ("none", True, "linear_norm_act"),
+        ("batch_norm", False, "act_linear_norm"),
+    ],
+)
+def test_stacked_products_train_as_the_vmap_path(norm, bias, block_order):
+    """``stacked_mlp``: Linear as one baddbmm over the runs, BN over every run's channels side
+    by side. Outputs, gradients, running statistics, SGD steps and H_L equal the vmap path's."""
+    nets = [
+        init_weights(MLP(12, 16, 3, 3, norm, bias=bias, block_order=block_order), "xavier", gen(r))
+        for r in range(3)
+    ]
+    lrs = torch.tensor([0.05, 0.1, 0.2])
+    stacks = [RunStack(nets, stacked_products=False), RunStack(nets)]
+    assert [stack.stacked_products for stack in stacks] == [False, True]
+    x = torch.randn(4, 3, 24, 12, generator=gen(7))
+    y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
+    for stack in stacks:
+        for p in stack.params.values():
+            p.requires_grad_(True)
+        for t in range(4):
+            out = stack.logits(x[t], training=True)
+            loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
+            loss.view(3, -1).mean(-1).sum().backward()
+            sgd_step(stack.params, lrs, 0.9, {})
+    vmapped, stacked = stacks
+    for name, p in vmapped.params.items():
+        assert torch.allclose(stacked.params[name], p, atol=1e-6), name
+    for name, b in vmapped.buffers.items():
+        assert torch.allclose(stacked.buffers[name].double(), b.double(), atol=1e-6), name
+    for output in ("logits", "last_hidden"):
+        training = output == "last_hidden"
+        a, b = (s.outputs(x[0], training, output) for s in stacks)
+        assert torch.allclose(a, b, atol=1e-6), output
+
+
+@pytest.mark.parametrize("norm", ["batch_norm_uncentered", "bn_rms"])
+def test_stacked_products_leave_other_blocks_to_vmap(norm):
+    """Blocks ``stacked_mlp`` does not write out (the uncentred BN, a theory BN) keep vmap."""
+    assert stacked_mlp_supports(MLP(12, 16, 2, 3, "batch_norm"))
+    assert not stacked_mlp_supports(MLP(12, 16, 2, 3, norm))
+    assert not RunStack(models(norm)).stacked_products
 
 
 def test_a_per_run_training_is_the_vmap_training():

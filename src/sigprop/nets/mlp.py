@@ -24,7 +24,7 @@ from torch import Tensor, nn
 from .. import ops
 from .normalizations import NORMS
 
-__all__ = ["BLOCK_ORDERS", "MLP"]
+__all__ = ["Activation", "BLOCK_ORDERS", "MLP"]
 
 BLOCK_ORDERS = ("linear_norm_act", "act_linear_norm")
 """The order of the three modules of a block (see the module docstring)."""
@@ -76,7 +76,7 @@ class MLP(nn.Module):
         for k in range(depth):
             linear = nn.Linear(d_in if k == 0 else width, width, bias)
             normalization = NORMS[norm](width)
-            shaped = _Activation(act, activation, gains[k])
+            shaped = Activation(act, activation, gains[k])
             if block_order == "linear_norm_act":
                 layers += [linear, normalization, shaped]
             else:
@@ -126,7 +126,7 @@ class MLP(nn.Module):
         return out
 
 
-class _Activation(nn.Module):
+class Activation(nn.Module):
     """act(gain x), the gain skipped when it is 1 (so an unshaped block computes act(x) itself)."""
 
     def __init__(self, fn, name: str, gain: float = 1.0):
