@@ -1,14 +1,9 @@
-"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent), and the
-quick DAG started in the background when the session begins."""
+"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent)."""
 
 import socket
 
 import pytest
 import torch
-from workflow_copy import BackgroundRun, copy_workflow
-
-QUICK_RUN = "quick_run"
-"""The fixture of the whole quick DAG (tests/test_workflow.py), the longest setup of the suite."""
 
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
 """Relative tolerance for identities that hold exactly in exact arithmetic."""
@@ -65,22 +60,3 @@ def gen():
     g = torch.Generator()
     g.manual_seed(1234)
     return g
-
-
-def pytest_collection_modifyitems(items):
-    """Tests that read the quick DAG run last (a stable sort), so that everything else runs
-    while it is computed in the background (``quick_dag_in_background``)."""
-    items.sort(key=lambda item: QUICK_RUN in item.fixturenames)
-
-
-@pytest.fixture(scope="session", autouse=True)
-def quick_dag_in_background(request, tmp_path_factory):
-    """The whole quick DAG, started with the session when a selected test reads it: on two
-    cores the rest of the suite (mostly one thread) runs beside it instead of after it, and
-    ``quick_run`` waits for it. None when no selected test reads it."""
-    if not any(QUICK_RUN in item.fixturenames for item in request.session.items):
-        yield None
-        return
-    run = BackgroundRun(copy_workflow(tmp_path_factory.mktemp("quick")), "all")
-    yield run
-    run.stop()

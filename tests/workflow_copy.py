@@ -1,9 +1,7 @@
 """Copies of the workflow in temporary directories, and Snakemake run in them (shared by the
 workflow and cluster tests)."""
 
-import os
 import shutil
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -38,38 +36,3 @@ def copy_workflow(work: Path) -> Path:
     for table in ("paper_cost.csv", "paper_cpu_jobs.csv", "gpu_cost.csv"):
         shutil.copy(ROOT / "bench" / "results" / table, work / "bench" / "results")
     return work
-
-
-class BackgroundRun:
-    """Snakemake started in ``workdir`` without waiting: its output goes to files there, and its
-    process group can be stopped as one (``stop``) if the session ends before it does."""
-
-    def __init__(self, workdir: Path, *args, cores: str = "2"):
-        self.workdir = workdir
-        self.out, self.err = workdir / "snakemake.out", workdir / "snakemake.err"
-        with self.out.open("w") as out, self.err.open("w") as err:
-            self.process = subprocess.Popen(
-                [*SNAKEMAKE, "--cores", cores, *args],
-                cwd=workdir,
-                stdout=out,
-                stderr=err,
-                text=True,
-                start_new_session=True,
-            )
-
-    def wait(self) -> subprocess.CompletedProcess:
-        """The finished run, as ``snakemake(...)`` returns it."""
-        returncode = self.process.wait(timeout=WORKFLOW_TIMEOUT_S)
-        return subprocess.CompletedProcess(
-            self.process.args, returncode, self.out.read_text(), self.err.read_text()
-        )
-
-    def stop(self) -> None:
-        """End the run and its jobs if it is still going (the session ended first)."""
-        if self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            try:
-                self.process.wait(timeout=60)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.process.pid, signal.SIGKILL)
-                self.process.wait()
