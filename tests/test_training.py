@@ -140,16 +140,9 @@ def test_stacked_sgd_is_torch_sgd_per_run(momentum):
     """Per-run learning rates on the stack = torch.optim.SGD on each network alone."""
     nets, lrs = models(), torch.tensor([0.05, 0.1, 0.2])
     stack = RunStack(nets)
-    for p in stack.params.values():
-        p.requires_grad_(True)
     x = torch.randn(4, 3, 24, 12, generator=gen(7))
     y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
-    state = {}
-    for t in range(4):
-        out = stack.logits(x[t], training=True)
-        loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
-        loss.view(3, -1).mean(-1).sum().backward()
-        sgd_step(stack.params, lrs, momentum, state)
+    _sgd_steps(stack, x, y, lrs, momentum)
     for r, net in enumerate(nets):
         opt = torch.optim.SGD(net.parameters(), lr=float(lrs[r]), momentum=momentum)
         for t in range(4):
@@ -161,6 +154,19 @@ def test_stacked_sgd_is_torch_sgd_per_run(momentum):
             assert torch.allclose(p[r], alone[name], atol=1e-6), name
 
 
+def _sgd_steps(stack: RunStack, x, y, lrs, momentum: float) -> None:
+    """One SGD step of the stack per batch x[t] (R, B, d): each run's mean cross-entropy."""
+    for p in stack.params.values():
+        p.requires_grad_(True)
+    state = {}
+    for t in range(len(x)):
+        out = stack.logits(x[t], training=True)
+        loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
+        loss.view(stack.size, -1).mean(-1).sum().backward()
+        stack.collect_grads()
+        sgd_step(stack.params, lrs, momentum, state)
+
+
 @pytest.mark.parametrize("momentum", [0.0, 0.9])
 def test_the_per_run_path_trains_as_the_vmap_path(momentum):
     """``RunStack(per_run=True)``: each run through its own module, whose parameters and BN
@@ -170,16 +176,8 @@ def test_the_per_run_path_trains_as_the_vmap_path(momentum):
     stacks = [RunStack(nets, stacked_products=False), RunStack(nets, per_run=True)]
     x = torch.randn(4, 3, 24, 12, generator=gen(7))
     y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
-    states = [{}, {}]
-    for stack, state in zip(stacks, states, strict=True):
-        for p in stack.params.values():
-            p.requires_grad_(True)
-        for t in range(4):
-            out = stack.logits(x[t], training=True)
-            loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
-            loss.view(3, -1).mean(-1).sum().backward()
-            stack.collect_grads()
-            sgd_step(stack.params, lrs, momentum, state)
+    for stack in stacks:
+        _sgd_steps(stack, x, y, lrs, momentum)
     vmapped, per_run = stacks
     for name, p in vmapped.params.items():
         assert torch.allclose(per_run.params[name], p, atol=1e-6), name
@@ -212,13 +210,7 @@ def test_stacked_products_train_as_the_vmap_path(norm, bias, block_order):
     x = torch.randn(4, 3, 24, 12, generator=gen(7))
     y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
     for stack in stacks:
-        for p in stack.params.values():
-            p.requires_grad_(True)
-        for t in range(4):
-            out = stack.logits(x[t], training=True)
-            loss = nn.functional.cross_entropy(out.flatten(0, 1), y[t].flatten(), reduction="none")
-            loss.view(3, -1).mean(-1).sum().backward()
-            sgd_step(stack.params, lrs, 0.9, {})
+        _sgd_steps(stack, x, y, lrs, 0.9)
     vmapped, stacked = stacks
     for name, p in vmapped.params.items():
         assert torch.allclose(stacked.params[name], p, atol=1e-6), name

@@ -185,8 +185,8 @@ def test_two_runs_of_one_item_on_one_machine_are_bit_identical(tmp_path):
 @pytest.mark.workflow
 def test_part_of_the_dag_under_another_kernel_path_keeps_the_golden_verdicts(tmp_path):
     """Issue 24, item 6: a few items of the quick DAG under another kernel path than the golden
-    file's (KERNEL_PATH): the same claim ids, kinds and verdicts, measured values inside the
-    recorded intervals (the golden file restricted to these items)."""
+    file's (KERNEL_PATH): the same claim ids, kinds and verdicts (``cli.compare_golden``),
+    measured values inside the recorded intervals (the golden file restricted to these items)."""
     import os
 
     from sigprop import claims

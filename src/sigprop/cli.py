@@ -58,7 +58,8 @@ GOLDEN_COLUMNS = [
     "bound",
     "tolerance",
 ]
-"""What the golden file pins: ids, kinds and verdicts exactly; measured values to their interval."""
+"""What the golden file pins: ids and kinds exactly, verdicts (``_same_verdict``), measured values
+to their interval."""
 
 
 def item_files(family: str, item: Item) -> list[str]:
@@ -234,13 +235,30 @@ def _reproduced(measured: float, then: pd.Series, rtol: float, atol: float) -> b
     return low - slack <= x <= high + slack
 
 
+def _same_verdict(now: pd.Series, then: pd.Series) -> bool:
+    """Whether a verdict reproduces the golden one: equal; or, for a claim whose interval comes
+    from runs or draws (not ``exact``), one step to or from ``undecided``. Rounding alone moves
+    such an interval across a bound it touches: SGD amplifies a 1e-6 relative change of a
+    forward pass into another trajectory, and 4 of the quick run's training claims changed
+    verdict so, each measured value inside its recorded interval (bench/README, "The stacked MLP
+    as batched products"). ``holds`` against ``fails`` is always a difference."""
+    if now["verdict"] == then["verdict"]:
+        return True
+    pair = {now["verdict"], then["verdict"]}
+    return then.get("interval", "exact") != "exact" and pair in (
+        {"holds", "undecided"},
+        {"fails", "undecided"},
+    )
+
+
 def compare_golden(ledger, golden, rtol: float = 1e-6, atol: float = 1e-12) -> list[str]:
     """Differences between a claims ledger and the golden file (empty when they agree).
 
-    Claim ids, kinds and verdicts must match exactly; a measured value must lie inside the
-    golden interval (widened by ``rtol`` relative and ``atol`` absolute slack; see
-    ``_reproduced``), so the file holds on any CPU whose rounding differs from the recorder's.
-    Bit-identity of two runs on one machine is a separate test.
+    Claim ids and kinds must match exactly, and verdicts too but for a run-interval claim's
+    step to or from undecided (``_same_verdict``); a measured value must lie inside the golden
+    interval (widened by ``rtol`` relative and ``atol`` absolute slack; see ``_reproduced``), so
+    the file holds on any CPU whose rounding differs from the recorder's. Bit-identity of two
+    runs on one machine is a separate test.
     """
     problems = []
     now = ledger.set_index("id")
@@ -253,7 +271,7 @@ def compare_golden(ledger, golden, rtol: float = 1e-6, atol: float = 1e-12) -> l
         a, b = now.loc[claim], then.loc[claim]
         if "kind" in b and a["kind"] != b["kind"]:
             problems.append(f"{claim}: kind {b['kind']} -> {a['kind']}")
-        if a["verdict"] != b["verdict"]:
+        if not _same_verdict(a, b):
             problems.append(f"{claim}: verdict {b['verdict']} -> {a['verdict']}")
         if not _reproduced(a["measured"], b, rtol, atol):
             low, high = float(b.get("low", math.nan)), float(b.get("high", math.nan))

@@ -4,7 +4,8 @@ one panel per depth; the step sizes Fig. 4 chose.
 {{ snakemake.config["scale"] | capitalize }} scale. Test loss on
 {{ snakemake.params.setup["test_size"] or "all" }} test samples.
 {{ " Fashion-MNIST stands in for CIFAR-10 at quick scale (not reachable on the quick machine)."
-if snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}
+if snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick"
+else "" }}
 
 {% include "rank_collapse/pretraining_mlps.rst" %}
 """

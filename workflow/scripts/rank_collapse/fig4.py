@@ -5,7 +5,8 @@ one panel per depth; each network at the step size with the lowest mean final tr
 {{ snakemake.params.setup["eval_size"] or "all" }} training samples, depths
 {{ snakemake.params.setup["depths"] }}.
 {{ " Fashion-MNIST stands in for CIFAR-10 at quick scale (not reachable on the quick machine)."
-if snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick" else "" }}
+if snakemake.params.setup["dataset"] != "cifar10" and snakemake.config["scale"] == "quick"
+else "" }}
 
 {% include "rank_collapse/pretraining_mlps.rst" %}
 """
