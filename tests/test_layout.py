@@ -12,6 +12,8 @@ longer than ``MAX_FUNCTION_LINES`` lines unless its docstring says why (a line s
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -227,3 +229,21 @@ def test_the_length_rule_sees_a_long_function_and_its_reason(tmp_path):
     assert _long_functions(long, tmp_path) == [f"long.py:1 f ({MAX_FUNCTION_LINES + 2} lines)"]
     assert _long_functions(explained, tmp_path) == []
     assert _long_functions(at_limit, tmp_path) == []
+
+
+STYLE_CHECKS = (
+    ("ruff", "check", "src", "tests", "bench", "workflow/scripts"),
+    ("ruff", "format", "--check", "src", "tests", "bench", "workflow/scripts"),
+    ("snakefmt", "--check", "Snakefile", "workflow/rules"),
+)
+"""``make lint`` but ``snakemake --lint`` (tests/test_workflow.py): the formatters' verdicts."""
+
+
+@pytest.mark.parametrize("command", STYLE_CHECKS, ids=lambda c: " ".join(c[:2]))
+def test_the_code_passes_make_lint(command):
+    """The style checks of ``make lint`` run in the suite too, so CI sees what they see."""
+    tool = Path(sys.executable).parent / command[0]
+    if not tool.exists():
+        pytest.skip(f"{command[0]} is not installed beside this Python (pip install -e '.[dev]')")
+    out = subprocess.run([str(tool), *command[1:]], cwd=ROOT, capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
