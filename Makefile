@@ -1,6 +1,7 @@
 # Two entry points for a fresh machine (Python >= 3.11 on PATH as python3):
 #   make all    install into .venv, then run the whole DAG at quick scale
-#   make test   install into .venv (with test tools), then run the test suite
+#   make test   install into .venv (with test tools), then run the test suite in two phases:
+#               every test but the quick DAG's on parallel workers, then the quick DAG alone
 # Everything else is plain Snakemake: see README.md.
 
 VENV ?= .venv
@@ -8,6 +9,9 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 # every core of this machine: more concurrent jobs than cores only add start-up contention
 CORES ?= all
+# pytest-xdist workers of the first test phase (one per core; whole files per worker, so a
+# module's fixtures, such as the one-node SLURM, start once)
+TEST_WORKERS ?= auto
 
 .PHONY: all test lint bench golden smoke clean
 
@@ -22,8 +26,14 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 all: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) all
 
+# Phase 1 runs everything that does not read the quick DAG, its files spread over the workers;
+# phase 2 runs the quick DAG alone (its Snakemake uses every core) and the tests that read it.
+# Both phases always run; the first failure's status is the target's.
 test: $(VENV)/.installed
-	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python -m pytest
+	export PATH="$(abspath $(BIN)):$$PATH"; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not quick_dag"; first=$$?; \
+	$(BIN)/python -m pytest -m quick_dag; second=$$?; \
+	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$second
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench workflow/scripts

@@ -1,4 +1,6 @@
-"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent)."""
+"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent); the
+``quick_dag`` mark on every test that reads the one quick run (``make test`` runs those last,
+alone on the machine, and the rest first on parallel workers)."""
 
 import socket
 
@@ -14,6 +16,13 @@ DEVICES = [
         "cuda", marks=pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
     ),
 ]
+
+
+def pytest_collection_modifyitems(items):
+    """Mark the tests that need the finished quick DAG (the ``quick_run`` fixture) ``quick_dag``."""
+    for item in items:
+        if "quick_run" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.quick_dag)
 
 
 @pytest.fixture(autouse=True)

@@ -149,6 +149,24 @@ def test_conv_orthogonalization_has_the_code_form():
     assert checked == 5  # Conv(256, 256) and the 4 stacked ones (depth 8)
 
 
+@torch.no_grad()
+def test_the_float32_conv_orthogonalization_is_the_float64_svd_one():
+    """A float32 input goes through the float64 Gram matrix of its patches
+    (``_leading_singular``): W equals the float64 SVD's W to float32 round-off, as close as the
+    float32 SVD's own W; with a rank-deficient input too (the dropped directions agree)."""
+    from sigprop.initialization import orthogonalizing_conv_weight
+
+    conv = nn.Conv2d(16, 16, 3, padding=1, bias=False)
+    full = torch.randn(32, 16, 8, 8, generator=gen(6))
+    deficient = torch.randn(32, 1, 8, 8, generator=gen(7)).repeat(1, 16, 1, 1)  # rank 9 < c
+    for x in (full, deficient):
+        reference = orthogonalizing_conv_weight(x.double(), conv.double())
+        fast = orthogonalizing_conv_weight(x, conv.float())
+        assert fast.dtype == torch.float32
+        error = float((fast.double() - reference).norm() / reference.norm())
+        assert error < 1e-5, error
+
+
 @pytest.mark.parametrize(
     "spec",
     [{}, {"orthogonalize": "code"}, {"orthogonal_weights": True}, {"agc": 0.1}],

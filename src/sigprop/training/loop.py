@@ -58,9 +58,10 @@ class RunStack:
 
     Args:
         models: the initialized networks, one per run (copied, not shared).
-        per_run: run each run through its own module (``_per_run``).
-        stacked_products: an ``MLP``'s logits and H_L as batched products (``stacked_mlp``)
-            where it supports the blocks, instead of ``vmap``.
+        per_run: run each run through its own module (``_per_run``) instead of ``vmap``,
+            unless the stacked products apply (they are faster than both).
+        stacked_products: an ``MLP``'s logits, H_L and hidden blocks as batched products
+            (``stacked_mlp``) where it supports the blocks, instead of ``vmap``.
     """
 
     def __init__(
@@ -72,8 +73,9 @@ class RunStack:
         self.base = copy.deepcopy(models[0]).to("meta")
         self.size = len(models)
         self._training: bool | None = None  # the mode base's modules are in (None: mixed)
-        self.members = [self._member(model, r) for r, model in enumerate(models)] if per_run else []
         self.stacked_products = stacked_products and stacked_mlp_supports(self.base)
+        per_run = per_run and not self.stacked_products
+        self.members = [self._member(model, r) for r, model in enumerate(models)] if per_run else []
 
     def _member(self, model: nn.Module, run: int) -> nn.Module:
         """A copy of ``model`` whose parameters and buffers are views of run ``run``'s slices of
@@ -158,6 +160,10 @@ class RunStack:
         self._training = None  # those blocks are now in training mode, the rest as they were
         params = {n: self.params["hidden." + n] for n, _ in part.named_parameters()}
         buffers = {n: self.buffers["hidden." + n].clone() for n, _ in part.named_buffers()}
+        if self.stacked_products:
+            for name, module in part.named_children():
+                x = _stacked_module(module, f"{name}.", params, buffers, x, True)
+            return x
 
         def one(p, b, xr):
             return functional_call(part, (p, b), (xr,), tie_weights=False)

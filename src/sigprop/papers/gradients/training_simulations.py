@@ -139,7 +139,8 @@ def _train_network(
         batches.train_x.device,
     )  # fmt: skip
     rates = torch.full((len(runs),), float(setup["lr"]))
-    # per run on a CPU: 1.24x over the vmap stack for these MLPs (bench/README); batched on a GPU
+    # the stacked products where the blocks allow (1.2-1.3x over per run on a CPU, bench/README);
+    # else per run on a CPU (1.24x over the vmap stack), batched on a GPU
     stack = RunStack(nets, per_run=batches.train_x.device.type == "cpu")
     names = linear_weight_names(stack.base)
     initial = [stack.params[n].detach().clone() for n in names]
