@@ -77,6 +77,8 @@ def test_the_adapted_networks_keep_torchvisions_layers():
         v for v in torchvision.models.vgg.cfgs["E"] if v != "M"
     ]
     assert sum(isinstance(m, nn.BatchNorm2d) for m in vgg.modules()) == 16
+    tensors = [*vgg.parameters(), *vgg.buffers()]
+    assert {t.device.type for t in tensors} == {"cpu"}, "torchvision's classifier is built on meta"
     plain = convnets.vgg19("none", width_multiplier=TINY)
     assert not any(isinstance(m, nn.BatchNorm2d) for m in plain.modules())
 

@@ -187,6 +187,12 @@ def test_the_per_run_path_trains_as_the_vmap_path(momentum):
         assert torch.allclose(per_run.buffers[name].double(), b.double(), atol=1e-6), name
     evaluated = [stack.logits(x[0], training=False) for stack in stacks]
     assert torch.allclose(*evaluated, atol=1e-6)
+    kept = {k: v.clone() for k, v in per_run.buffers.items()}
+    with torch.no_grad():
+        hidden = [stack.hidden(x[0]) for stack in stacks]
+    assert torch.allclose(*hidden, atol=1e-5)
+    for k, v in per_run.buffers.items():
+        assert torch.equal(v, kept[k]), f"H_L probe moved the running statistic {k}"
 
 
 @pytest.mark.parametrize(

@@ -99,7 +99,8 @@ def vgg19(
     features = vgg.make_layers(cfg, batch_norm=norm != "none")
     first = features[0]
     features[0] = nn.Conv2d(in_channels, first.out_channels, 3, padding=1)
-    net = vgg.VGG(features, num_classes=n_classes, init_weights=False, dropout=0.0)
+    with torch.device("meta"):  # its 25088 x 4096 classifier, replaced below: never allocated
+        net = vgg.VGG(features, num_classes=n_classes, init_weights=False, dropout=0.0)
     net.avgpool = nn.AdaptiveAvgPool2d(1)
     hidden, channels = _scaled(4096, width_multiplier), cfg[-2]
     old = net.classifier
