@@ -232,7 +232,8 @@ def test_stacked_products_train_as_the_vmap_path(norm, bias, block_order):
     assert torch.allclose(*outs, atol=1e-6)
     probe = torch.randn(outs[0].shape, generator=gen(9))  # not sum(H^2): BN makes it flat
     grads = [
-        torch.autograd.grad((o * probe).sum(), s.block_parameters(2)) for o, s in zip(outs, stacks)
+        torch.autograd.grad((o * probe).sum(), s.block_parameters(2))
+        for o, s in zip(outs, stacks, strict=True)
     ]
     for a, b in zip(*grads, strict=True):
         assert torch.allclose(a, b, rtol=1e-4, atol=1e-5), (a - b).abs().max()
