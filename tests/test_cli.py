@@ -110,16 +110,23 @@ def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_interval():
     inside the recorded interval."""
     golden = GOLDEN_ROWS
     assert cli.compare_golden(golden, golden) == []
-    # another machine's rounding: inside the run interval, within rtol of an exact value, and
+    # another machine's rounding: run means that agree within both intervals (here 2.7 outside
+    # the recorded [1.5, 2.5], but |2.7 - 2| <= hypot(0.5, 0.7)), an exact value within 1% and
     # an identity's round-off anywhere below its own bound
-    other = golden.assign(measured=[1.0 + 1e-9, 2.4, 3e-13])
+    other = golden.assign(measured=[1.005, 2.7, 3e-13], low=[1.005, 2.0, 3e-13])
+    other = other.assign(high=[1.005, 3.4, 3e-13])
     assert cli.compare_golden(other, golden) == []
-    moved = golden.assign(measured=[1.001, 2.6, 2e-12])
+    # beyond: a run mean whose interval does not reach the recorded one's, an exact value 2% off
+    moved = golden.assign(measured=[1.02, 3.4, 2e-12], low=[1.02, 3.2, 2e-12])
+    moved = moved.assign(high=[1.02, 3.6, 2e-12])
     assert cli.compare_golden(moved, golden) == [
-        "a.b.exact: measured 1.0 -> 1.001",
+        "a.b.exact: measured 1.0 -> 1.02",
         "a.b.ident: measured 1e-15 -> 2e-12",
-        "a.b.runs: measured 2.0 [1.5, 2.5] -> 2.6",
+        "a.b.runs: measured 2.0 [1.5, 2.5] -> 3.4",
     ]
+    # an exact value within the claim's own tolerance (a count that moved by one in 50)
+    tolerant = golden.assign(tolerance=[0.05, 0.0, 0.0])
+    assert cli.compare_golden(tolerant.assign(measured=[1.04, 2.0, 1e-15]), tolerant) == []
     relabelled = golden.assign(kind=["erratum", "control", "identity"])
     assert cli.compare_golden(relabelled, golden) == ["a.b.exact: kind paper -> erratum"]
     # a run interval's verdict may step to or from undecided (rounding moves such an interval
@@ -149,9 +156,10 @@ def test_golden_command_writes_the_golden_columns_and_compares(checkout, capsys)
     assert list(written.columns) == cli.GOLDEN_COLUMNS
     assert list(written["id"]) == sorted(GOLDEN_ROWS["id"])
     assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 0
-    GOLDEN_ROWS.assign(measured=[1.0, 2.6, 1e-15]).to_csv(ledger, index=False)
+    moved = GOLDEN_ROWS.assign(measured=[1.0, 3.4, 1e-15], low=[1.0, 3.2, 1e-15])
+    moved.assign(high=[1.0, 3.6, 1e-15]).to_csv(ledger, index=False)
     assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 1
-    assert "a.b.runs: measured 2.0 [1.5, 2.5] -> 2.6" in capsys.readouterr().out
+    assert "a.b.runs: measured 2.0 [1.5, 2.5] -> 3.4" in capsys.readouterr().out
 
 
 def test_compare_sets_two_ledgers_side_by_side(checkout, capsys):
