@@ -283,6 +283,29 @@ def _judge_arguments(family, item, config):
     return resolve(item.judge_args, config)
 
 
+def _grid_choice_moved(table: pd.DataFrame, damaged: pd.DataFrame, metric: str) -> bool:
+    """Whether a NaN made the step-size grid search (``curves.chosen_learning_rates``) take
+    another step size: a grid point with a diverged run is skipped by design (tested in
+    tests/test_rank_collapse_judges.py), so its claims move to the next best step size's
+    numbers. Which grid point a probe hits depends on the runs' numbers (rounding)."""
+    from sigprop.training.curves import chosen_learning_rates
+
+    keys = {"network", "depth", "lr", "point"}
+    if not keys <= set(table) or table["lr"].nunique() < 2 or metric not in CURVE_METRICS:
+        return False
+
+    def chosen(t):
+        return chosen_learning_rates(t[t["point"] == t["point"].max()], metric)
+
+    try:
+        return not chosen(table).equals(chosen(damaged))
+    except ValueError:  # every step size of a (network, depth) diverged: the judge stops
+        return False
+
+
+CURVE_METRICS = ("train_loss", "train_accuracy", "test_loss", "test_accuracy")
+
+
 def _same(a: float, b: float) -> bool:
     return a == b or (math.isnan(a) and math.isnan(b))
 
@@ -319,6 +342,8 @@ def silent_nan_drops(workdir: Path, config: dict) -> tuple[list[str], int]:
                 probed += 1
                 damaged = table.copy()
                 damaged.loc[row, column] = math.nan
+                if _grid_choice_moved(table, damaged, column):
+                    continue  # a diverged run disqualifies its step size, on purpose
                 try:
                     after = {c.id: c for c in item.judge(damaged, **arguments)}
                 except (ValueError, KeyError, IndexError):
