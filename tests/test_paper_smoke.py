@@ -3,12 +3,13 @@
 formats at full size, on each available device; it must finish, and hold NaN or inf only where
 its item declares them.
 
-CI runs the items whose cut run takes seconds on one CPU thread (``IN_CI``: 12 of 27, about 30 s
-in all); the rest are opt-in (``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest
-tests/test_paper_smoke.py``): one SGD step of VGG-19 or ResNet-50 at full width takes minutes on
-one CPU thread, so the whole smoke would outgrow CI's budget; on a GPU it takes a few minutes
-(``bench/gpu_session.sh``). The synthetic items ran at paper shapes in ``bench/paper_cost.py``
-and the first paper-scale ledger (``ledgers/paper_cpu.csv``).
+CI runs the items whose cut run takes seconds on one CPU thread (``IN_CI``: 21 of 27, about 2
+minutes in all, beside the unit tests on another pytest-xdist worker); the rest are opt-in
+(``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest tests/test_paper_smoke.py``): one SGD step
+of VGG-19 or ResNet-50 at full width takes minutes on one CPU thread, so the whole smoke would
+outgrow CI's budget; on a GPU it takes a few minutes (``bench/gpu_session.sh``). The synthetic
+items ran at paper shapes in ``bench/paper_cost.py`` and the first paper-scale ledger
+(``ledgers/paper_cpu.csv``).
 """
 
 import os
@@ -30,6 +31,11 @@ IN_CI = {  # seconds of the cut run on one thread of the 2-core CPU machine (202
     "gradients/depth_tanh": 1.4, "gradients/depth_sin": 1.4, "gradients/depth_gaussian": 1.3,
     "gradients/depth_no_mean_reduction": 1.2, "gradients/depth_orthogonal": 1.2,
     "orthogonality/real_gap": 2.5, "rank_collapse/depth_training": 0.6,
+    # session 35, the AMD EPYC 2-core machine (with writing the generated dataset, where first)
+    "gradients/shaped_cifar100": 16.9, "gradients/shaped_cifar10": 15.6,
+    "gradients/weight_orthogonality": 14.2, "rank_collapse/pretrain_levels": 10.9,
+    "gradients/shaped_mnist": 10.7, "gradients/shaped_fmnist": 10.7, "gradients/table_c1": 6.0,
+    "rank_collapse/pretrain_vs_bn": 4.2, "rank_collapse/pretrain_vs_bn_fmnist": 2.5,
 }  # fmt: skip
 
 PAPER = merge_configs(
