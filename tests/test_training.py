@@ -248,6 +248,20 @@ def test_stacked_products_leave_other_blocks_to_vmap(norm):
     assert not RunStack(models(norm)).stacked_products
 
 
+@pytest.mark.parametrize("per_run", [False, True])
+def test_chunked_evaluation_is_one_pass(per_run):
+    """``_evaluate`` in chunks of ``EVAL_CHUNK`` gives one pass's loss and accuracy (eval mode:
+    each sample's logits do not depend on the others in its chunk)."""
+    from sigprop.training.loop import EVAL_CHUNK, _evaluate
+
+    stack = RunStack(models(), per_run, stacked_products=False)
+    x = torch.randn(3 * EVAL_CHUNK + 5, 12, generator=gen(11))
+    y = torch.randint(0, 3, (len(x),), generator=gen(12))
+    chunked, whole = _evaluate(stack, x, y), _evaluate(stack, x, y, chunk=len(x))
+    assert torch.allclose(chunked[0], whole[0], rtol=1e-6)
+    assert torch.allclose(chunked[1], whole[1])
+
+
 def test_a_per_run_training_is_the_vmap_training():
     data, lrs = synthetic_data(), torch.tensor([0.05, 0.1])
     curves = [
