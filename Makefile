@@ -2,6 +2,7 @@
 #   make all    install into .venv, then run the whole DAG at quick scale
 #   make test   install into .venv (with test tools), then run the test suite in two phases:
 #               every test but the quick DAG's on parallel workers, then the quick DAG alone
+#               (through the SLURM profile on a one-node SLURM it starts, where one can start)
 # Everything else is plain Snakemake: see README.md.
 
 VENV ?= .venv
@@ -9,8 +10,8 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 # every core of this machine: more concurrent jobs than cores only add start-up contention
 CORES ?= all
-# pytest-xdist workers of the first test phase (one per core; whole files per worker, so a
-# module's fixtures, such as the one-node SLURM, start once)
+# pytest-xdist workers of the first test phase (one per core; tests handed out one by one and
+# stolen by an idle worker: the paper-shape smoke's minute-long items spread over both)
 TEST_WORKERS ?= auto
 
 .PHONY: all test lint bench golden smoke clean
@@ -31,7 +32,7 @@ all: $(VENV)/.installed
 # Both phases always run; the first failure's status is the target's.
 test: $(VENV)/.installed
 	export PATH="$(abspath $(BIN)):$$PATH"; \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile -m "not quick_dag"; first=$$?; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not quick_dag"; first=$$?; \
 	$(BIN)/python -m pytest -m quick_dag; second=$$?; \
 	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$second
 

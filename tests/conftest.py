@@ -1,11 +1,18 @@
-"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent); the
-``quick_dag`` mark on every test that reads the one quick run (``make test`` runs those last,
-alone on the machine, and the rest first on parallel workers)."""
+"""Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent); the one
+quick run of the whole DAG (``quick_run``), through the SLURM profile on a real one-node SLURM
+where one can start; the ``quick_dag`` mark on every test that reads it (``make test`` runs
+those last, alone on the machine, and the rest first on parallel workers)."""
 
+import json
+import os
+import shutil
 import socket
+import subprocess
+from pathlib import Path
 
 import pytest
 import torch
+from workflow_copy import ROOT, copy_workflow, snakemake
 
 TOLERANCE = {torch.float32: 1e-5, torch.float64: 1e-12}
 """Relative tolerance for identities that hold exactly in exact arithmetic."""
@@ -69,3 +76,73 @@ def gen():
     g = torch.Generator()
     g.manual_seed(1234)
     return g
+
+
+ONE_NODE = ROOT / "tests" / "slurm" / "one_node.sh"
+
+SLURM_SITE = (
+    "--profile", "profiles/slurm",
+    # site settings as overrides, as a user's would be: this node has no GPU, its partition is
+    # "local", SLURM accounting is off, and status checks start early
+    "--config", "device=cpu",
+    "--default-resources", "slurm_partition=local",
+    "--slurm-init-seconds-before-status-checks", "2",
+    "--slurm-no-account", "--jobs", "8",
+)  # fmt: skip
+"""The command-line arguments of a run through ``profiles/slurm`` on the one-node SLURM."""
+
+QUICK_DAG_EXECUTOR = os.environ.get("SIGPROP_QUICK_DAG", "auto")
+"""``auto`` (default): the quick DAG through the one-node SLURM where it can start, else
+locally; ``slurm``: through it or fail; ``local``: the local executor."""
+
+
+def _one_node_slurm(directory: Path) -> tuple[dict | None, str]:
+    """Start a one-node SLURM in ``directory``: (the environment that reaches it, "") or
+    (None, why it cannot start here)."""
+    if shutil.which("sbatch") is None and shutil.which("apt-get") is None:
+        return None, "no SLURM and no apt-get to install it"
+    if os.geteuid() != 0 and shutil.which("sudo") is None:
+        return None, "the one-node SLURM needs root (or sudo) to start its daemons"
+    start = subprocess.run(
+        [str(ONE_NODE), "start", str(directory)], capture_output=True, text=True, timeout=600
+    )
+    if start.returncode == 3:
+        return None, start.stderr.strip()
+    assert start.returncode == 0, start.stdout + start.stderr
+    return {**os.environ, "SLURM_CONF": str(directory / "slurm.conf")}, ""
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory):
+    """The whole quick DAG (default config), run once in a copy of the workflow.
+
+    Through ``profiles/slurm`` with site overrides (``SLURM_SITE``) on a one-node SLURM that
+    this fixture starts and stops (``tests/slurm/one_node.sh``), where one can start; else with
+    the local executor (``SIGPROP_QUICK_DAG``). ``quick_run.json`` in the copy records which, and
+    the cluster jobs submitted (rule, job folder)."""
+    work = copy_workflow(tmp_path_factory.mktemp("quick"))
+    env, reason = None, "SIGPROP_QUICK_DAG=local"
+    directory = tmp_path_factory.mktemp("slurm")
+    if QUICK_DAG_EXECUTOR != "local":
+        env, reason = _one_node_slurm(directory)
+        assert env or QUICK_DAG_EXECUTOR == "auto", f"SIGPROP_QUICK_DAG=slurm: {reason}"
+    try:
+        if env is None:
+            run = snakemake(work, "all", check=False)
+        else:
+            run = snakemake(work, "all", *SLURM_SITE, cores=None, env=env, check=False)
+    finally:
+        if env is not None:
+            subprocess.run([str(ONE_NODE), "stop", str(directory)], timeout=120)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    record = {
+        "executor": "local" if env is None else "slurm",
+        "why_local": reason if env is None else "",
+        "submitted": [
+            line.split("slurm_logs/")[1].split("/")[:2]
+            for line in run.stderr.splitlines()
+            if "submitted with SLURM jobid" in line
+        ],
+    }
+    (work / "quick_run.json").write_text(json.dumps(record, indent=1))
+    return work

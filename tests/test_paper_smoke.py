@@ -3,13 +3,14 @@
 formats at full size, on each available device; it must finish, and hold NaN or inf only where
 its item declares them.
 
-CI runs the items whose cut run takes seconds on one CPU thread (``IN_CI``: 21 of 27, about 2
-minutes in all, beside the unit tests on another pytest-xdist worker); the rest are opt-in
-(``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest tests/test_paper_smoke.py``): one SGD step
-of VGG-19 or ResNet-50 at full width takes minutes on one CPU thread, so the whole smoke would
-outgrow CI's budget; on a GPU it takes a few minutes (``bench/gpu_session.sh``). The synthetic
-items ran at paper shapes in ``bench/paper_cost.py`` and the first paper-scale ledger
-(``ledgers/paper_cpu.csv``).
+CI runs 26 of the 27 items on a CPU (``IN_CI``, beside the unit tests on the pytest-xdist
+workers), three of them with their depth cut to a few layers of the same shapes
+(``CI_LAYERS``). Opt-in (``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest
+tests/test_paper_smoke.py``): every item at its full depth, and Dan+20 Fig. 13's ResNet-50 at
+full width, whose cut run (three networks, two SGD steps of 128 CIFAR images and four log
+points each) takes minutes on one CPU thread; on a GPU the whole smoke takes a few minutes
+(``bench/gpu_session.sh``). The synthetic items ran at paper shapes in ``bench/paper_cost.py``
+and the first paper-scale ledger (``ledgers/paper_cpu.csv``).
 """
 
 import os
@@ -36,7 +37,17 @@ IN_CI = {  # seconds of the cut run on one thread of the 2-core CPU machine (202
     "gradients/weight_orthogonality": 14.2, "rank_collapse/pretrain_levels": 10.9,
     "gradients/shaped_mnist": 10.7, "gradients/shaped_fmnist": 10.7, "gradients/table_c1": 6.0,
     "rank_collapse/pretrain_vs_bn": 4.2, "rank_collapse/pretrain_vs_bn_fmnist": 2.5,
+    # session 36, the same machine, another item's cut run on the other core
+    "rank_collapse/gradient_alignment_vgg": 66.3, "rank_collapse/breaking_bn_vgg": 60.0,
+    "orthogonality/init_mlp": 14.1, "orthogonality/deep_convnets": 13.5,
+    "orthogonality/depth_orthogonality": 7.2,
 }  # fmt: skip
+
+CI_LAYERS = {"orthogonality/init_mlp": 3, "orthogonality/depth_orthogonality": 3,
+             "orthogonality/deep_convnets": 4}  # fmt: skip
+"""Items whose full-depth cut run takes minutes on one CPU thread (width 800 on 2400 float64
+samples through 75 layers; 80 conv layers): in CI on a CPU, their depth is cut to this many
+layers too, every shape kept; ``make smoke`` and a GPU run them at full depth."""
 
 PAPER = merge_configs(
     yaml.safe_load((ROOT / "config" / "config.yaml").read_text()),
@@ -70,7 +81,8 @@ def test_real_data_simulation_runs_at_paper_shapes(key, data_root, device, tmp_p
         pytest.skip("opt-in: SIGPROP_PAPER_SMOKE=1 (make smoke), minutes per conv net on a CPU")
     family, item = REAL_DATA[key]
     root = data_root(dataset_names(item, PAPER))
-    setup = cut(with_data_root(simulation_setup(family, item, PAPER), root))
+    layers = CI_LAYERS.get(key) if device.type == "cpu" and not OPT_IN else None
+    setup = cut(with_data_root(simulation_setup(family, item, PAPER), root), layers=layers)
     with generated_datasets.unchecked_cifar():
         result = item.run(**setup, device=device)
     store.save(tmp_path / "result.safetensors", result, {}, nonfinite=item.nonfinite)
@@ -94,6 +106,20 @@ def test_the_cut_keeps_every_shape_and_cuts_every_loop():
             needed = [paper["batch_size"], paper.get("probe_size", 0)]
             assert smoke["train_size"] == max(needed + [paper.get("init_batch_size", 0)]), key
             assert smoke.get("eval_size", 0) <= paper["batch_size"], key
+
+
+def test_the_ci_layer_cut_keeps_every_other_shape():
+    for key, layers in CI_LAYERS.items():
+        family, item = REAL_DATA[key]
+        paper = simulation_setup(family, item, PAPER)
+        full, short = cut(paper), cut(paper, layers=layers)
+        depth = "depths" if "depths" in paper else "depth"
+        assert short[depth] in (layers, [layers]) and short[depth] != full[depth], key
+        assert {k: v for k, v in short.items() if k != depth} == {
+            k: v for k, v in full.items() if k != depth
+        }, key
+    with pytest.raises(ValueError, match="no depth to cut"):
+        cut({"width": 8}, layers=3)
 
 
 def test_with_data_root_reaches_nested_slices():

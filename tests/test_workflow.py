@@ -1,10 +1,10 @@
 """The DAG end to end at quick scale, in a temporary copy of the workflow, run once.
 
-Every test that needs a finished DAG reads the one quick run (``quick_run``): the golden
+Every test that needs a finished DAG reads the one quick run (``quick_run``, conftest.py:
+through the SLURM profile on a one-node SLURM where one can start, else locally): the golden
 verdicts, provenance, reruns after edits (dry runs), the report and the NaN probes. Tests that
-must run items afresh (bit-identity, another kernel path, missing data) use their own copies
-and only a few cheap items. The tiny config (.test/config/config.yaml) is for the cluster
-test, which needs every rule at its smallest."""
+must run items afresh (bit-identity with a local run, another kernel path, missing data) use
+their own copies and only a few cheap items."""
 
 import math
 import subprocess
@@ -41,15 +41,6 @@ PART = ("orthogonality.fig2b", "orthogonality.lemma4", "rank_collapse.lemma4")
 
 def _golden() -> pd.DataFrame:
     return pd.read_csv(ROOT / GOLDEN)
-
-
-@pytest.fixture(scope="module")
-def quick_run(tmp_path_factory):
-    """A copy of the workflow with the default config, run once (the whole quick DAG)."""
-    work = copy_workflow(tmp_path_factory.mktemp("quick"))
-    run = snakemake(work, "all", check=False)
-    assert run.returncode == 0, run.stderr[-3000:]
-    return work
 
 
 @pytest.fixture(scope="module")
@@ -167,16 +158,16 @@ def _sha256(path: Path) -> str:
 
 
 @pytest.mark.workflow
-def test_two_runs_of_one_item_on_one_machine_are_bit_identical(tmp_path):
-    """Bit-identity where it is guaranteed: the same item, code, config, machine and kernels,
-    run twice (a synthetic chain and a theorem measurement); their files are byte for byte
-    equal (the provenance inside a .safetensors file holds no time)."""
+def test_a_local_rerun_of_the_quick_runs_items_is_bit_identical(quick_run, tmp_path):
+    """Bit-identity where it is guaranteed: the same items, code, config, machine and kernels
+    (a synthetic chain and a theorem measurement), run again with the local executor; their
+    files are byte for byte those of the quick run (the provenance inside a .safetensors file
+    holds no time). Where the quick run went through the one-node SLURM, this is the cluster
+    path computing the local run's bits (tests/test_cluster.py)."""
     work = copy_workflow(tmp_path)
     files = ["results/orthogonality/gap_chain.safetensors", "results/rank_collapse/lemma4.csv"]
     snakemake(work, *files)
-    first = {f: _sha256(work / f) for f in files}
-    snakemake(work, *files, "--forcerun", "simulate", "measure")
-    assert {f: _sha256(work / f) for f in files} == first
+    assert {f: _sha256(work / f) for f in files} == {f: _sha256(quick_run / f) for f in files}
 
 
 @pytest.mark.workflow

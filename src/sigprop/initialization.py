@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Iterator
 
 import torch
 from torch import Tensor, nn
@@ -152,13 +151,6 @@ def orthogonalizing_weight(h: Tensor, variant: str = "code") -> Tensor:
             q = torch.cat([v, v.new_zeros(*v.shape[:-2], d - n, n)], dim=-2)
         w = q * torch.where(kept, safe.rsqrt(), 0.0)[..., None, :] @ u.mT
     return w / torch.linalg.matrix_norm(w @ h)[..., None, None]
-
-
-def _forward_states(model: nn.Sequential, x: Tensor) -> Iterator[tuple[nn.Module, Tensor]]:
-    """(module, its input) for each module of a Sequential, in order (a forward pass)."""
-    for module in model:
-        yield module, x
-        x = module(x)
 
 
 @torch.no_grad()
@@ -317,10 +309,14 @@ def hidden_representations(
         (features, n) (columns are samples).
     """
     pre, post = [], []
-    for module, x in _forward_states(model, batch):
+    x = batch
+    for module in model:
         if isinstance(module, nn.Linear):
             post.append(x.mT)
-            pre.append(module(x).mT)
+            x = module(x)  # each layer once: the pre-activation is the next module's input
+            pre.append(x.mT)
+        else:
+            x = module(x)
     return pre, post
 
 

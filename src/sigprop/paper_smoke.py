@@ -5,7 +5,8 @@ Kept: widths, batch sizes, image sizes, networks, architectures, datasets at ful
 (``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to
 one, epochs to one, the training set to the samples one step and the probe batch need, the
 evaluation sets to one batch, the step-size grid to its first value, the batches of a probe to
-one. So a smoke run meets the shapes, dtypes and code paths of the paper run: a crash, a
+one; with ``layers``, also the depth (of a network whose layers repeat one shape) to that many
+layers. So a smoke run meets the shapes, dtypes and code paths of the paper run: a crash, a
 non-finite result or a shape error there shows here: in seconds per item on a GPU, in seconds
 to minutes on one CPU thread (a full-width conv net's step).
 """
@@ -14,13 +15,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["COUNTS", "FIRST_ONLY", "cut", "with_data_root"]
+__all__ = ["COUNTS", "DEPTH_KEYS", "FIRST_ONLY", "cut", "with_data_root"]
 
 COUNTS = {"n_runs": 1, "runs": 1, "epochs": 1, "n_batches": 1, "batches": 2, "control_batches": 1}
 """Loop counts set to their smallest value (Table C.1 needs two batches for a std)."""
 
 FIRST_ONLY = ("lrs", "gains", "exponents")
 """Grids cut to their first value."""
+
+DEPTH_KEYS = ("depth", "depths")
+"""A simulation's depth: one number of layers, or a grid of them."""
 
 
 def _step_size(setup: Mapping) -> int:
@@ -29,13 +33,21 @@ def _step_size(setup: Mapping) -> int:
     return max(int(setup.get(k) or 0) for k in keys)
 
 
-def cut(setup: Mapping) -> dict:
-    """``setup`` (a simulation's paper config slice) with its loops cut and its shapes kept."""
+def cut(setup: Mapping, layers: int | None = None) -> dict:
+    """``setup`` (a simulation's paper config slice) with its loops cut and its shapes kept.
+
+    ``layers``: the depth cut to this many layers too (default: the deepest depth kept), for a
+    network whose hidden layers all have one shape, so that fewer of them keep every shape."""
     out = dict(setup)
     out.update({k: v for k, v in COUNTS.items() if k in setup})
     out.update({k: list(setup[k])[:1] for k in FIRST_ONLY if k in setup})
     if "depths" in setup:
         out["depths"] = [max(setup["depths"])]
+    if layers is not None:
+        found = [k for k in DEPTH_KEYS if k in setup]
+        if not found:
+            raise ValueError(f"no depth to cut to {layers} layers: none of {DEPTH_KEYS} in setup")
+        out.update({k: [layers] if k == "depths" else layers for k in found})
     if "epochs" in setup:  # a training run: one step on the smallest set that serves its probes
         out["train_size"] = _step_size(setup)
         for key in ("test_size", "eval_size"):

@@ -94,6 +94,8 @@ def init_gap(
         }
         base = djb21_networks.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
         initialization.xavier_init(base, experiment_id, r)
+        # H_0 is the batch itself, the same for every method: its gap once per batch
+        inputs = {name: metrics.orthogonality_gap(b.mT) for name, b in batches.items()}
         for i, method in enumerate(methods):
             model = copy.deepcopy(base)
             if method.startswith("iterative_"):
@@ -103,7 +105,8 @@ def init_gap(
                 initialization.orthogonal_weights(model)
             for j, name in enumerate(BATCHES):
                 _, post = initialization.hidden_representations(model, batches[name])
-                gaps[i, j, r] = torch.stack([metrics.orthogonality_gap(h) for h in post]).cpu()
+                layers = [inputs[name]] + [metrics.orthogonality_gap(h) for h in post[1:]]
+                gaps[i, j, r] = torch.stack(layers).cpu()
     return Labelled(
         dims=["method", "batch", "run", "layer"],
         coords={
