@@ -82,9 +82,11 @@ ONE_NODE = ROOT / "tests" / "slurm" / "one_node.sh"
 
 SLURM_SITE = (
     "--profile", "profiles/slurm",
-    # site settings as overrides, as a user's would be: this node has no GPU, its partition is
+    # site settings as overrides, as a user's would be: this node has no GPU (the profile's
+    # device=cuda back to the default, auto: no GPU requested, each job on what it finds, so
+    # the params equal a local run's and a local rerun has nothing to do), its partition is
     # "local", SLURM accounting is off, and status checks start early
-    "--config", "device=cpu",
+    "--config", "device=auto",
     "--default-resources", "slurm_partition=local",
     "--slurm-init-seconds-before-status-checks", "2",
     "--slurm-no-account", "--jobs", "8",

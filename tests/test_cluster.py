@@ -41,8 +41,9 @@ def test_every_compute_job_and_nothing_else_went_to_the_cluster(quick_run):
 
 @pytest.mark.workflow
 def test_cluster_jobs_ran_on_the_device_the_site_asked_for(quick_run):
-    """The site override ``device=cpu`` reached the jobs, and it did not relabel the claims'
-    scale (a device is where an item runs, not what it computes)."""
+    """The site override ``device=auto`` (this node has no GPU) reached the jobs: they ran on
+    the CPU, and the override did not relabel the claims' scale (a device is where an item runs,
+    not what it computes)."""
     _record(quick_run)
     meta = json.loads((quick_run / "results" / "orthogonality" / "gap_chain.json").read_text())
     assert meta["device"] == "cpu"
