@@ -116,6 +116,21 @@ def test_relu_mlp_architecture_and_xavier_seeding():
     assert not torch.equal(ini.linear_layers(other)[2].weight, layers[2].weight)
 
 
+def test_hidden_representations_is_one_forward_pass():
+    """Each module runs once; post[l + 1] is the activation of pre[l], and the last pre-activation
+    is the network's output (the papers' layout: columns are samples)."""
+    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 5).double(), "test", 2)
+    calls = []
+    for module in model:
+        module.register_forward_hook(lambda m, args, out: calls.append(m))
+    x = randn(24, 12, seed=7)
+    pre, post = ini.hidden_representations(model, x)
+    assert len(calls) == len(model) and len(set(map(id, calls))) == len(model)
+    for layer in range(len(pre) - 1):
+        torch.testing.assert_close(post[layer + 1], torch.relu(pre[layer]), rtol=0, atol=0)
+    torch.testing.assert_close(pre[-1], model(x).mT, rtol=0, atol=0)
+
+
 @pytest.mark.parametrize("variant", ["code", "paper"])
 def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
     """The input and output layers keep Xavier; hidden pre-activations have unit norm."""
