@@ -7,7 +7,7 @@ CI runs 26 of the 27 items on a CPU (``IN_CI``, beside the unit tests on the pyt
 workers), three of them with their depth cut to a few layers of the same shapes
 (``CI_LAYERS``). Opt-in (``make smoke``, or ``SIGPROP_PAPER_SMOKE=1 pytest
 tests/test_paper_smoke.py``): every item at its full depth, and Dan+20 Fig. 13's ResNet-50 at
-full width, whose cut run (three networks, two SGD steps of 128 CIFAR images and four log
+full width, whose cut run (three networks, two SGD steps of 128 CIFAR images and two log
 points each) takes minutes on one CPU thread; on a GPU the whole smoke takes a few minutes
 (``bench/gpu_session.sh``). The synthetic items ran at paper shapes in ``bench/paper_cost.py``
 and the first paper-scale ledger (``ledgers/paper_cpu.csv``).
