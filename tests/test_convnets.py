@@ -212,3 +212,33 @@ def test_uniform_noise_images_keep_shape_labels_and_preprocessing():
     assert torch.allclose(pixels * 255, (pixels * 255).round(), atol=1e-3)  # integer pixels
     assert pixels.mean() == pytest.approx(0.5, abs=0.02)
     assert torch.equal(noise.probe_x, noise.train_x[:8]) and torch.equal(noise.test_x, data.test_x)
+
+
+def test_resnet50s_smoke_depth_keeps_every_layer_shape():
+    """Depth 26 (``RESNET_BLOCKS``, two blocks per stage): every distinct layer shape and stride
+    of ResNet-50, the same output; other depths are refused."""
+    shapes = lambda net: {(type(m), tuple(m.weight.shape), getattr(m, "stride", None))  # noqa: E731
+                          for m in weighted(net)}  # fmt: skip
+    full, cut = (
+        convnets.resnet50(width_multiplier=TINY),
+        convnets.build("resnet50", 26, width_multiplier=TINY),
+    )
+    assert shapes(cut) == shapes(full) and cut.depth == 26 and full.depth == 50
+    assert len(weighted(cut)) == 26 + 4  # 2 + 3 per block, and 4 projection shortcuts
+    x = torch.randn(2, 3, 32, 32, generator=gen(4))
+    assert cut(x).shape == full(x).shape == (2, 10)
+    for bad in (14, 27):
+        with pytest.raises(ValueError, match="has depth 50"):
+            convnets.build("resnet50", bad)
+    with pytest.raises(ValueError, match="has depth 19"):
+        convnets.build("vgg19", 26)
+
+
+def test_network_training_takes_a_fixed_nets_depth_or_its_smoke_cut_only():
+    from sigprop.training.experiment import _depths
+
+    assert _depths("resnet50", None) == [50] and _depths("resnet50", [26]) == [26]
+    assert _depths("vgg19", [19]) == [19] and _depths("djb21_convnet", [20, 80]) == [20, 80]
+    for architecture, depths in (("resnet50", [14]), ("resnet50", [50, 26]), ("vgg19", [26])):
+        with pytest.raises(ValueError, match="cannot change it"):
+            _depths(architecture, depths)

@@ -2,18 +2,20 @@
 with its loops cut and its shapes kept, on generated files in the datasets' real formats.
 
 Kept: widths, batch sizes, image sizes, networks, architectures, datasets at full size
-(``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to
-one, epochs to one, the training set to the samples one step and the probe batch need, the
-evaluation sets to one batch, the step-size grid to its first value, the batches of a probe to
-one; with ``layers``, also the depth (of a network whose layers repeat one shape) to that many
-layers. So a smoke run meets the shapes, dtypes and code paths of the paper run: a crash, a
-non-finite result or a shape error there shows here: in seconds per item on a GPU, in seconds
-to minutes on one CPU thread (a full-width conv net's step).
+(``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to one,
+epochs to one, the training set to the samples one step and the probe batch need, the evaluation
+sets to one batch, the step-size grid to its first value, the batches of a probe to one; with
+``layers``, also the depth (of a network whose layers repeat one shape) to that many layers, or
+ResNet-50's to two blocks per stage. So a smoke run meets the shapes, dtypes and code paths of the
+paper run: a crash, a non-finite result or a shape error there shows here: in seconds per item on a
+GPU, in seconds to minutes on one CPU thread (a full-width conv net's step).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+
+from .nets.convnets import CUT_DEPTHS
 
 __all__ = ["COUNTS", "DEPTH_KEYS", "FIRST_ONLY", "cut", "with_data_root"]
 
@@ -37,7 +39,9 @@ def cut(setup: Mapping, layers: int | None = None) -> dict:
     """``setup`` (a simulation's paper config slice) with its loops cut and its shapes kept.
 
     ``layers``: the depth cut to this many layers too (default: the deepest depth kept), for a
-    network whose hidden layers all have one shape, so that fewer of them keep every shape."""
+    network whose hidden layers all have one shape, so that fewer of them keep every shape; or
+    a fixed network cut to its ``nets.convnets.CUT_DEPTHS`` (ResNet-50 to two Bottleneck blocks
+    per stage, depth 26)."""
     out = dict(setup)
     out.update({k: v for k, v in COUNTS.items() if k in setup})
     out.update({k: list(setup[k])[:1] for k in FIRST_ONLY if k in setup})
@@ -45,6 +49,8 @@ def cut(setup: Mapping, layers: int | None = None) -> dict:
         out["depths"] = [max(setup["depths"])]
     if layers is not None:
         found = [k for k in DEPTH_KEYS if k in setup]
+        if not found and setup.get("architecture") in CUT_DEPTHS:  # a fixed network's cut
+            found = ["depths"]
         if not found:
             raise ValueError(f"no depth to cut to {layers} layers: none of {DEPTH_KEYS} in setup")
         out.update({k: [layers] if k == "depths" else layers for k in found})

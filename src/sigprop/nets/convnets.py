@@ -38,9 +38,11 @@ from .normalizations import uncenter_batch_norm
 __all__ = [
     "ARCHITECTURES",
     "CONV_NORMS",
+    "CUT_DEPTHS",
     "DEPTHS",
     "FIG5_NORMS",
     "PADDING_MODES",
+    "RESNET_BLOCKS",
     "Classifier",
     "ConvNet",
     "build",
@@ -129,15 +131,26 @@ class _ScaledResNet(resnet.ResNet):
         return super()._make_layer(block, _scaled(planes, self._multiplier), blocks, stride, dilate)
 
 
+RESNET_BLOCKS = {50: (3, 4, 6, 3), 26: (2, 2, 2, 2)}
+"""Bottleneck blocks per stage of ``resnet50`` at each depth (2 + 3 x blocks weighted layers):
+ResNet-50's (He et al. 2016, Table 1), and two per stage, the paper-shape smoke's depth cut
+(``paper_smoke``): each stage's first block (its stride and projection shortcut) and one
+identity-shortcut block, so every layer shape of ResNet-50 is kept."""
+
+
 def resnet50(
     norm: str = "batch_norm", in_channels: int = 3, n_classes: int = 10,
-    width_multiplier: float = 1.0,
+    width_multiplier: float = 1.0, depth: int = 50,
 ) -> Classifier:  # fmt: skip
     """torchvision's ResNet-50 (Bottleneck blocks [3, 4, 6, 3]), adapted as the module
-    docstring says; ``norm`` none puts the identity where BN was."""
+    docstring says; ``norm`` none puts the identity where BN was. ``depth`` 26: two blocks per
+    stage (``RESNET_BLOCKS``), for smoke runs only; the seeds' network is depth 50."""
+    if depth not in RESNET_BLOCKS:
+        raise ValueError(f"resnet50's depth is one of {sorted(RESNET_BLOCKS)}, got {depth}")
     norm_layer = (lambda channels: nn.Identity()) if norm == "none" else nn.BatchNorm2d
-    net = _ScaledResNet([3, 4, 6, 3], width_multiplier, in_channels, n_classes, norm_layer)
-    return _split(_normalized(net, norm), "fc", depth=DEPTHS["resnet50"])
+    blocks = list(RESNET_BLOCKS[depth])
+    net = _ScaledResNet(blocks, width_multiplier, in_channels, n_classes, norm_layer)
+    return _split(_normalized(net, norm), "fc", depth=depth)
 
 
 def djb21_convnet(
@@ -183,18 +196,23 @@ DEPTHS = {"vgg19": 19, "resnet50": 50}
 """The depth in each fixed network's name (weighted layers along the longest path); the
 others take ``depth`` (convolutions)."""
 
+CUT_DEPTHS = {"resnet50": 26}
+"""A fixed network's depth cut for smoke runs (``RESNET_BLOCKS``), the only other depth its
+constructor takes."""
+
 
 def build(architecture: str, depth: int | None = None, **kwargs) -> Classifier:
     """``ARCHITECTURES[architecture](**kwargs)`` (with ``depth`` where the architecture has no
-    fixed depth), naming the choices on a bad name."""
+    fixed depth, or its smoke cut ``CUT_DEPTHS``), naming the choices on a bad name."""
     if architecture not in ARCHITECTURES:
         raise ValueError(
             f"architecture must be one of {sorted(ARCHITECTURES)}, got {architecture!r}"
         )
     if architecture in DEPTHS:
-        if depth not in (None, DEPTHS[architecture]):
+        if depth in (None, DEPTHS[architecture]):
+            return ARCHITECTURES[architecture](**kwargs)
+        if depth != CUT_DEPTHS.get(architecture):
             raise ValueError(f"{architecture} has depth {DEPTHS[architecture]}, not {depth}")
-        return ARCHITECTURES[architecture](**kwargs)
     return ARCHITECTURES[architecture](depth=depth, **kwargs)
 
 

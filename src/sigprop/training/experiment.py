@@ -80,7 +80,7 @@ def _transformed(net: torch.nn.Module, spec: Mapping, batch: torch.Tensor | None
 
 def _depths(architecture: str, depths: list[int] | None) -> list[int]:
     """An MLP's (or a DJB21 Table 3 net's) depths as given; a conv net's fixed depth (19 for
-    VGG19, 50 for ResNet-50)."""
+    VGG19, 50 for ResNet-50), or its smoke cut (``convnets.CUT_DEPTHS``) where given."""
     if architecture != "mlp" and architecture not in convnets.ARCHITECTURES:
         raise ValueError(f"architecture must be mlp or one of {sorted(convnets.ARCHITECTURES)}")
     if architecture not in convnets.DEPTHS:
@@ -88,9 +88,11 @@ def _depths(architecture: str, depths: list[int] | None) -> list[int]:
             raise ValueError(f"{architecture} needs depths")
         return list(depths)
     fixed = convnets.DEPTHS[architecture]
-    if depths and list(depths) != [fixed]:
-        raise ValueError(f"{architecture} has depth {fixed}; depths {depths} cannot change it")
-    return [fixed]
+    allowed = [[fixed], [convnets.CUT_DEPTHS.get(architecture, fixed)]]
+    if depths and list(depths) not in allowed:
+        raise ValueError(f"{architecture} has depth {fixed} (smoke runs: {allowed[1][0]}); "
+                         f"depths {depths} cannot change it")  # fmt: skip
+    return list(depths or [fixed])
 
 
 def _initial_networks(
