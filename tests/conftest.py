@@ -26,10 +26,19 @@ DEVICES = [
 
 
 def pytest_collection_modifyitems(items):
-    """Mark the tests that need the finished quick DAG (the ``quick_run`` fixture) ``quick_dag``."""
+    """Mark the tests that need the finished quick DAG (the ``quick_run`` fixture) ``quick_dag``;
+    run the tests marked ``expected_seconds`` first, longest first (the rest keep their order):
+    pytest-xdist hands tests out in this order, so a minute-long test never starts last on one
+    worker while the other idles."""
     for item in items:
         if "quick_run" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.quick_dag)
+    items.sort(key=lambda item: -_expected_seconds(item))
+
+
+def _expected_seconds(item) -> float:
+    mark = item.get_closest_marker("expected_seconds")
+    return mark.args[0] if mark else 0.0
 
 
 @pytest.fixture(autouse=True)
