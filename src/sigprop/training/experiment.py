@@ -87,11 +87,11 @@ def _depths(architecture: str, depths: list[int] | None) -> list[int]:
         if not depths:
             raise ValueError(f"{architecture} needs depths")
         return list(depths)
-    fixed = convnets.DEPTHS[architecture]
-    allowed = [[fixed], [convnets.CUT_DEPTHS.get(architecture, fixed)]]
-    if depths and list(depths) not in allowed:
-        raise ValueError(f"{architecture} has depth {fixed} (smoke runs: {allowed[1][0]}); "
-                         f"depths {depths} cannot change it")  # fmt: skip
+    fixed, cut = convnets.DEPTHS[architecture], convnets.CUT_DEPTHS.get(architecture)
+    if depths and list(depths) not in ([fixed], [cut]):
+        smoke = f" (a smoke run's cut: {cut})" if cut else ""
+        raise ValueError(f"{architecture} has depth {fixed}{smoke}; depths {depths} cannot "
+                         "change it")  # fmt: skip
     return list(depths or [fixed])
 
 
