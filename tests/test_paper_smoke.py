@@ -130,6 +130,8 @@ def test_the_ci_layer_cut_keeps_every_other_shape():
         }, key
     with pytest.raises(ValueError, match="no depth to cut"):
         cut({"width": 8}, layers=3)
+    with pytest.raises(ValueError, match="resnet50 cuts to 26 layers only"):
+        cut({"architecture": "resnet50", "batch_size": 128}, layers=14)
 
 
 def test_with_data_root_reaches_nested_slices():

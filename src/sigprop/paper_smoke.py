@@ -49,7 +49,11 @@ def cut(setup: Mapping, layers: int | None = None) -> dict:
         out["depths"] = [max(setup["depths"])]
     if layers is not None:
         found = [k for k in DEPTH_KEYS if k in setup]
-        if not found and setup.get("architecture") in CUT_DEPTHS:  # a fixed network's cut
+        fixed_cut = CUT_DEPTHS.get(setup.get("architecture"))
+        if not found and fixed_cut is not None:  # a fixed network: its one cut depth
+            if layers != fixed_cut:
+                raise ValueError(f"{setup['architecture']} cuts to {fixed_cut} layers only, "
+                                 f"not {layers}")  # fmt: skip
             found = ["depths"]
         if not found:
             raise ValueError(f"no depth to cut to {layers} layers: none of {DEPTH_KEYS} in setup")
