@@ -59,7 +59,10 @@ def _glibc() -> ctypes.CDLL | None:
 @contextmanager
 def heap_allocations() -> Iterator[None]:
     """Inside the block, glibc serves every host allocation from its heap and keeps freed memory
-    there; on leaving, its defaults return and the heap is trimmed. A no-op elsewhere.
+    there; on leaving, glibc's default values return and the heap is trimmed (its dynamic mmap
+    threshold, which any ``mallopt`` of these settings switches off, stays off for the rest of
+    the process: blocks over the threshold reached so far are mapped as by default). A no-op
+    without glibc.
 
     By default glibc maps each block over 32 MiB afresh and unmaps it on free, so a full-width conv
     net on CPU page-faults its activations in again at every layer and step: a paper-shape run of

@@ -211,8 +211,10 @@ def build(architecture: str, depth: int | None = None, **kwargs) -> Classifier:
     if architecture in DEPTHS:
         if depth in (None, DEPTHS[architecture]):
             return ARCHITECTURES[architecture](**kwargs)
-        if depth != CUT_DEPTHS.get(architecture):
-            raise ValueError(f"{architecture} has depth {DEPTHS[architecture]}, not {depth}")
+        cut = CUT_DEPTHS.get(architecture)
+        if depth != cut:
+            smoke = f" (a smoke run's cut: {cut})" if cut else ""
+            raise ValueError(f"{architecture} has depth {DEPTHS[architecture]}{smoke}, not {depth}")
     return ARCHITECTURES[architecture](depth=depth, **kwargs)
 
 
