@@ -4,6 +4,7 @@ import math
 from dataclasses import asdict
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from sigprop import claims, stats
@@ -182,7 +183,10 @@ def test_ledger_leads_with_paper_claims_and_counts_kinds_apart(tmp_path):
     table = claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
     assert table["verdict"].tolist() == ["holds", "undecided", "fails", "holds", "holds"]
     text = (tmp_path / "c.md").read_text()
-    assert text.splitlines()[2] == "**Paper claims: 1 hold, 0 fail, 1 undecided** (of 2)."
+    assert text.splitlines()[2] == (
+        "**Paper claims: 1 hold, 0 fail, 1 undecided** (of 2). "
+        "Undecided: 0 leaning holds, 0 leaning fails, 1 centred."
+    )
     assert "erratum: 0 hold, 1 fail, 0 undecided" in text
     assert text.index("## Paper claims") < text.index("## Errata") < text.index("## Controls")
     counts = claims.kind_counts(table)
@@ -234,4 +238,145 @@ def test_markdown_ledger_escapes_bars_in_statements(tmp_path):
     claims.write(tmp_path / "x.json", [c], scale="quick")
     claims.write_ledger([tmp_path / "x.json"], tmp_path / "c.csv", tmp_path / "c.md")
     row = [r for r in (tmp_path / "c.md").read_text().splitlines() if "f.x.y" in r][0]
-    assert r"\|\|M\|\|_F <= 1" in row and row.count(" | ") == 7
+    assert r"\|\|M\|\|_F <= 1" in row and row.count(" | ") == 8
+
+
+# --- Tolerance reasons, leans, requirements, definitions --------------------------------------
+
+
+def test_every_claim_has_a_tolerance_reason_from_the_vocabulary():
+    assert claim(exact(0.5)).tolerance_reason.startswith("none:")
+    ident = claim(exact(1e-15), bound=1e-12, kind="identity")
+    assert ident.tolerance_reason.startswith("none:")
+    assert claim(exact(0), bound=0, tol=1e-12, kind="identity").tolerance_reason.startswith(
+        "round_off:"
+    )
+    stated = claim(exact(1.05), tol=0.1, tolerance_reason="printed: the seed prints 1.0")
+    assert stated.tolerance_reason == "printed: the seed prints 1.0"
+    assert claim(exact(1.05), tol=0.1).tolerance_reason == ""  # a paper margin must say why
+    for bad in ("because", "guess: a round number", "printed:"):
+        with pytest.raises(ValueError, match="f.x.y: tolerance_reason"):
+            claim(exact(1.0), tol=0.1, tolerance_reason=bad)
+    with pytest.raises(ValueError, match="'none' for a tolerance of 0.1"):
+        claim(exact(1.0), tol=0.1, tolerance_reason="none: no margin")
+    assert set(claims.TOLERANCE_REASONS) >= {"printed", "theorem", "finite_size", "wording"}
+
+
+@pytest.mark.parametrize(
+    "value, relation, lean",
+    [(0.8, "<=", "holds"), (1.2, "<=", "fails"), (1.2, ">=", "holds"), (0.8, ">=", "fails")],
+)
+def test_an_undecided_claim_leans_to_the_side_of_its_point_estimate(value, relation, lean):
+    """The point estimate's side of the limit, and the runs that would decide it: at that
+    many runs (same mean and spread) the interval no longer contains the limit."""
+    rng = np.random.default_rng(1)
+    noise = rng.standard_normal(4)
+    runs = value + 0.3 * (noise - noise.mean()) / noise.std(ddof=1)
+    c = claim(t_mean(runs), relation, 1.0)
+    assert c.verdict == "undecided" and c.lean == lean and c.units == "runs"
+    assert f"leans {lean}" in c.note and 4 < c.to_decide < 400
+    n = int(c.to_decide) + 1
+    more = value + 0.3 * (np.resize(noise, n) - np.resize(noise, n).mean())
+    more = value + 0.3 * (more - more.mean()) / more.std(ddof=1)
+    assert claim(t_mean(more), relation, 1.0).verdict != "undecided"
+    decided = claim(exact(0.5))
+    assert decided.lean == "" and math.isnan(decided.to_decide) and decided.units == ""
+
+
+def test_a_claim_on_its_limit_leans_centred():
+    c = claim(t_mean([0.999, 1.3, 0.7, 1.001]), "<=", 1.0)
+    assert c.verdict == "undecided" and c.lean == "centred"
+    assert c.to_decide > claims.CENTRED_FACTOR * 4
+
+
+def test_a_claim_whose_requirement_does_not_hold_is_invalid(tmp_path):
+    setup = claims.Record("engaged", "s", "src", "setup", "share", ">=", 0.5)
+    paper = claims.Record("beats", "p", "src", "paper", "diff", "<=", 0.0, requires=("engaged",))
+    chained = claims.Record("then", "c", "src", "paper", "diff", "<=", 0.0, requires=("beats",))
+    made = claims.judge_records(
+        [setup, paper, chained], {"share": exact(0.0003), "diff": exact(-1.0)}, prefix="f.i."
+    )
+    assert made[1].requires == "f.i.engaged" and made[1].verdict == "holds"
+    claims.write(tmp_path / "x.json", made)
+    written = {r["id"]: r for r in claims.read(tmp_path / "x.json")}
+    assert written["f.i.engaged"]["verdict"] == "fails"
+    for name in ("beats", "then"):
+        assert written[f"f.i.{name}"]["verdict"] == "invalid"
+    assert written["f.i.beats"]["note"].startswith("INVALID: requires f.i.engaged, which fails")
+    assert "its own interval verdict: holds" in written["f.i.beats"]["note"]
+    assert written["f.i.then"]["note"].startswith("INVALID: requires f.i.beats, which is invalid")
+    held = claims.judge_records(
+        [setup, paper], {"share": exact(0.9), "diff": exact(-1.0)}, prefix="f.i."
+    )
+    assert [r["verdict"] for r in claims.apply_requirements([asdict(c) for c in held])] == [
+        "holds",
+        "holds",
+    ]
+    # across files: the ledger resolves what one file cannot, and names a missing requirement
+    other = claims.evaluate(
+        "f.j.x", "x", "src", "paper", exact(0.0), "<=", 1.0, requires=["f.i.engaged"]
+    )
+    claims.write(tmp_path / "y.json", [other])
+    assert claims.read(tmp_path / "y.json")[0]["verdict"] == "holds"
+    table = claims.ledger([tmp_path / "x.json", tmp_path / "y.json"]).set_index("id")
+    assert table.loc["f.j.x", "verdict"] == "invalid"
+    with pytest.raises(ValueError, match="f.i.engaged"):
+        claims.ledger([tmp_path / "y.json"])
+
+
+def _defined(**changes):
+    base = dict(
+        id="f.x.y",
+        kind="paper",
+        relation="within",
+        bound=1.0,
+        tolerance=0.05,
+        tolerance_reason="wording: 'close to' read as 5%",
+        interval="t",
+        n=3,
+        printed=math.nan,
+        pair="",
+        requires="",
+        statement="slope = 1 within 0.05; sqrt(d) = 11.31 at depth 50",
+        source="Seed Fig. 1",
+    )
+    return pd.DataFrame([base | changes])
+
+
+@pytest.mark.parametrize(
+    "field, value",
+    [
+        ("tolerance", 0.07),
+        ("bound", 0.1),
+        ("relation", "<="),
+        ("interval", "bootstrap"),
+        ("n", 4),
+        ("printed", 1.0),
+        ("requires", ""),
+        ("tolerance_reason", "printed: two digits"),
+        ("statement", "slope = 1 within 0.07; sqrt(d) = 11.31 at depth 50"),
+        ("statement", "slope = 1 within 0.05; sqrt(d) = 11.31 at depth 51"),
+        ("source", "Seed Fig. 2"),
+        ("kind", "setup"),
+    ],
+)
+def test_every_change_of_a_definition_shows(field, value):
+    then = _defined(requires="f.x.z") if field == "requires" else _defined()
+    now = then.assign(**{field: value})
+    assert claims.compare_definitions(now, then) == [
+        f"f.x.y: {field} {claims._plain(then[field][0])!r} -> {value!r}"
+    ]
+
+
+def test_definitions_round_trip_and_tolerate_only_another_cpus_rounding(tmp_path):
+    then = _defined()
+    claims.write_definitions(then, tmp_path / "d.csv")
+    assert claims.compare_definitions(claims.read_definitions(tmp_path / "d.csv"), then) == []
+    rounded = then.assign(
+        bound=1.0 + 1e-9, statement="slope = 1 within 0.05; sqrt(d) = 11.32 at depth 50"
+    )
+    assert claims.compare_definitions(rounded, then) == []
+    assert claims.compare_definitions(then.assign(id="f.x.z"), then) == [
+        "f.x.z: not in the recorded definitions",
+        "f.x.y: recorded, but no longer made",
+    ]

@@ -26,6 +26,23 @@ Verdicts, with ``[low, high]`` the interval at the run's confidence level and th
 A ``within`` claim's tolerance is a declared margin of the seed's statement (an equivalence
 margin), never a multiple of the measured SE: a wider interval can only make it undecided.
 
+Every claim says why its tolerance (or the margin its bound carries) is what it is:
+``tolerance_reason`` is ``"<reason>: <words>"`` with ``<reason>`` one of ``TOLERANCE_REASONS``.
+
+A claim may ``require`` other claims (a setup claim, a control, the chosen step size): when a
+required claim does not hold, the claim is ``invalid`` and its note names the requirement
+(``apply_requirements``; across items when the ledger is assembled).
+
+An undecided claim says which way it leans (``lean``: the side of the limit its point estimate
+lies on, or ``centred`` when deciding it would take more than ``CENTRED_FACTOR`` times its
+units) and how many units (runs, points, trials) would decide it at the observed spread
+(``to_decide``, counted in ``units``).
+
+A claim's definition (``DEFINITION_COLUMNS``: statement, relation, bound, tolerance, its reason,
+interval method, n, printed value, source, requirements) is reviewed data: ``definitions``
+tabulates it, ``ledgers/claim_definitions.csv`` records it, and ``compare_definitions`` names
+every field that moved.
+
 Judges build claims either one by one (``evaluate``) or as declarative ``Record`` lists run by
 ``judge_records`` on a context of derived numbers.
 """
@@ -72,6 +89,29 @@ __all__ = [
 ]
 
 RELATIONS = ("<=", ">=", "within")
+
+TOLERANCE_REASONS = {
+    "none": "no margin: the relation and bound as the seed states them",
+    "printed": "the seed's printed precision (half a unit of its last printed digit, or its "
+    "plot's resolution)",
+    "theorem": "a constant of the theorem (its hidden constant, order term or stated slack)",
+    "finite_size": "a finite-size effect, measured at a stated larger size",
+    "wording": "a stated rule for the seed's qualitative words ('close to', 'much', 'largely')",
+    "round_off": "a round-off budget of an exact identity in floating point",
+}
+"""Where a tolerance comes from: the first word of every claim's ``tolerance_reason``."""
+
+DEFAULT_REASONS = {
+    "none": "none: the relation and bound as stated, no margin",
+    "round_off": "round_off: an exact identity evaluated in floating point; the bound is its "
+    "round-off budget",
+}
+"""The reason a claim gets when its record gives none: ``none`` for a zero tolerance, and
+``round_off`` for an identity (whose bound is its round-off budget)."""
+
+CENTRED_FACTOR = 100
+"""An undecided claim leans ``centred`` when deciding it would take more than this many times
+its units: its point estimate lies within a tenth of its half-width of the limit."""
 KINDS = ("paper", "erratum", "control", "identity", "setup")
 VERDICTS = ("holds", "fails", "undecided", "invalid")
 
@@ -90,14 +130,38 @@ COLUMNS = [
     "relation",
     "bound",
     "tolerance",
+    "tolerance_reason",
     "printed",
     "pair",
+    "requires",
+    "lean",
+    "to_decide",
+    "units",
     "statement",
     "source",
     "figure",
     "scale",
     "note",
+    "finding",
+    "analysis",
 ]
+
+DEFINITION_COLUMNS = [
+    "id",
+    "kind",
+    "relation",
+    "bound",
+    "tolerance",
+    "tolerance_reason",
+    "interval",
+    "n",
+    "printed",
+    "pair",
+    "requires",
+    "statement",
+    "source",
+]
+"""What a claim is, apart from what was measured: ``ledgers/claim_definitions.csv``."""
 
 _LEVEL = [DEFAULT_CONFIDENCE]
 
@@ -137,6 +201,10 @@ class Claim:
         figure: the figure file whose plotted numbers it was computed from (or "").
         scale: the scale of the item's config slice (``quick``, ``paper`` or ``custom``).
         note: choices and errata that matter for reading the verdict.
+        tolerance_reason: ``"<reason>: <words>"``, ``<reason>`` one of ``TOLERANCE_REASONS``.
+        requires: the ids of the claims this one presumes, space-separated.
+        lean: an undecided claim's side (``holds``, ``fails``, ``centred``); "" otherwise.
+        to_decide: about how many ``units`` would decide an undecided claim (NaN otherwise).
     """
 
     id: str
@@ -158,6 +226,11 @@ class Claim:
     figure: str = ""
     scale: str = ""
     note: str = ""
+    tolerance_reason: str = ""
+    requires: str = ""
+    lean: str = ""
+    to_decide: float = math.nan
+    units: str = ""
     details: dict = field(default_factory=dict)
 
     @property
@@ -198,12 +271,33 @@ def _not_finite(measured: float, bound: float, tolerance: float) -> str:
     return ", ".join(f"the {k} is {v}" for k, v in named.items() if not math.isfinite(v))
 
 
-def _undecided_note(m: Measurement, low, high, relation, bound, tolerance, level) -> str:
+def _straddled_limit(m: Measurement, low, high, relation, bound, tolerance) -> float:
+    """The limit an undecided interval contains that lies nearest its point estimate."""
     lo_limit, hi_limit = _limits(relation, bound, tolerance)
     straddled = [x for x in (lo_limit, hi_limit) if math.isfinite(x) and low <= x <= high]
-    limit = min(straddled, key=lambda x: abs(m.value - x)) if straddled else bound
-    units = UNITS.get(m.method, "units")
+    return min(straddled, key=lambda x: abs(m.value - x)) if straddled else bound
+
+
+def lean(m: Measurement, low, high, relation, bound, tolerance, level) -> tuple[str, float]:
+    """An undecided claim's lean and about how many units would decide it.
+
+    The lean is the side of the straddled limit its point estimate lies on (``holds``: the
+    estimate satisfies the relation; ``fails``: it does not), or ``centred`` when deciding it
+    would take more than ``CENTRED_FACTOR`` times its units (or cannot be extrapolated)."""
+    limit = _straddled_limit(m, low, high, relation, bound, tolerance)
     need = m.units_to_decide(limit, level)
+    if m.n >= 1 and math.isfinite(need) and need <= CENTRED_FACTOR * max(m.n, 1):
+        lo_limit, hi_limit = _limits(relation, bound, tolerance)
+        side = "holds" if lo_limit <= m.value <= hi_limit else "fails"
+    else:
+        side = "centred"
+    return side, need
+
+
+def _undecided_note(m: Measurement, low, high, relation, bound, tolerance, level) -> str:
+    limit = _straddled_limit(m, low, high, relation, bound, tolerance)
+    units = UNITS.get(m.method, "units")
+    side, need = lean(m, low, high, relation, bound, tolerance, level)
     if m.n == 1 and m.method in ("t", "bootstrap"):
         how = f"one {units[:-1]} gives no interval: at least 2 {units} are needed"
     elif m.n < 2:
@@ -213,9 +307,31 @@ def _undecided_note(m: Measurement, low, high, relation, bound, tolerance, level
     else:
         how = "more data would not decide it: the value sits on the limit"
     return (
-        f"UNDECIDED: the {level:.0%} interval [{low:.4g}, {high:.4g}] contains the limit "
-        f"{limit:.4g}; {how}"
+        f"UNDECIDED (leans {side}): the {level:.0%} interval [{low:.4g}, {high:.4g}] contains "
+        f"the limit {limit:.4g}; {how}"
     )
+
+
+def stated_reason(reason: str, kind: str, tolerance: float, id: str = "") -> str:
+    """A claim's stated tolerance reason, or its default (``DEFAULT_REASONS``).
+
+    Raises:
+        ValueError: a reason whose first word is not one of ``TOLERANCE_REASONS``, or a
+            ``none`` reason for a non-zero tolerance.
+    """
+    if not reason:
+        if tolerance == 0:
+            return DEFAULT_REASONS["none"]
+        return DEFAULT_REASONS["round_off"] if kind == "identity" else ""
+    category, sep, words = reason.partition(":")
+    if not sep or category not in TOLERANCE_REASONS or not words.strip():
+        raise ValueError(
+            f"{id}: tolerance_reason must read '<reason>: <words>' with <reason> one of "
+            f"{tuple(TOLERANCE_REASONS)}, got {reason!r}"
+        )
+    if category == "none" and tolerance != 0:
+        raise ValueError(f"{id}: tolerance_reason 'none' for a tolerance of {tolerance}")
+    return reason
 
 
 def evaluate(
@@ -230,6 +346,8 @@ def evaluate(
     printed: float = math.nan,
     pair: str = "",
     possible: tuple[float, float] | None = None,
+    tolerance_reason: str = "",
+    requires: Iterable[str] = (),
     **context,
 ) -> Claim:
     """Build a ``Claim`` whose verdict is computed from the measured interval.
@@ -237,18 +355,24 @@ def evaluate(
     ``possible``: the range the quantity can take at all (e.g. (0, 1) for a share, or the
     largest value a gap can have at this width). When every possible value satisfies the
     relation, the claim cannot fail: it is ``undecided`` with a ``VACUOUS`` note, never a hold.
+    ``tolerance_reason``: why the tolerance (or the bound's margin) is what it is
+    (``TOLERANCE_REASONS``); ``requires``: the full ids of the claims this one presumes.
 
     Raises:
         ValueError: an unknown kind or relation, a negative tolerance, an erratum without its
             corrected claim, or a measured value that is not a ``stats.Measurement``.
     """
     _check_claim(id, kind, measured, relation, tolerance, pair)
+    tolerance_reason = stated_reason(tolerance_reason, kind, float(tolerance), id)
     level = confidence_level()
     bound, tolerance = float(bound), float(tolerance)
     low, high = measured.interval(level)
     verdict, reason = _verdict(measured, low, high, relation, bound, tolerance, possible, level)
     if reason:
         context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
+    side, need = "", math.nan
+    if verdict == "undecided" and not reason.startswith("VACUOUS"):
+        side, need = lean(measured, low, high, relation, bound, tolerance, level)
     return Claim(
         id=id,
         statement=statement,
@@ -266,6 +390,11 @@ def evaluate(
         level=level,
         printed=float(printed),
         pair=pair,
+        tolerance_reason=tolerance_reason,
+        requires=" ".join(requires),
+        lean=side,
+        to_decide=float(need),
+        units=UNITS.get(measured.method, "") if side else "",
         **context,
     )
 
@@ -373,6 +502,8 @@ class Record:
     ``quantity`` names a ``Measurement`` in the context (or is a callable of the context that
     returns one); ``statement``, ``note`` and ``source`` are ``str.format`` templates over the
     context; ``bound``, ``tolerance`` and ``printed`` are numbers, context names or callables.
+    ``tolerance_reason`` is a template (``TOLERANCE_REASONS``); ``requires`` names claims of the
+    same judge by their record ids (templates too), which ``judge_records`` prefixes.
     """
 
     id: str
@@ -388,6 +519,8 @@ class Record:
     note: Field = ""
     figure: str = ""
     possible: Field = None
+    tolerance_reason: Field = ""
+    requires: tuple[str, ...] = ()
 
 
 def _field(value: Field, context: Mapping, text: bool = False):
@@ -423,11 +556,163 @@ def judge_records(records: Sequence[Record], context: Mapping, prefix: str = "")
                 pair=r.pair,
                 note=_field(r.note, context, text=True),
                 possible=_field(r.possible, context),
+                tolerance_reason=_field(r.tolerance_reason, context, text=True),
+                requires=[prefix + x.format(**context) for x in r.requires],
                 figure=r.figure,
                 details=details,
             )
         )
     return claims
+
+
+# --- Requirements -----------------------------------------------------------------------------
+
+
+def apply_requirements(records: list[dict], strict: bool = True) -> list[dict]:
+    """Records with every claim whose requirement does not hold made ``invalid``.
+
+    A claim that ``requires`` another (a setup claim, a control) presumes it: when a required
+    claim's verdict is anything but ``holds``, the claim's verdict is ``invalid`` and its note
+    names the requirement and its verdict (the claim's own interval verdict is kept in the note).
+    Chains resolve in any order. ``strict``: a required id that is not among the records raises
+    (the whole ledger); otherwise it is left for the ledger to resolve (one item's file).
+
+    Raises:
+        ValueError: (``strict``) a required claim that is not in the records.
+    """
+    verdicts = {r["id"]: r["verdict"] for r in records}
+    missing = sorted(
+        {x for r in records for x in str(r.get("requires") or "").split() if x not in verdicts}
+    )
+    if strict and missing:
+        raise ValueError(f"claims require claims that are not in the ledger: {missing}")
+    out = [dict(r) for r in records]
+    changed = True
+    while changed:
+        changed = False
+        for r in out:
+            if r["verdict"] == "invalid":
+                continue
+            unmet = [
+                x
+                for x in str(r.get("requires") or "").split()
+                if x in verdicts and verdicts[x] != "holds"
+            ]
+            if unmet:
+                reason = "INVALID: requires " + ", ".join(
+                    f"{x}, which {'is ' if verdicts[x] in ('undecided', 'invalid') else ''}"
+                    f"{verdicts[x]}"
+                    for x in unmet
+                )
+                r["note"] = "; ".join(
+                    x for x in (reason, f"its own interval verdict: {r['verdict']}", r["note"]) if x
+                )
+                r.update(verdict="invalid", lean="", to_decide=math.nan, units="")
+                verdicts[r["id"]] = "invalid"
+                changed = True
+    return out
+
+
+# --- Definitions ------------------------------------------------------------------------------
+
+
+def definitions(table: pd.DataFrame) -> pd.DataFrame:
+    """Each claim's definition (``DEFINITION_COLUMNS``), sorted by id: the reviewed data."""
+    return (
+        table.reindex(columns=DEFINITION_COLUMNS)
+        .fillna({"tolerance_reason": "", "requires": "", "pair": ""})
+        .sort_values("id", ignore_index=True)
+    )
+
+
+def write_definitions(table: pd.DataFrame, path: str | os.PathLike) -> pd.DataFrame:
+    """Write a ledger's definitions as CSV, atomically; numbers in full (``repr``) precision."""
+    defs = definitions(table)
+    with atomic_path(path) as tmp:
+        defs.to_csv(tmp, index=False, float_format="%.17g")
+    return defs
+
+
+def read_definitions(path: str | os.PathLike) -> pd.DataFrame:
+    """A definitions file written by ``write_definitions`` (empty cells read as "")."""
+    table = pd.read_csv(path, keep_default_na=False, na_values={"printed": [""], "bound": [""]})
+    return table.reindex(columns=DEFINITION_COLUMNS)
+
+
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+DEFINITION_RTOL = 1e-6
+"""The relative slack of a definition's derived numbers between machines: a bound computed from
+seeded draws (Thm. 14's floor from alpha_hat) or a number printed in a statement. Every change a
+person makes to a bound or tolerance is larger; another CPU's round-off is far smaller."""
+
+
+def _numbers_agree(a: float, b: float, rtol: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b or abs(a - b) <= rtol * max(abs(a), abs(b))
+
+
+def _last_place(text: str) -> float:
+    """One unit in the last printed place of a number's text (``11.31`` -> 0.01)."""
+    mantissa, _, exponent = text.lower().partition("e")
+    decimals = len(mantissa.partition(".")[2])
+    return 10.0 ** (int(exponent or 0) - decimals)
+
+
+def _texts_agree(a: str, b: str) -> bool:
+    """Equal texts, but for the decimal numbers they print, which may differ by one unit in
+    their last printed place (a derived number rounded on another CPU: ``sqrt(d) = 11.31``);
+    integers are equal."""
+    if a == b:
+        return True
+    if _NUMBER.sub("#", a) != _NUMBER.sub("#", b):
+        return False
+    for x, y in zip(_NUMBER.findall(a), _NUMBER.findall(b), strict=True):
+        if x == y:
+            continue
+        decimal = all(any(c in t.lower() for c in ".e") for t in (x, y))
+        if not decimal or abs(float(x) - float(y)) > max(_last_place(x), _last_place(y)) * 1.001:
+            return False
+    return True
+
+
+def _plain(value):
+    """A table cell as a Python value (numpy scalars print as their numbers)."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def compare_definitions(
+    now: pd.DataFrame, then: pd.DataFrame, rtol: float = DEFINITION_RTOL
+) -> list[str]:
+    """Every field of every claim's definition that differs, as ``id: field old -> new``.
+
+    Strings (kind, relation, tolerance reason, interval method, pair, requirements, source)
+    and n must be equal; bound, tolerance and printed value equal within ``rtol`` (derived
+    numbers round differently on another CPU); a statement equal but for a decimal number it
+    prints one unit off in its last place (``_texts_agree``). Claims present in one table only are named too.
+    """
+    a = definitions(now).set_index("id")
+    b = definitions(then).set_index("id")
+    problems = [
+        f"{c}: not in the recorded definitions" for c in sorted(set(a.index) - set(b.index))
+    ]
+    problems += [f"{c}: recorded, but no longer made" for c in sorted(set(b.index) - set(a.index))]
+    for claim in sorted(set(a.index) & set(b.index)):
+        x, y = a.loc[claim], b.loc[claim]
+        for col in DEFINITION_COLUMNS[1:]:
+            new, old = x[col], y[col]
+            if col in ("bound", "tolerance", "printed"):
+                same = _numbers_agree(float(new), float(old), rtol)
+            elif col == "n":
+                same = int(new) == int(old)
+            elif col == "statement":
+                same = _texts_agree(str(new), str(old))
+            else:
+                same = str(new) == str(old)
+            if not same:
+                problems.append(f"{claim}: {col} {_plain(old)!r} -> {_plain(new)!r}")
+    return problems
 
 
 # --- Files and the ledger --------------------------------------------------------------------
@@ -442,7 +727,7 @@ def write(path: str | os.PathLike, claims: Sequence[Claim], **context) -> None:
             if not record.get(key):
                 record[key] = value
         records.append(record)
-    write_json(path, {"claims": records})
+    write_json(path, {"claims": apply_requirements(records, strict=False)})
 
 
 def read(path: str | os.PathLike) -> list[dict]:
@@ -451,13 +736,25 @@ def read(path: str | os.PathLike) -> list[dict]:
         return json.load(f)["claims"]
 
 
-def ledger(paths: Iterable[str | os.PathLike]) -> pd.DataFrame:
+def ledger(
+    paths: Iterable[str | os.PathLike], findings: Mapping[str, Mapping] | None = None
+) -> pd.DataFrame:
     """All claims of the given files as one table, sorted by id, one row per claim.
 
+    ``findings`` (``sigprop.findings.load``) fill the columns ``finding`` (its reading) and
+    ``analysis`` of the claims they name.
+
+    Requirements are applied across all files (``apply_requirements``).
+
     Raises:
-        ValueError: duplicate ids, or an erratum whose paired claim is not in the ledger.
+        ValueError: duplicate ids, an erratum whose paired claim is not in the ledger, or a
+            required claim that is not in it.
     """
-    rows = [record for p in paths for record in read(p)]
+    rows = apply_requirements([record for p in paths for record in read(p)])
+    for r in rows:
+        entry = (findings or {}).get(r["id"])
+        r["finding"] = entry["reading"] if entry else ""
+        r["analysis"] = entry.get("text", entry["analysis"]) if entry else ""
     table = pd.DataFrame(rows, columns=COLUMNS + ["details"])[COLUMNS]
     if table["id"].duplicated().any():
         raise ValueError(
@@ -505,12 +802,32 @@ def _count_text(row: pd.Series) -> str:
     return ", ".join(f"{row[v]} {words[v]}" for v in shown)
 
 
+def lean_counts(table: pd.DataFrame) -> dict[str, int]:
+    """Undecided claims per lean (``holds``, ``fails``, ``centred``)."""
+    undecided = table[table["verdict"] == "undecided"]
+    lean = undecided["lean"].fillna("") if "lean" in undecided else pd.Series("", undecided.index)
+    return {side: int((lean == side).sum()) for side in ("holds", "fails", "centred")}
+
+
+def _lean_text(table: pd.DataFrame) -> str:
+    counts = lean_counts(table)
+    if not sum(counts.values()):
+        return ""
+    return (
+        f" Undecided: {counts['holds']} leaning holds, {counts['fails']} leaning fails, "
+        f"{counts['centred']} centred."
+    )
+
+
 def headline(table: pd.DataFrame) -> list[str]:
-    """The ledger's first lines: paper claims holding / failing / undecided, then the others."""
+    """The ledger's first lines: paper claims holding / failing / undecided (split by lean),
+    then the others."""
     counts = kind_counts(table)
     others = "; ".join(f"{k}: {_count_text(counts.loc[k])}" for k in KINDS[1:])
+    paper = table[table["kind"] == "paper"]
     return [
-        f"**Paper claims: {_count_text(counts.loc['paper'])}** (of {counts.loc['paper'].sum()}).",
+        f"**Paper claims: {_count_text(counts.loc['paper'])}** (of {counts.loc['paper'].sum()})."
+        + _lean_text(paper),
         "",
         f"Counted apart: {others}. {len(table)} claims in all.",
     ]
@@ -557,6 +874,14 @@ def _cell(text: str) -> str:
     return str(text).replace("|", "\\|")
 
 
+def _verdict_cell(r) -> str:
+    if r.verdict != "undecided" or not isinstance(r.lean, str) or not r.lean:
+        return _LABEL[r.verdict]
+    need = r.to_decide
+    more = f"; ~{int(need)} {r.units}" if math.isfinite(need) else ""
+    return f"{_LABEL[r.verdict]} (leans {r.lean}{more})"
+
+
 def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
     scales = ", ".join(f"{s} {n}" for s, n in table["scale"].value_counts().sort_index().items())
     lines = [
@@ -575,17 +900,26 @@ def _markdown(table: pd.DataFrame, run: Mapping | None = None) -> str:
         lines += [
             f"## {KIND_TITLES[kind]}: {verdict_counts(rows['verdict'])}",
             "",
-            "| verdict | id | measured [interval] | rel. | bound | tol. | printed | statement |",
-            "|---|---|---|---|---|---|---|---|",
+            "| verdict | id | measured [interval] | rel. | bound | tol. | tolerance reason | "
+            "printed | statement |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
         for r in rows.itertuples():
             printed = f"{r.printed:.4g}" if math.isfinite(r.printed) else ""
+            requires = (
+                f" Requires: {r.requires}." if isinstance(r.requires, str) and r.requires else ""
+            )
             lines.append(
-                f"| {_LABEL[r.verdict]} | `{r.id}` | {_interval_text(r)} | {r.relation} | "
-                f"{r.bound:.4g} | {r.tolerance:.3g} | {printed} | "
-                f"{_cell(r.statement)} ({_cell(r.source)}) |"
+                f"| {_verdict_cell(r)} | `{r.id}` | {_interval_text(r)} | {r.relation} | "
+                f"{r.bound:.4g} | {r.tolerance:.3g} | {_cell(r.tolerance_reason)} | {printed} | "
+                f"{_cell(r.statement)} ({_cell(r.source)}){_cell(requires)} |"
             )
         lines.append("")
+    found = table[table["analysis"].fillna("") != ""] if "analysis" in table else table.iloc[:0]
+    if len(found):
+        lines += ["## Findings (`sigprop findings`)", ""]
+        for r in found.itertuples():
+            lines += [f"- `{r.id}` ({r.verdict}; {r.finding}): {r.analysis}", ""]
     return "\n".join(lines)
 
 
@@ -594,6 +928,7 @@ def write_ledger(
     csv_path: str | os.PathLike,
     md_path: str | os.PathLike,
     run: Mapping | None = None,
+    findings: Mapping[str, Mapping] | None = None,
 ) -> pd.DataFrame:
     """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically.
 
@@ -601,7 +936,7 @@ def write_ledger(
     identities and setup checks apart; ``run`` (``sigprop.run_info.run_record``) names the
     config files, config sha256 and git revision.
     """
-    table = ledger(paths)
+    table = ledger(paths, findings)
     with atomic_path(csv_path) as tmp:
         table.to_csv(tmp, index=False)
     with atomic_path(md_path) as tmp:

@@ -1,5 +1,5 @@
 """The reviewer's entry points: ``sigprop list``, ``show ITEM``, ``compare``, ``golden``,
-``check-config``.
+``findings``, ``check-config``.
 
 ``sigprop list`` leads with the paper claims holding / failing / undecided of the last run (other
 kinds counted apart), then prints every paper item (family, name, kind, seed reference, outputs
@@ -8,7 +8,9 @@ functions, config slice, inputs with their sha256 and provenance, and its claims
 intervals and verdicts. Items are named ``family.item`` or by any of their files
 (``figures/orthogonality/fig2b.pdf``). ``sigprop compare A B`` sets two ledgers side by side (two
 machines, quick vs paper, CPU vs CUDA). ``sigprop golden`` compares the claims ledger of a quick
-run with the recorded golden verdicts and intervals (``--write`` records them anew).
+run with the recorded golden verdicts and intervals and every claim's definition with the
+recorded definitions (``--write`` records both anew). ``sigprop findings`` prints every failing or
+fails-leaning paper claim with its analysis (``sigprop.findings``).
 ``sigprop summary [LEDGER]`` prints a Markdown table of a ledger's claims per kind, family and
 verdict (paper claims first; ``--readme README.md`` rewrites the README's generated block).
 ``sigprop check-config FILE...`` validates config files as the workflow does, naming the file
@@ -30,7 +32,18 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .claims import KINDS, VERDICTS, headline, kind_counts, verdict_counts
+from .claims import (
+    DEFINITION_COLUMNS,
+    KINDS,
+    VERDICTS,
+    compare_definitions,
+    headline,
+    kind_counts,
+    read_definitions,
+    verdict_counts,
+    write_definitions,
+)
+from . import findings
 from .config import merge_configs
 from .papers import load_registry
 from .registry import Item, Registry, resolve, simulation_setup
@@ -57,9 +70,16 @@ GOLDEN_COLUMNS = [
     "interval",
     "bound",
     "tolerance",
+    "lean",
+    "to_decide",
+    "units",
 ]
 """What the golden file pins: ids and kinds exactly, verdicts (``_same_verdict``), measured values
-to their interval."""
+to their interval; an undecided claim's lean and runs to decide it are recorded, not compared."""
+
+DEFINITIONS = Path("ledgers/claim_definitions.csv")
+"""Every claim's definition at quick scale (``claims.DEFINITION_COLUMNS``), written with the
+golden file: the golden check fails on any definition that moved without it."""
 
 
 def item_files(family: str, item: Item) -> list[str]:
@@ -209,6 +229,7 @@ def cmd_show(registry: Registry, args) -> int:
     records = _claims(Path(f"results/claims/{family}/{item.name}.json"))
     if item.kind != "simulation":
         print(f"claims: {_verdicts(records)}")
+    found = findings.load()
     for r in records:
         interval = "" if r["interval"] == "exact" else f" [{r['low']:.4g}, {r['high']:.4g}]"
         print(
@@ -216,7 +237,28 @@ def cmd_show(registry: Registry, args) -> int:
             f" ({r['interval']}) {r['relation']} {r['bound']:.4g} (tol {r['tolerance']:.3g})"
             f" [{r['scale']}]"
         )
+        print(f"    tolerance: {r.get('tolerance_reason') or 'NO REASON GIVEN'}")
+        if r.get("requires"):
+            print(f"    requires: {r['requires']}")
+        if r.get("lean"):
+            need = r.get("to_decide", math.nan)
+            more = (
+                f"; about {int(need)} {r['units']} would decide it" if math.isfinite(need) else ""
+            )
+            print(f"    undecided, leans {r['lean']}{more}")
+        if r["id"] in found:
+            print(f"    finding ({found[r['id']]['reading']}): {found[r['id']]['text']}")
     return 0
+
+
+def cmd_findings(registry: Registry, args) -> int:
+    """``sigprop findings``: every failing or fails-leaning paper claim with its analysis."""
+    if not args.ledger.exists():
+        print(f"sigprop: ledger {args.ledger} not found (run the workflow or name a ledger)")
+        return 1
+    body, missing = findings.text(read_ledger(args.ledger))
+    print(body)
+    return 1 if missing and args.strict else 0
 
 
 EXACT_RTOL_ACROSS_MACHINES = 1e-2
@@ -318,6 +360,24 @@ def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     return both.reset_index()
 
 
+_NA = {"printed": [""], "bound": [""], "measured": [""], "low": [""], "high": [""]}
+"""Cells read as NaN in a ledger; every other empty cell (a note, a lean) reads as ""."""
+
+
+def read_ledger(path: Path) -> pd.DataFrame:
+    """A ledger CSV; the golden file joined with the recorded definitions (``DEFINITIONS``,
+    beside the checkout's golden file) so that definitions compare too."""
+    table = pd.read_csv(path, keep_default_na=False, na_values=_NA)
+    for col in ("to_decide", "tolerance", "bound", "n"):
+        if col in table:
+            table[col] = pd.to_numeric(table[col], errors="coerce")
+    if "statement" not in table and DEFINITIONS.exists() and path.resolve() == GOLDEN.resolve():
+        recorded = read_definitions(DEFINITIONS)
+        extra = [c for c in DEFINITION_COLUMNS if c not in table or c == "id"]
+        table = table.merge(recorded[extra], on="id", how="left")
+    return table
+
+
 def cmd_compare(registry: Registry, args) -> int:
     """``sigprop compare A B``: per claim both verdicts and intervals, counts per kind."""
     tables = []
@@ -325,7 +385,7 @@ def cmd_compare(registry: Registry, args) -> int:
         if not path.exists():
             print(f"sigprop: ledger {path} not found")
             return 1
-        tables.append(pd.read_csv(path))
+        tables.append(read_ledger(path))
     both = compare_ledgers(*tables)
     shown = both if args.all else both[~both["agree"]]
 
@@ -350,6 +410,15 @@ def cmd_compare(registry: Registry, args) -> int:
                 f"{int((~rows['agree'] & ~only).sum())} differ, "
                 f"{int(only.sum())} in one ledger only"
             )
+    defined = [t for t in tables if "statement" in t]
+    if len(defined) == 2:
+        changes = compare_definitions(tables[1], tables[0])
+        for line in changes:
+            print(f"~ definition {line}")
+        print(f"definitions: {len(changes)} changes (A -> B)")
+    else:
+        print("definitions: not compared (a ledger without them; the golden file takes them from")
+        print(f"  {DEFINITIONS} where it exists)")
     for name, table in (("A", tables[0]), ("B", tables[1])):
         counts = kind_counts(table).loc["paper"]
         print(
@@ -358,19 +427,45 @@ def cmd_compare(registry: Registry, args) -> int:
     return 0
 
 
-def cmd_golden(registry: Registry, args) -> int:
+def golden_problems(
+    ledger: pd.DataFrame,
+    golden: pd.DataFrame,
+    recorded: pd.DataFrame,
+    rtol: float = EXACT_RTOL_ACROSS_MACHINES,
+    atol: float = 1e-12,
+) -> list[str]:
+    """The golden check: verdicts and measured values against the golden file
+    (``compare_golden``), and every claim's definition against the recorded definitions
+    (``claims.compare_definitions``): a loosened tolerance or a moved bound fails it unless the
+    definitions file changes with it."""
+    problems = compare_golden(ledger, golden, rtol, atol)
+    return problems + [f"definition {p}" for p in compare_definitions(ledger, recorded)]
 
-    ledger = pd.read_csv(args.ledger)
+
+def cmd_golden(registry: Registry, args) -> int:
+    ledger = pd.read_csv(args.ledger, keep_default_na=False, na_values=_NA)
     if args.write:
         args.golden.parent.mkdir(parents=True, exist_ok=True)
         ledger[GOLDEN_COLUMNS].sort_values("id").to_csv(args.golden, index=False)
-        print(f"wrote {len(ledger)} golden verdicts to {args.golden}")
+        args.definitions.parent.mkdir(parents=True, exist_ok=True)
+        write_definitions(ledger, args.definitions)
+        print(
+            f"wrote {len(ledger)} golden verdicts to {args.golden} and their definitions to "
+            f"{args.definitions}"
+        )
         return 0
     golden = pd.read_csv(args.golden)
-    problems = compare_golden(ledger, golden, args.rtol, args.atol)
+    if not args.definitions.exists():
+        print(f"sigprop: no recorded definitions at {args.definitions} (golden --write makes it)")
+        return 1
+    recorded = read_definitions(args.definitions)
+    problems = golden_problems(ledger, golden, recorded, args.rtol, args.atol)
     for line in problems:
         print(line)
-    print(f"{len(ledger)} claims; {len(problems)} differences from {args.golden}")
+    print(
+        f"{len(ledger)} claims; {len(problems)} differences from {args.golden} and "
+        f"{args.definitions}"
+    )
     return 1 if problems else 0
 
 
@@ -626,6 +721,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     golden.add_argument("--ledger", type=Path, default=Path("results/claims.csv"))
     golden.add_argument("--golden", type=Path, default=GOLDEN)
     golden.add_argument(
+        "--definitions", type=Path, default=DEFINITIONS, help="the recorded claim definitions"
+    )
+    golden.add_argument(
         "--rtol", type=float, default=EXACT_RTOL_ACROSS_MACHINES, help="an exact value's slack"
     )
     golden.add_argument("--atol", type=float, default=1e-12, help="absolute slack")
@@ -636,6 +734,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare.add_argument("b", type=Path, help="another claims.csv (another machine, scale, device)")
     compare.add_argument("--all", action="store_true", help="print agreeing claims too")
     golden.add_argument("--write", action="store_true", help="record the ledger as golden")
+    found = sub.add_parser(
+        "findings", help="every failing or fails-leaning paper claim with its analysis"
+    )
+    found.add_argument("ledger", nargs="?", type=Path, default=Path("results/claims.csv"))
+    found.add_argument("--strict", action="store_true", help="exit 1 when a claim has no analysis")
     summary = sub.add_parser(
         "summary", help="a ledger's claims per kind, family and verdict, as a Markdown table"
     )
@@ -678,6 +781,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "show": cmd_show,
         "golden": cmd_golden,
         "compare": cmd_compare,
+        "findings": cmd_findings,
         "summary": cmd_summary,
         "check-config": cmd_check_config,
         "benchmarks": cmd_benchmarks,
