@@ -690,7 +690,8 @@ def compare_definitions(
     Strings (kind, relation, tolerance reason, interval method, pair, requirements, source)
     and n must be equal; bound, tolerance and printed value equal within ``rtol`` (derived
     numbers round differently on another CPU); a statement equal but for a decimal number it
-    prints one unit off in its last place (``_texts_agree``). Claims present in one table only are named too.
+    prints one unit off in its last place (``_texts_agree``). Claims present in one table only
+    are named too.
     """
     a = definitions(now).set_index("id")
     b = definitions(then).set_index("id")

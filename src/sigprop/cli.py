@@ -32,6 +32,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from . import findings
 from .claims import (
     DEFINITION_COLUMNS,
     KINDS,
@@ -43,7 +44,6 @@ from .claims import (
     verdict_counts,
     write_definitions,
 )
-from . import findings
 from .config import merge_configs
 from .papers import load_registry
 from .registry import Item, Registry, resolve, simulation_setup
