@@ -98,39 +98,44 @@ GOLDEN_ROWS = pd.DataFrame(
         "low": [1.0, 1.5, 1e-15],
         "high": [1.0, 2.5, 1e-15],
         "interval": ["exact", "t", "exact"],
-        "bound": [2.0, 1.0, 1e-12],
+        "bound": [2.0, 1.3, 1e-12],
         "tolerance": [0.0, 0.0, 0.0],
+        "relation": ["<=", "<=", "<="],
     }
 )
-"""A golden file: an exact paper claim, a control from runs, an identity to round-off."""
+"""A golden file: an exact paper claim, a control from runs (its limit 1.3 lies 0.2 below its
+interval, within rounding of it), an identity to round-off."""
 
 
-def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_interval():
-    """Ids, kinds, verdicts (a run interval's may step to or from undecided) and measured values
-    inside the recorded interval."""
+def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_slack():
+    """Ids, kinds, verdicts (a run interval's may step to or from undecided where its limit
+    lies within rounding of the recorded interval) and measured values within their slack."""
     golden = GOLDEN_ROWS
     assert cli.compare_golden(golden, golden) == []
-    # another machine's rounding: run means that agree within both intervals (here 2.7 outside
-    # the recorded [1.5, 2.5], but |2.7 - 2| <= hypot(0.5, 0.7)), an exact value within 1% and
+    # another machine's rounding: run means that agree within half the two intervals' facing
+    # half-widths combined (|2.3 - 2| <= 0.5 hypot(0.5, 0.4)), an exact value within 0.1% and
     # an identity's round-off anywhere below its own bound
-    other = golden.assign(measured=[1.005, 2.7, 3e-13], low=[1.005, 2.0, 3e-13])
-    other = other.assign(high=[1.005, 3.4, 3e-13])
+    other = golden.assign(measured=[1.0005, 2.3, 3e-13], low=[1.0005, 1.9, 3e-13])
+    other = other.assign(high=[1.0005, 2.7, 3e-13])
     assert cli.compare_golden(other, golden) == []
-    # beyond: a run mean whose interval does not reach the recorded one's, an exact value 2% off
-    moved = golden.assign(measured=[1.02, 3.4, 2e-12], low=[1.02, 3.2, 2e-12])
-    moved = moved.assign(high=[1.02, 3.6, 2e-12])
+    # beyond: a run mean 0.7 off (0.5 hypot(0.5, 0.7) = 0.43), an exact value 0.2% off, even
+    # within the claim's own tolerance (a tolerance is the seed's margin, not ours to spend)
+    moved = golden.assign(measured=[1.002, 2.7, 2e-12], low=[1.002, 2.0, 2e-12])
+    moved = moved.assign(high=[1.002, 3.4, 2e-12])
     assert cli.compare_golden(moved, golden) == [
-        "a.b.exact: measured 1.0 -> 1.02",
+        "a.b.exact: measured 1.0 -> 1.002",
         "a.b.ident: measured 1e-15 -> 2e-12",
-        "a.b.runs: measured 2.0 [1.5, 2.5] -> 3.4",
+        "a.b.runs: measured 2.0 [1.5, 2.5] -> 2.7",
     ]
-    # an exact value within the claim's own tolerance (a count that moved by one in 50)
     tolerant = golden.assign(tolerance=[0.05, 0.0, 0.0])
-    assert cli.compare_golden(tolerant.assign(measured=[1.04, 2.0, 1e-15]), tolerant) == []
+    assert cli.compare_golden(tolerant.assign(measured=[1.04, 2.0, 1e-15]), tolerant) == [
+        "a.b.exact: measured 1.0 -> 1.04"
+    ]
     relabelled = golden.assign(kind=["erratum", "control", "identity"])
     assert cli.compare_golden(relabelled, golden) == ["a.b.exact: kind paper -> erratum"]
-    # a run interval's verdict may step to or from undecided (rounding moves such an interval
-    # across a bound it touches), never from fails to holds; an exact claim's may not move
+    # a run interval's verdict may step to or from undecided where rounding can carry it across
+    # the limit (here 0.2 from the edge, within 0.5 sqrt(2) 0.5 = 0.35), never from fails to
+    # holds; an exact claim's may not move
     stepped = golden.assign(verdict=["holds", "undecided", "holds"])
     assert cli.compare_golden(stepped, golden) == []
     assert cli.compare_golden(golden, stepped) == []
@@ -140,6 +145,12 @@ def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_interval():
         "a.b.ident: verdict holds -> fails",
         "a.b.runs: verdict fails -> holds",
     ]
+    # ... but not where the limit lies far from the recorded interval (a loosened reading, a
+    # widened interval): bound 0.5 lies 1.0 below the recorded interval's low edge
+    far = golden.assign(bound=[2.0, 0.5, 1e-12])
+    assert cli.compare_golden(far.assign(verdict=["holds", "undecided", "holds"]), far) == [
+        "a.b.runs: verdict fails -> undecided"
+    ]
     assert cli.compare_golden(golden.iloc[:2], golden) == ["missing claim a.b.ident"]
     extra = pd.concat([golden, golden.iloc[:1].assign(id="a.b.new")])
     assert cli.compare_golden(extra, golden) == ["new claim a.b.new (not in the golden file)"]
@@ -148,18 +159,46 @@ def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_interval():
     assert cli.compare_golden(nan, nan) == []
 
 
-def test_golden_command_writes_the_golden_columns_and_compares(checkout, capsys):
+DEFINED = dict(
+    n=0,
+    tolerance_reason="none: the relation and bound as stated, no margin",
+    printed=math.nan,
+    pair="",
+    requires="",
+    statement="s",
+    source="Seed Fig. 1",
+    scale="quick",
+)
+
+
+def test_golden_command_writes_verdicts_and_definitions_and_compares_both(checkout, capsys):
     ledger = checkout / "claims.csv"
-    GOLDEN_ROWS.assign(n=0, relation="<=", statement="s", scale="quick").to_csv(ledger, index=False)
-    assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv", "--write"]) == 0
+    GOLDEN_ROWS.assign(**DEFINED).to_csv(ledger, index=False)
+    args = ["golden", "--ledger", str(ledger), "--golden", "g.csv", "--definitions", "d.csv"]
+    assert cli.main([*args, "--write"]) == 0
     written = pd.read_csv(checkout / "g.csv")
     assert list(written.columns) == cli.GOLDEN_COLUMNS
     assert list(written["id"]) == sorted(GOLDEN_ROWS["id"])
-    assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 0
+    assert list(pd.read_csv(checkout / "d.csv").columns) == claims.DEFINITION_COLUMNS
+    assert cli.main(args) == 0
     moved = GOLDEN_ROWS.assign(measured=[1.0, 3.4, 1e-15], low=[1.0, 3.2, 1e-15])
-    moved.assign(high=[1.0, 3.6, 1e-15]).to_csv(ledger, index=False)
-    assert cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv"]) == 1
+    moved.assign(high=[1.0, 3.6, 1e-15], **DEFINED).to_csv(ledger, index=False)
+    assert cli.main(args) == 1
     assert "a.b.runs: measured 2.0 [1.5, 2.5] -> 3.4" in capsys.readouterr().out
+    # a loosened tolerance fails the check unless the definitions file is written with it
+    loosened = GOLDEN_ROWS.assign(tolerance=[0.0, 0.1, 0.0], **DEFINED)
+    reason = DEFINED["tolerance_reason"]
+    loosened = loosened.assign(tolerance_reason=[reason, "wording: x", reason])
+    loosened.to_csv(ledger, index=False)
+    assert cli.main(args) == 1
+    out = capsys.readouterr().out
+    assert "definition a.b.runs: tolerance 0.0 -> 0.1" in out
+    assert "definition a.b.runs: tolerance_reason" in out
+    assert (
+        cli.main(["golden", "--ledger", str(ledger), "--golden", "g.csv", "--definitions", "x.csv"])
+        == 1
+    )
+    assert "no recorded definitions at x.csv" in capsys.readouterr().out
 
 
 def test_compare_sets_two_ledgers_side_by_side(checkout, capsys):

@@ -22,7 +22,8 @@ from workflow_copy import (
     snakemake,
 )
 
-from sigprop.cli import GOLDEN, compare_golden
+from sigprop.claims import read_definitions
+from sigprop.cli import DEFINITIONS, GOLDEN, compare_golden, golden_problems, read_ledger
 from sigprop.jobs import read_table
 from sigprop.papers import load_registry
 from sigprop.registry import resolve
@@ -50,16 +51,22 @@ def workdir(quick_run):
 
 
 @pytest.mark.workflow
-def test_quick_scale_reproduces_its_verdicts(quick_run):
+def test_quick_scale_reproduces_its_verdicts_and_definitions(quick_run):
     """The default config end to end: every claim id and kind exactly as recorded, verdicts
-    too (a run interval's may step to or from undecided), each measured value agreeing with the
-    recorded one within both intervals or 1% of an exact value (sigprop.cli.compare_golden), so
-    the test holds on any CPU (it held on an AMD EPYC against the Xeon-recorded file, 8 claims
-    failing the old inside-the-interval rule); bit-identity is tested apart, on one machine."""
-    ledger = pd.read_csv(quick_run / "results" / "claims.csv")
-    assert compare_golden(ledger, _golden()) == [], (
-        "the quick ledger differs from .test/golden/quick_claims.csv; if the change is intended, "
-        "record it with `sigprop golden --write` after `snakemake all` (README, Development)"
+    too (a run interval's may step to or from undecided where the recorded interval lies within
+    rounding of the limit), each measured value agreeing with the recorded one within its
+    recorded slack (sigprop.cli.compare_golden), so the test holds on any CPU; and every claim's
+    definition exactly as recorded in ledgers/claim_definitions.csv (statement, relation, bound,
+    tolerance and its reason, interval method, n, printed value, source, requirements), so no
+    definition moves unless that file moves in the same commit. Bit-identity is tested apart,
+    on one machine."""
+    ledger = read_ledger(quick_run / "results" / "claims.csv")
+    problems = golden_problems(ledger, _golden(), read_definitions(ROOT / DEFINITIONS))
+    assert problems == [], (
+        "the quick ledger differs from .test/golden/quick_claims.csv or from "
+        "ledgers/claim_definitions.csv; if the change is intended, record both with "
+        "`sigprop golden --write` after `snakemake all` and commit them with the change "
+        "(README, Development)"
     )
 
 

@@ -75,8 +75,16 @@ __all__ = [
     "decide",
     "evaluate",
     "judge_records",
+    "apply_requirements",
+    "compare_definitions",
+    "definitions",
+    "read_definitions",
+    "write_definitions",
     "headline",
     "kind_counts",
+    "lean",
+    "lean_text",
+    "limits",
     "ledger_headline",
     "ledger",
     "read",
@@ -108,6 +116,9 @@ DEFAULT_REASONS = {
 }
 """The reason a claim gets when its record gives none: ``none`` for a zero tolerance, and
 ``round_off`` for an identity (whose bound is its round-off budget)."""
+
+LEANS = ("holds", "fails", "centred", "vacuous")
+"""Which way an undecided claim leans (``lean``)."""
 
 CENTRED_FACTOR = 100
 """An undecided claim leans ``centred`` when deciding it would take more than this many times
@@ -203,7 +214,8 @@ class Claim:
         note: choices and errata that matter for reading the verdict.
         tolerance_reason: ``"<reason>: <words>"``, ``<reason>`` one of ``TOLERANCE_REASONS``.
         requires: the ids of the claims this one presumes, space-separated.
-        lean: an undecided claim's side (``holds``, ``fails``, ``centred``); "" otherwise.
+        lean: an undecided claim's side (``holds``, ``fails``, ``centred``; ``vacuous`` when
+            it cannot fail at these settings); "" otherwise.
         to_decide: about how many ``units`` would decide an undecided claim (NaN otherwise).
     """
 
@@ -239,7 +251,7 @@ class Claim:
         return {"holds": True, "fails": False}.get(self.verdict)
 
 
-def _limits(relation: str, bound: float, tolerance: float) -> tuple[float, float]:
+def limits(relation: str, bound: float, tolerance: float) -> tuple[float, float]:
     """The accepted range of the measured quantity."""
     if relation == "<=":
         return -math.inf, bound + tolerance
@@ -257,7 +269,7 @@ def decide(low: float, high: float, relation: str, bound: float, tolerance: floa
         math.isfinite(bound) and math.isfinite(tolerance)
     ):
         return "invalid"
-    lo_limit, hi_limit = _limits(relation, bound, tolerance)
+    lo_limit, hi_limit = limits(relation, bound, tolerance)
     if lo_limit <= low and high <= hi_limit:
         return "holds"
     if high < lo_limit or low > hi_limit:
@@ -273,7 +285,7 @@ def _not_finite(measured: float, bound: float, tolerance: float) -> str:
 
 def _straddled_limit(m: Measurement, low, high, relation, bound, tolerance) -> float:
     """The limit an undecided interval contains that lies nearest its point estimate."""
-    lo_limit, hi_limit = _limits(relation, bound, tolerance)
+    lo_limit, hi_limit = limits(relation, bound, tolerance)
     straddled = [x for x in (lo_limit, hi_limit) if math.isfinite(x) and low <= x <= high]
     return min(straddled, key=lambda x: abs(m.value - x)) if straddled else bound
 
@@ -287,7 +299,7 @@ def lean(m: Measurement, low, high, relation, bound, tolerance, level) -> tuple[
     limit = _straddled_limit(m, low, high, relation, bound, tolerance)
     need = m.units_to_decide(limit, level)
     if m.n >= 1 and math.isfinite(need) and need <= CENTRED_FACTOR * max(m.n, 1):
-        lo_limit, hi_limit = _limits(relation, bound, tolerance)
+        lo_limit, hi_limit = limits(relation, bound, tolerance)
         side = "holds" if lo_limit <= m.value <= hi_limit else "fails"
     else:
         side = "centred"
@@ -371,8 +383,12 @@ def evaluate(
     if reason:
         context["note"] = "; ".join(x for x in (reason, context.get("note", "")) if x)
     side, need = "", math.nan
-    if verdict == "undecided" and not reason.startswith("VACUOUS"):
-        side, need = lean(measured, low, high, relation, bound, tolerance, level)
+    if verdict == "undecided":
+        side, need = (
+            ("vacuous", math.nan)
+            if reason.startswith("VACUOUS")
+            else lean(measured, low, high, relation, bound, tolerance, level)
+        )
     return Claim(
         id=id,
         statement=statement,
@@ -394,7 +410,7 @@ def evaluate(
         requires=" ".join(requires),
         lean=side,
         to_decide=float(need),
-        units=UNITS.get(measured.method, "") if side else "",
+        units=UNITS.get(measured.method, "") if math.isfinite(need) else "",
         **context,
     )
 
@@ -636,7 +652,8 @@ def write_definitions(table: pd.DataFrame, path: str | os.PathLike) -> pd.DataFr
 def read_definitions(path: str | os.PathLike) -> pd.DataFrame:
     """A definitions file written by ``write_definitions`` (empty cells read as "")."""
     table = pd.read_csv(path, keep_default_na=False, na_values={"printed": [""], "bound": [""]})
-    return table.reindex(columns=DEFINITION_COLUMNS)
+    table = table.reindex(columns=DEFINITION_COLUMNS)
+    return table.astype({"bound": float, "tolerance": float, "printed": float, "n": int})
 
 
 _NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
@@ -804,20 +821,21 @@ def _count_text(row: pd.Series) -> str:
 
 
 def lean_counts(table: pd.DataFrame) -> dict[str, int]:
-    """Undecided claims per lean (``holds``, ``fails``, ``centred``)."""
+    """Undecided claims per lean (``holds``, ``fails``, ``centred``, ``vacuous``)."""
     undecided = table[table["verdict"] == "undecided"]
     lean = undecided["lean"].fillna("") if "lean" in undecided else pd.Series("", undecided.index)
-    return {side: int((lean == side).sum()) for side in ("holds", "fails", "centred")}
+    return {side: int((lean == side).sum()) for side in LEANS}
 
 
-def _lean_text(table: pd.DataFrame) -> str:
+def lean_text(table: pd.DataFrame) -> str:
+    """``"Undecided: 30 leaning holds, 18 leaning fails, 2 centred, 4 vacuous."`` ('' when none
+    is undecided; a lean with no claim is left out, but for holds and fails)."""
     counts = lean_counts(table)
     if not sum(counts.values()):
         return ""
-    return (
-        f" Undecided: {counts['holds']} leaning holds, {counts['fails']} leaning fails, "
-        f"{counts['centred']} centred."
-    )
+    words = [f"{counts['holds']} leaning holds", f"{counts['fails']} leaning fails"]
+    words += [f"{counts[k]} {k}" for k in ("centred", "vacuous") if counts[k]]
+    return "Undecided: " + ", ".join(words) + "."
 
 
 def headline(table: pd.DataFrame) -> list[str]:
@@ -828,7 +846,7 @@ def headline(table: pd.DataFrame) -> list[str]:
     paper = table[table["kind"] == "paper"]
     return [
         f"**Paper claims: {_count_text(counts.loc['paper'])}** (of {counts.loc['paper'].sum()})."
-        + _lean_text(paper),
+        + (" " + lean_text(paper) if lean_text(paper) else ""),
         "",
         f"Counted apart: {others}. {len(table)} claims in all.",
     ]

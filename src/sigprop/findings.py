@@ -34,10 +34,8 @@ ROOT = Path(__file__).resolve().parent / "papers"
 
 
 def files(root: Path = ROOT) -> list[Path]:
-    """Every family's findings file, in family order."""
-    from .papers import FAMILIES
-
-    return [root / family / "findings.yaml" for family in FAMILIES]
+    """Every family's findings file, sorted by family."""
+    return sorted(root.glob("*/findings.yaml"))
 
 
 def load(root: Path = ROOT) -> dict[str, dict]:
@@ -49,8 +47,6 @@ def load(root: Path = ROOT) -> dict[str, dict]:
     """
     found: dict[str, dict] = {}
     for path in files(root):
-        if not path.exists():
-            continue
         entries = yaml.safe_load(path.read_text()) or {}
         family = path.parent.name
         for claim, entry in entries.items():

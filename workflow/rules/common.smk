@@ -131,6 +131,15 @@ def get_claims():
     return [f"results/claims/{family}/{item.name}.json" for family, item in REGISTRY.judged()]
 
 
+def get_findings():
+    """Every family's findings file that exists (src/sigprop/papers/<family>/findings.yaml): the
+    ledger joins them to its failing and fails-leaning paper claims."""
+    base = Path(workflow.basedir)
+    return [
+        str(p.relative_to(base)) for p in sorted(base.glob("src/sigprop/papers/*/findings.yaml"))
+    ]
+
+
 def item_outputs(family, item):
     """The files a figure or table item writes."""
     if item.kind == "figure":

@@ -4,7 +4,8 @@
 rule claims_ledger:
     """Collect all claims into results/claims.csv and a readable results/claims.md."""
     input:
-        get_claims(),
+        claims=get_claims(),
+        findings=get_findings(),
     output:
         csv=report(
             "results/claims.csv",

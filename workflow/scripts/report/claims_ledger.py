@@ -1,10 +1,16 @@
-"""Collect every claims file into results/claims.csv and results/claims.md."""
+"""Collect every claims file into results/claims.csv and results/claims.md, each failing or
+fails-leaning paper claim with its finding (src/sigprop/papers/<family>/findings.yaml)."""
 
+from sigprop import findings
 from sigprop.claims import verdict_counts, write_ledger
 from sigprop.jobs import log_to_file
 
 log = log_to_file(snakemake.log[0])
 table = write_ledger(
-    snakemake.input, snakemake.output.csv, snakemake.output.md, run=dict(snakemake.params.run)
+    [path for path in snakemake.input if str(path).endswith(".json")],
+    snakemake.output.csv,
+    snakemake.output.md,
+    run=dict(snakemake.params.run),
+    findings=findings.load(),
 )
 log.info("%d claims: %s", len(table), verdict_counts(table["verdict"]))
