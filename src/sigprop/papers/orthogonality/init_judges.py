@@ -38,6 +38,10 @@ INIT_GAP_RECORDS = (
         "difference",
         ">=",
         "min_difference",
+        tolerance_reason="wording: our rule for 'we devised a weight initialization that "
+        "guarantees orthogonality of representations' (DJB21 Sec. 5) set against Xavier's "
+        "aligned ones: the gap falls by at least {min_difference:g}, half of V's range "
+        "[0, sqrt((n-1)/n)] ~ [0, 1] (orthogonality/init_gap/min_difference)",
         note="Means: iterative {eval_iterative_mean:.3f}, Xavier {eval_xavier_mean:.3f} (eval "
         "batch); init batch: iterative {init_iterative_mean:.3f}, Xavier {init_xavier_mean:.3f}.",
     ),
@@ -80,6 +84,10 @@ INIT_GAP_ALIGN_RECORDS = (
         "aligned",
         ">=",
         "xavier_min_gap",
+        tolerance_reason="wording: our rule for aligned representations ('prone to the "
+        "alignment of representations in deep layers', Thesis App. A.5 (i); 'representations are "
+        "more entangled', DJB21 Sec. 5.1): V at least {xavier_min_gap:g}, 80% of the gap's "
+        "largest value sqrt((n-1)/n) ~ 1 (orthogonality/init_gap/xavier_min_gap)",
     ),
 )
 
