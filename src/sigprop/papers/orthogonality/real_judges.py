@@ -84,6 +84,7 @@ FIG5_RECORDS = (
         note="BN plateau level {level:.4f} +- {level_se:.4f} (mean V over the window). Margin: "
         "orthogonality/fig5/plateau_drift.",
         tolerance_reason=FLAT_REASON,
+        requires=("flatness_power",),
     ),
     Record(
         "flatness_power",

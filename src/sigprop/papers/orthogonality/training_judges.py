@@ -308,6 +308,7 @@ FIG_A1_AGC_RECORDS = (
         "alleviates the training slow down with depth' (Thesis App. A.5 (ii), Fig. A.1): at most "
         "{max_ratio:g} of Xavier's rise in loss remains (orthogonality/fig_a1/max_ratio)",
         note="Clipping rescaled {share_text} of the updates (claim agc_{key}_engaged).",
+        requires=("agc_{key}_engaged",),
     ),
     Record(
         "iterative_beats_agc_{key}",
@@ -320,6 +321,7 @@ FIG_A1_AGC_RECORDS = (
         "<=",
         0.0,
         note="Clipping rescaled {share_text} of the updates (claim agc_{key}_engaged).",
+        requires=("agc_{key}_engaged",),
     ),
 )
 
