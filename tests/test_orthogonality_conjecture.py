@@ -1,6 +1,7 @@
 """DJB21 App. F: non-linear BN chain Q_{l+1} = BN(W_l F(Q_l)), K, L (Eq. (19)), Fig. 6 claims."""
 
 import math
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -10,10 +11,11 @@ import torch
 import yaml
 
 from sigprop import chains, inputs, metrics, ops
+from sigprop.claims import apply_requirements
 from sigprop.config import ConfigError
 from sigprop.papers.orthogonality import conjecture_simulations as oc
 from sigprop.papers.orthogonality.config_checks import check_config
-from sigprop.papers.orthogonality.conjecture_judges import fig6_claims
+from sigprop.papers.orthogonality.conjecture_judges import fig6_claims, offdiag_margin
 
 ALL = ["relu", "sigmoid", "tanh", "sin", "linear", "tanh_plus_one"]
 
@@ -203,9 +205,21 @@ def synthetic_table(constants, slope=-0.5, offdiag=None, runs=8, seed=0):
 
 def claims_by_id(table, main):
     claims = fig6_claims(
-        table, main, fit_min_width=32, slope_margin=0.05, distinct_margin=0.1, offdiag_margin=0.005
+        table,
+        main,
+        fit_min_width=32,
+        slope_margin=0.04,
+        distinct_margin=0.1,
+        offdiag_share=0.1,
+        batch_size=4,
     )
     return {c.id: c for c in claims}
+
+
+def with_requirements(claims):
+    """Verdicts after the item file's requirements (``claims.write``) are applied."""
+    records = apply_requirements([asdict(c) for c in claims.values()], strict=False)
+    return {r["id"]: r for r in records}
 
 
 def test_fig6_claims_pass_on_the_conjectured_law():
@@ -231,20 +245,73 @@ def test_fig6_claims_fail_where_they_should():
         assert claims[f"orthogonality.fig6.{what}"].verdict == "fails", what
 
 
+def test_fig6_every_margin_states_its_reason():
+    consts = {"relu": 1.3, "sigmoid": 0.4, "tanh": 1.0}
+    claims = claims_by_id(
+        synthetic_table(consts, offdiag={"relu": 0.07, "sigmoid": 0.23}), ["relu", "tanh"]
+    )
+    for c in claims.values():
+        assert c.tolerance_reason.split(":")[0] in ("wording",), c.id
+    assert "0.04" in claims["orthogonality.fig6.slope_relu"].tolerance_reason
+
+
+def test_fig6_offdiag_margin_is_a_share_of_l_over_sqrt_n_n_minus_1():
+    """The margin moves L from V by at most offdiag_share of L-bar: sqrt(n(n-1)) |c|."""
+    assert offdiag_margin(0.07, 4, 0.1) == pytest.approx(0.007 / math.sqrt(12))
+    consts = {"relu": 1.3, "tanh": 1.0}
+    claims = claims_by_id(synthetic_table(consts, offdiag={"relu": 0.07}), ["relu", "tanh"])
+    odd = claims["orthogonality.fig6.k_offdiag_tanh"]
+    level = 1.0 * 256**-0.5
+    assert odd.tolerance == pytest.approx(0.1 * level / math.sqrt(12), rel=0.02)
+    assert odd.requires == "orthogonality.fig6.k_offdiag_relu"
+
+
+def test_fig6_failing_controls_invalidate_the_claims_that_require_them():
+    """An odd activation's zero off-diagonal requires the non-odd control (the test can see an
+    off-diagonal); each of the seed's slopes requires the curves to differ (the paper's plot
+    bug drew one curve four times)."""
+    consts = {"relu": 1.0, "tanh": 1.0}
+    claims = claims_by_id(synthetic_table(consts), ["relu", "tanh"])
+    assert claims["orthogonality.fig6.k_offdiag_relu"].verdict == "fails"
+    assert claims["orthogonality.fig6.curves_differ"].verdict == "fails"
+    assert claims["orthogonality.fig6.k_offdiag_tanh"].verdict == "holds"
+    assert claims["orthogonality.fig6.slope_tanh"].verdict == "holds"
+    out = with_requirements(claims)
+    for what, required in (
+        ("k_offdiag_tanh", "k_offdiag_relu"),
+        ("slope_tanh", "curves_differ"),
+        ("slope_relu", "curves_differ"),
+    ):
+        assert out[f"orthogonality.fig6.{what}"]["verdict"] == "invalid", what
+        assert (
+            f"requires orthogonality.fig6.{required}" in out[f"orthogonality.fig6.{what}"]["note"]
+        )
+    fine = with_requirements(
+        claims_by_id(
+            synthetic_table({"relu": 1.3, "tanh": 1.0}, offdiag={"relu": 0.07}), ["relu", "tanh"]
+        )
+    )
+    assert fine["orthogonality.fig6.k_offdiag_tanh"]["verdict"] == "holds"
+    assert fine["orthogonality.fig6.slope_tanh"]["verdict"] == "holds"
+
+
 def test_fig6_activations_beyond_the_seeds_four_are_setup_checks():
     consts = {"relu": 1.3, "sigmoid": 0.4, "linear": 0.9}
     table = synthetic_table(consts, offdiag={"relu": 0.07, "sigmoid": 0.23})
     claims = claims_by_id(table, ["relu", "sigmoid"])
     assert claims["orthogonality.fig6.slope_linear"].kind == "setup"
+    assert claims["orthogonality.fig6.slope_linear"].requires == ""
     assert claims["orthogonality.fig6.slope_relu"].kind == "paper"
 
 
 def test_fig6_claims_reject_bad_arguments():
     table = synthetic_table({"relu": 1.0, "tanh": 1.0})
     with pytest.raises(ValueError, match="main"):
-        fig6_claims(table, ["relu", "gelu"], 32, 0.05, 0.1, 0.005)
+        fig6_claims(table, ["relu", "gelu"], 32, 0.04, 0.1, 0.1, 4)
     with pytest.raises(ValueError, match=">= 3 widths"):
-        fig6_claims(table, ["relu", "tanh"], 128, 0.05, 0.1, 0.005)
+        fig6_claims(table, ["relu", "tanh"], 128, 0.04, 0.1, 0.1, 4)
+    with pytest.raises(ValueError, match="batch_size"):
+        fig6_claims(table, ["relu", "tanh"], 32, 0.04, 0.1, 0.1, 1)
 
 
 @pytest.mark.parametrize(

@@ -86,16 +86,20 @@ def test_lemma_a8_rejects_d_below_n():
         run_check("lemma_a8", widths=(4,), batch_size=8, depth=50, n_runs=2)
 
 
-def synthetic_table(iterative_last: list[float], xavier_last: float = 0.95) -> pd.DataFrame:
+def synthetic_table(
+    iterative_last: list[float], xavier_last: float = 0.95, paper_last: float = 0.2
+) -> pd.DataFrame:
     rows = []
     for run, last in enumerate(iterative_last):
         for batch in ("init", "eval"):
             for layer in range(6):
                 xavier = 0.5 + (xavier_last - 0.5) * layer / 5
                 iterative = 0.6 if layer < 2 else (0.3 if layer < 5 else last)
+                paper = 0.6 if layer < 2 else (0.3 if layer < 5 else paper_last)
                 rows += [
                     dict(method="xavier", batch=batch, run=run, layer=layer, gap=xavier),
                     dict(method="iterative_code", batch=batch, run=run, layer=layer, gap=iterative),
+                    dict(method="iterative_paper", batch=batch, run=run, layer=layer, gap=paper),
                     dict(method="orthogonal", batch=batch, run=run, layer=layer, gap=xavier),
                 ]
     return pd.DataFrame(rows)
@@ -107,11 +111,17 @@ def test_init_gap_claims_pass_and_fail():
     assert {c.verdict for c in good.values()} == {"holds"}
     assert set(good) == {
         "iterative_below_xavier", "iterative_every_run", "iterative_not_growing",
-        "xavier_aligns", "orthogonal_aligns",
+        "iterative_paper_every_run", "xavier_aligns", "orthogonal_aligns",
     }  # fmt: skip
-    # one collapsed run fails the every-run claim, growth with depth fails the growth claim
+    # one collapsed run of the code's variant fails its every-run claim, not the printed Eq. (6)'s
     collapsed = by_what(init_gap_claims(synthetic_table([0.1, 0.99, 0.1]), **args))
     assert collapsed["iterative_every_run"].verdict == "fails"
+    assert collapsed["iterative_paper_every_run"].verdict == "holds"
+    printed = by_what(init_gap_claims(synthetic_table([0.1, 0.1, 0.1], paper_last=0.97), **args))
+    assert printed["iterative_paper_every_run"].verdict == "fails"
+    assert printed["iterative_every_run"].verdict == "holds"
+    code_only = synthetic_table([0.1, 0.1, 0.1]).query("method != 'iterative_paper'")
+    assert "iterative_paper_every_run" not in by_what(init_gap_claims(code_only, **args))
     growing = by_what(init_gap_claims(synthetic_table([0.5, 0.52, 0.55]), **args))
     assert growing["iterative_not_growing"].verdict == "fails"
     assert growing["iterative_below_xavier"].verdict == "fails"

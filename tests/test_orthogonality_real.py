@@ -227,6 +227,29 @@ def test_fig5_claims_fail_on_counterexamples():
     assert not high["orthogonality.fig5.mlp.bn_decreases"]
 
 
+def test_fig5_bn_flat_requires_its_flatness_control():
+    """bn_flat is an equivalence test: it presumes its control flatness_power (the same test
+    rejects the vanilla net's drift). With a flat vanilla net the control fails, and bn_flat,
+    whose own interval holds, is invalid with the reason in its note."""
+    from dataclasses import asdict
+
+    from sigprop.claims import apply_requirements
+
+    claims = fig5_claims(_table(vanilla_slope=0.0), **{**ARGS, "float_tolerance": 1e-6})
+    own = {c.id: c for c in claims}
+    assert own["orthogonality.fig5.mlp.bn_flat"].verdict == "holds"
+    assert own["orthogonality.fig5.mlp.flatness_power"].verdict != "holds"
+    out = {r["id"]: r for r in apply_requirements([asdict(c) for c in claims], strict=False)}
+    flat = out["orthogonality.fig5.mlp.bn_flat"]
+    assert flat["verdict"] == "invalid"
+    assert flat["requires"] == "orthogonality.fig5.mlp.flatness_power"
+    assert "requires orthogonality.fig5.mlp.flatness_power" in flat["note"]
+    assert own["orthogonality.fig5.mlp.bn_flat"].tolerance_reason.startswith("wording: ")
+    good = fig5_claims(_table(), **{**ARGS, "float_tolerance": 1e-6})
+    kept = {r["id"]: r for r in apply_requirements([asdict(c) for c in good], strict=False)}
+    assert kept["orthogonality.fig5.mlp.bn_flat"]["verdict"] == "holds"
+
+
 # ---- config --------------------------------------------------------------------------------
 
 

@@ -90,6 +90,50 @@ def test_adaptive_gradient_clipping_is_eq_a21():
     assert torch.allclose(clipped[1] / clipped[1].norm(), g[1] / g[1].norm())
 
 
+def eq_a21_by_hand(w: np.ndarray, g: np.ndarray, lam: float) -> np.ndarray:
+    """Thesis Eq. (A.21), written out: ||W||_F^* = max(||W||_F, 1e-2); G_hat = (lambda
+    ||W||_F^* / ||G||_F) G where ||G||_F / ||W||_F^* >= lambda, else G."""
+    w_star = max(math.sqrt(float((w**2).sum())), 1e-2)
+    g_norm = math.sqrt(float((g**2).sum()))
+    if g_norm / w_star >= lam:
+        return (lam * w_star / g_norm) * g
+    return g
+
+
+@pytest.mark.parametrize("lam", [0.1, 1.0])
+def test_adaptive_gradient_clipping_matches_eq_a21_by_hand(lam):
+    """Thesis App. A.5 (ii), lambda = 0.1 and 1 (Fig. A.1a, b): on small 3 x 2 weights and
+    gradients, one per run, with ratios ||G|| / ||W||* on both sides of lambda and a weight below
+    the 1e-2 floor, our clipping equals Eq. (A.21) computed by hand, run by run."""
+    w = np.array(
+        [
+            [[0.5, -0.5], [0.5, 0.5], [0.0, 0.0]],  # ||W|| = 1
+            [[0.3, 0.0], [0.0, -0.4], [0.0, 0.0]],  # ||W|| = 0.5
+            [[0.001, 0.0], [0.0, 0.0], [0.0, 0.0]],  # ||W|| = 0.001 < 1e-2: the floor
+            [[1.0, 2.0], [2.0, 0.0], [0.0, 0.0]],  # ||W|| = 3
+        ]
+    )
+    g = np.array(
+        [
+            [[0.03, 0.04], [0.0, 0.0], [0.0, 0.0]],  # ||G|| = 0.05: ratio 0.05
+            [[0.36, 0.48], [0.0, 0.0], [0.0, 0.0]],  # ||G|| = 0.6: ratio 1.2
+            [[0.0, 0.0], [0.6, 0.8], [0.0, 0.0]],  # ||G|| = 1: ratio 100 (floor 1e-2)
+            [[0.6, 0.0], [0.0, 0.8], [0.0, 0.0]],  # ||G|| = 1: ratio 1/3
+        ]
+    )
+    ours = adaptive_gradient_clip(torch.from_numpy(w), torch.from_numpy(g), lam).numpy()
+    clipped = []
+    for r in range(len(w)):
+        expected = eq_a21_by_hand(w[r], g[r], lam)
+        np.testing.assert_allclose(ours[r], expected, rtol=1e-12, atol=0)
+        clipped.append(not np.array_equal(expected, g[r]))
+    # lambda = 0.1 rescales the runs with ratio >= 0.1; lambda = 1 only ratios >= 1 (the
+    # gradient as large as the weight itself, or the floored weight)
+    assert clipped == ([False, True, True, True] if lam == 0.1 else [False, True, True, False])
+    # a clipped gradient has norm lambda ||W||*: run 2 lands on lambda x the 1e-2 floor
+    assert np.linalg.norm(ours[2]) == pytest.approx(lam * 1e-2)
+
+
 def test_sgd_step_clips_weights_not_biases():
     params = {"a.weight": torch.ones(1, 2, 2), "a.bias": torch.ones(1, 2)}
     for p in params.values():
@@ -327,6 +371,30 @@ def test_fig4_and_a1_claims_hold_and_fail():
         "agc_1_alleviates_slowdown": "holds",
         "iterative_beats_agc_1": "fails",
     }
+
+
+def test_fig_a1_clipping_claims_require_clipping_engaged():
+    """Thesis Fig. A.1 compares with clipping that acts: a network whose clipping never engaged
+    is the Xavier network, so its claims agc_<lambda>_alleviates_slowdown and
+    iterative_beats_agc_<lambda> are invalid (the note names the setup claim), whatever their
+    own intervals say; the other lambda's claims keep their verdicts."""
+    from dataclasses import asdict
+
+    from sigprop.claims import apply_requirements
+
+    never = paper_picture(clip={"AGC 0.1": 0.5, "AGC 1": 0.0})
+    claims = fig_a1_claims(never, 0.8, 0.8, 0.01)
+    own = verdicts(claims)
+    assert own["agc_1_alleviates_slowdown"] == "holds" and own["iterative_beats_agc_1"] == "holds"
+    records = {r["id"].split(".")[-1]: r for r in apply_requirements(
+        [asdict(c) for c in claims], strict=False)}  # fmt: skip
+    for what in ("agc_1_alleviates_slowdown", "iterative_beats_agc_1"):
+        assert records[what]["verdict"] == "invalid", what
+        assert "requires orthogonality.fig_a1.agc_1_engaged, which fails" in records[what]["note"]
+        assert records[what]["requires"] == "orthogonality.fig_a1.agc_1_engaged"
+    for what in ("agc_0_1_alleviates_slowdown", "iterative_beats_agc_0_1"):
+        assert records[what]["verdict"] == "holds", what
+    assert records["orthogonal_weights_do_not_help"]["requires"] == ""
 
 
 def test_fig_a1_records_whether_clipping_engaged():

@@ -63,6 +63,9 @@ FIG2_3_RECORDS = (
         PRINTED_EXPONENT,
         tolerance="exponent_margin",
         printed=PRINTED_EXPONENT,
+        tolerance_reason="printed: the caption prints the exponent as 1.8, one decimal: half a "
+        "unit of its last digit is 0.05 (orthogonality/fig2_3/exponent_margin = "
+        "{exponent_margin:g}), below half the distance 0.2 to the caption's 2",
         note="Margin: orthogonality/fig2_3/exponent_margin, below half the distance 0.2 between "
         "the printed 1.8 and the caption's 2, so the claim separates the two. {fit_note}",
     ),
@@ -91,6 +94,9 @@ FIG2_3_RECORDS = (
         "n2_fail",
         "<=",
         0.0,
+        tolerance_reason="wording: our constant for the caption's 'A_1 holds for "
+        "d = Omega(n^2)' (Thesis Fig. 2.3), which gives none: every pixel with d >= "
+        "{n2_constant:g} n^2 (orthogonality/fig2_3/n2_constant)",
         note="{n2_pixels} valid pixels have d >= {n2_constant:g} n^2. The constant is our "
         "choice (the caption gives none), so this is stronger than the seed: a setup check.",
     ),

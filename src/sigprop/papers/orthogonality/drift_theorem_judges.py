@@ -37,6 +37,16 @@ SOURCE_LEMMA9 = "DJB21 Lemma 9 (Sawa 1972), Eq. (15) (Thesis Lemma A.6, Eq. (A.1
 SOURCE_LEMMA10 = "DJB21 Lemma 10, Eq. (16) (Thesis Lemma A.7, Eq. (A.11))"
 SOURCE_STABILITY = "DJB21 App. B.1 'Stability analysis without A1' (Thesis App. A.2)"
 
+LEMMA4_ROUNDOFF = (
+    "round_off: V and V_hat of unit-Frobenius float64 matrices from their singular values carry "
+    "errors ~1e-15; orthogonality/lemma4/float_tolerance = {float_tolerance:g} is about 1000 "
+    "times that"
+)
+QUADRATURE_ROUNDOFF = (
+    "round_off: p_n by Sawa's integral, trapezoid rule in log t in float64 (accurate to "
+    "~1e-16); orthogonality/theorem5/float_tolerance = {float_tolerance:g}"
+)
+
 
 # ---------------------------------------------------------------------------------------------
 # helpers
@@ -82,6 +92,7 @@ LEMMA4_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=LEMMA4_ROUNDOFF,
         note="Our tightening of the printed 2n (stronger than the seed). float64; tolerance = "
         "1000x the round-off of V and V_hat.",
     ),
@@ -95,6 +106,7 @@ LEMMA4_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=LEMMA4_ROUNDOFF,
         note="The proof prints V^2 <= 2(n-1)^2 V_hat^2; the maximum is n(n-1) V_hat^2.",
     ),
     Record(
@@ -108,6 +120,7 @@ LEMMA4_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=LEMMA4_ROUNDOFF,
         note="n delta log-uniform in [1e-8, 1]. The opposite extreme, sigma_n^2 = 1/n - delta with "
         "the others equal (kind equal_others), gives the smallest ratio V / V_hat = sqrt(n/(n-1)).",
     ),
@@ -180,6 +193,8 @@ THEOREM5_RECORDS = (
         ">=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason="round_off: deterministic per draw, a float64 eigenvalue and Frobenius "
+        "norm of an n x n matrix; orthogonality/theorem5/float_tolerance = {float_tolerance:g}",
         note="Deterministic per draw; float64 round-off allowance.",
     ),
     Record(
@@ -192,6 +207,7 @@ THEOREM5_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE_ROUNDOFF,
         note="p_n by Sawa's integral, trapezoid rule in log t (accurate to ~1e-16).",
     ),
     Record(
@@ -204,6 +220,7 @@ THEOREM5_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE_ROUNDOFF,
         note="Tight as delta -> 0 on the equal-others spectra (ratio -> 1).",
     ),
     Record(
@@ -230,6 +247,8 @@ THEOREM5_RECORDS = (
         "c2",
         ">=",
         "float_tolerance",
+        tolerance_reason="round_off: the violation must exceed the quadrature's round-off "
+        "budget (orthogonality/theorem5/float_tolerance = {float_tolerance:g}) to count",
         note="Near delta = 0 the sharp constant 2n/(n+2) is attained (g'(0) = 2n/(n+2)).",
     ),
 )

@@ -50,6 +50,12 @@ Near the flat spectrum the ratio tends to 3/4; it tends to 0 only as H degenerat
 one (sigma_n -> 0, excluded by A_1)."""
 
 
+FLOAT_REASON = (
+    "round_off: float64 sums over n <= 256 terms of products of singular values carry relative "
+    "errors ~ n eps ~ 6e-14; FLOAT_TOLERANCE = 1e-12 leaves a factor ~20 (init_theorem_spec)"
+)
+"""Why FLOAT_TOLERANCE is what it is (its docstring)."""
+
 SOURCE_APP_E = "DJB21 App. E Eq. (17)-(18), Eq. (6); Thesis App. A.4 Eq. (A.19)-(A.20), Eq. (2.6)"
 SOURCE_A8 = "Thesis Lemma A.8, Eq. (A.12)-(A.13)"
 SOURCE_WHITENING = "DJB21 Sec. 3, remark after Thm. 1 (Thesis Sec. 2.2)"
@@ -107,6 +113,7 @@ APP_E_RECORDS = (
         ">=",
         0.0,
         tolerance=FLOAT_TOLERANCE,
+        tolerance_reason=FLOAT_REASON,
         note="Tolerance: float64 round-off (FLOAT_TOLERANCE). App. E's 'V' is V^2.",
     ),
     Record(
@@ -118,6 +125,7 @@ APP_E_RECORDS = (
         "<=",
         0.0,
         tolerance=FLOAT_TOLERANCE,
+        tolerance_reason=FLOAT_REASON,
     ),
     Record(
         "strict",
@@ -129,6 +137,9 @@ APP_E_RECORDS = (
         "strict",
         ">=",
         STRICT_RELATIVE_MARGIN,
+        tolerance_reason="round_off: 'strict' needs a relative margin above round-off: "
+        "{strict_margin:g} is 100 times the margin's float64 round-off at V(H)^2 >= "
+        "{strict_min:g} (STRICT_RELATIVE_MARGIN)",
         note="Dirichlet alphas {alphas} (alpha 1000: nearly flat, ratio -> 3/4); the least "
         "ratios come from nearly rank-one spectra.",
     ),
@@ -155,6 +166,7 @@ APP_E_RECORDS = (
         "<=",
         0.0,
         tolerance=FLOAT_TOLERANCE,
+        tolerance_reason=FLOAT_REASON,
     ),
     Record(
         "code_exact",
@@ -166,6 +178,9 @@ APP_E_RECORDS = (
         "code_ratio",
         "<=",
         ROUNDOFF_FACTOR,
+        tolerance_reason="round_off: in exact arithmetic V(W H) = 0; its float64 scale is "
+        "eps kappa(H) n (Sigma^(-1) amplifies relative errors by kappa(H), the n x n Gram sums n "
+        "terms), and the bound allows 10 times that scale (ROUNDOFF_FACTOR)",
         note="Largest condition number kappa(H) = {code_kappa:.3g}. For n < d the code's "
         "u[0:d, 0:d] has no d x d meaning (n < d raises); at n = d, V' = V is orthogonal, so "
         "V(W H) = 0 in exact arithmetic.",
@@ -181,6 +196,10 @@ APP_E_RECORDS = (
         "sliced",
         ">=",
         "control_min_fraction",
+        tolerance_reason="wording: our rule for the control: the printed Eq. (6) with the "
+        "sliced V' breaks 'V(W_l H_l) < V(H_l)' (DJB21 Sec. 5.2, App. E) when it raises the gap "
+        "of at least {control_min_fraction:g} of the matrices of every (d, n), a majority "
+        "(orthogonality/app_e/control_min_fraction)",
         note="Shows that App. E needs an orthogonal Q: the check can fail.",
     ),
 )
@@ -261,6 +280,13 @@ def judge_app_e(
 # Lemma A.8
 
 
+A8_REASON = (
+    "wording: our equivalence margin for Lemma A.8's rate, a limit in depth: {relative_margin:.0%} "
+    "of the rate compared with (orthogonality/lemma_a8/relative_margin), well inside half the "
+    "factor 2 between the corrected rate and the printed Eq. (A.13), so the corrected claim and "
+    "its erratum cannot both hold"
+)
+
 LEMMA_A8_RECORDS = (
     Record(
         "slope_d{d}",
@@ -275,6 +301,7 @@ LEMMA_A8_RECORDS = (
         "predicted",
         tolerance="margin",
         pair="",
+        tolerance_reason=A8_REASON,
         note="Median slope {median_slope:.4f}. Window starts after {fit_start_efolds:g} e-folds "
         "of the predicted rate and ends before any run's gap falls below {gap_floor:g} (float64 "
         "saturation). H_0 = identity columns. Margin: orthogonality/lemma_a8/relative_margin, "
@@ -292,6 +319,7 @@ LEMMA_A8_RECORDS = (
         "printed",
         tolerance="printed_margin",
         printed="printed",
+        tolerance_reason=A8_REASON,
         pair="orthogonality.lemma_a8.slope_d{d}",
         note="Thesis Eq. (A.13): the printed Lyapunov formula is off by 2.",
     ),
@@ -353,6 +381,7 @@ WHITENING_RECORDS = (
         "<=",
         0.0,
         tolerance=FLOAT_TOLERANCE,
+        tolerance_reason=FLOAT_REASON,
         note="d in {widths}, n in {batch_sizes}, {n_runs} runs, Gaussian and nearly rank-one H_0 "
         "(small entries 1e-3). Tolerance: float64 round-off.",
     ),
@@ -366,6 +395,7 @@ WHITENING_RECORDS = (
         "<=",
         0.0,
         tolerance=FLOAT_TOLERANCE,
+        tolerance_reason=FLOAT_REASON,
         note="Our derivation (the seed's remark covers n <= d).",
     ),
     Record(
@@ -377,6 +407,8 @@ WHITENING_RECORDS = (
         "bn_min",
         ">=",
         "bn_min_gap",
+        tolerance_reason="round_off: {bn_min_gap:g} is 1e9 times FLOAT_TOLERANCE, so a gap above "
+        "it is no round-off of an exact whitening (orthogonality/whitening/bn_min_gap)",
         note="The bound is 1e9 times FLOAT_TOLERANCE and far below BN's typical one-layer gap "
         "(table: bn_mean), so the whitening claim is not passed by a map that does nothing.",
     ),

@@ -234,7 +234,14 @@ ITEMS = [
         reads={"fluctuations": "conjecture_chain"},
         params={"main": "orthogonality/fig6/main", "chain": "orthogonality/conjecture_chain"},
         judge=conjecture_judges.fig6_claims,
-        judge_args="orthogonality/fig6",
+        judge_args={
+            "main": "orthogonality/fig6/main",
+            "fit_min_width": "orthogonality/fig6/fit_min_width",
+            "slope_margin": "orthogonality/fig6/slope_margin",
+            "distinct_margin": "orthogonality/fig6/distinct_margin",
+            "offdiag_share": "orthogonality/fig6/offdiag_share",
+            "batch_size": "orthogonality/conjecture_chain/batch_size",
+        },
     ),
     Simulation(
         "a1_grid",

@@ -41,6 +41,14 @@ def _per_batch(rows: pd.DataFrame, window: tuple[int, int]) -> pd.Series:
 
 _PER_BATCH = " (t over batches)"
 
+FLAT_REASON = (
+    "wording: our rule for 'the gap decreases by adding BN layers and stabilizes at a term that "
+    "is constant with regard to depth' (DJB21 Sec. 6 on Fig. 5): the BN level ({level:.4f}) "
+    "changes by at most {plateau_drift:.0%} across layers {plateau_window[0]}.."
+    "{plateau_window[1]}, i.e. |slope| <= {plateau_drift:g} x level / {window_length} = "
+    "{margin:.3g} per layer (orthogonality/fig5/plateau_drift, as fig2a)"
+)
+
 FIG5_RECORDS = (
     Record(
         "vanilla_grows",
@@ -75,6 +83,8 @@ FIG5_RECORDS = (
         tolerance="margin",
         note="BN plateau level {level:.4f} +- {level_se:.4f} (mean V over the window). Margin: "
         "orthogonality/fig5/plateau_drift.",
+        tolerance_reason=FLAT_REASON,
+        requires=("flatness_power",),
     ),
     Record(
         "flatness_power",
@@ -86,6 +96,7 @@ FIG5_RECORDS = (
         "drift",
         ">=",
         "margin",
+        tolerance_reason=FLAT_REASON,
     ),
     Record(
         "bn_below_vanilla",
@@ -110,6 +121,8 @@ FIG5_MLP_RECORDS = (
         ">=",
         "floor",
         tolerance="float_tolerance",
+        tolerance_reason="round_off: the forward passes run in float32 (unit round-off 6e-8) "
+        "through {depth_text}; orthogonality/fig5/float_tolerance = {float_tolerance:g}",
         note="Float-precision tolerance: the forward passes run in float32.",
     ),
 )
@@ -173,6 +186,8 @@ def fig5_claims(
         ) | _architecture_context(
             table[table["architecture"] == arch], growth_window, plateau_window
         )
+        context["window_length"] = plateau_window[1] - plateau_window[0]
+        context["depth_text"] = f"{int(table['layer'].max())} layers"
         context["margin"] = (
             plateau_drift * context["level"] / (plateau_window[1] - plateau_window[0])
         )

@@ -23,6 +23,16 @@ __all__ = ["LEMMA10_RECORDS", "LEMMA6_RECORDS", "judge_lemma10", "judge_lemma6"]
 
 _WORST = "at the state whose interval (t over draws) is least favourable"
 
+MC_REASON = (
+    "wording: our equivalence margin for an equality the seed states exactly ({what}), checked "
+    "by Monte Carlo, whose mean has no bias: the two agree within {relative_margin:.0%} "
+    "(orthogonality/lemma6/relative_margin); no number of the seed bounds it"
+)
+QUADRATURE = (
+    "round_off: float64 quadrature (trapezoid in log t), accurate to ~1e-16; "
+    "orthogonality/lemma10/float_tolerance = {float_tolerance:g}"
+)
+
 LEMMA6_RECORDS = (
     Record(
         "exact_variance",
@@ -34,6 +44,7 @@ LEMMA6_RECORDS = (
         "within",
         0.0,
         tolerance="relative_margin",
+        tolerance_reason=MC_REASON.replace("{what}", "our exact form (1 - sum p_i^2)/d of Lemma 6"),
         note="Our exact form, stronger than the seed's <= 1/d: it checks our derivation and the "
         "Monte Carlo that the other claims use. {usable} states; the same W within a case{aside}. "
         "Margin: orthogonality/lemma6/relative_margin.",
@@ -61,6 +72,9 @@ LEMMA6_RECORDS = (
         "within",
         0.0,
         tolerance="relative_margin",
+        tolerance_reason=MC_REASON.replace(
+            "{what}", "E_W C = diag(p), Eq. (13), with p by Eq. (15)"
+        ),
         note="{coefficients} coefficients{aside}; the seed's Eq. (13) prints sigma_n^2 w_n^2 in "
         "the numerator for every i, a typo for sigma_i^2 w_i^2.",
     ),
@@ -74,6 +88,8 @@ LEMMA6_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason="round_off: a sum of n float64 quadrature coefficients; "
+        "orthogonality/lemma6/float_tolerance = {float_tolerance:g}",
         note="float64 round-off allowance.",
     ),
 )
@@ -139,6 +155,7 @@ LEMMA10_RECORDS = (
         "<=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE,
         note="float64 quadrature (trapezoid in log t).",
     ),
     Record(
@@ -151,6 +168,9 @@ LEMMA10_RECORDS = (
         "<=",
         0.0,
         tolerance="derivative_tolerance",
+        tolerance_reason="round_off: Richardson-extrapolated central differences of the float64 "
+        "quadrature with step {derivative_step:g}/n: truncation O(h^4) and round-off ~1e-10; "
+        "orthogonality/lemma10/derivative_tolerance = {derivative_tolerance:g}",
         note="step {derivative_step:g}/n; truncation O(h^4), round-off ~ 1e-10.",
     ),
     Record(
@@ -163,6 +183,7 @@ LEMMA10_RECORDS = (
         ">=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE,
         note="The proof's h_1' has exponent -(n-3)/2 where -(n+1)/2 is right; with it "
         "h_1' = theta h_3 (5B - (n+1)/(n-1) A) >= 0 still holds, so the lemma stands.",
     ),
@@ -177,6 +198,7 @@ LEMMA10_RECORDS = (
         ">=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE,
         note="Holds: for each t, sum_j log(1 + 2 t s_j) is Schur-concave in (s_j)_{{j != n}}, so "
         "the integrand of f_n is pointwise smallest at equal s_j [our derivation].",
     ),
@@ -191,6 +213,7 @@ LEMMA10_RECORDS = (
         ">=",
         0.0,
         tolerance="float_tolerance",
+        tolerance_reason=QUADRATURE,
     ),
 )
 

@@ -93,6 +93,9 @@ FIG3A_RECORDS = (
         "r",
         ">=",
         "min_correlation",
+        tolerance_reason="wording: our rule for 'the training slowdown highly correlates with "
+        "the orthogonality gap' (DJB21 Sec. 5): Pearson's r >= {min_correlation:g} "
+        "(orthogonality/fig3a/min_correlation)",
         note="The nets are independent draws, but depth drives both quantities: the interval "
         "treats the {points} nets as the sample.",
     ),
@@ -132,6 +135,9 @@ FIG3B_RECORDS = (
         "drop",
         "<=",
         "neg_min_drop",
+        tolerance_reason="wording: our rule for 'SGD updates are iteratively orthogonalizing "
+        "representations, marked by the reduction in the orthogonality gap' (DJB21 Sec. 5.1, "
+        "Fig. 3b): V(H_L) falls by at least {min_drop:g} (orthogonality/fig3b/min_drop)",
     ),
     Record(
         "gap_falls_with_loss",
@@ -204,6 +210,10 @@ FIG4_RECORDS = (
         "ratio",
         "<=",
         "max_ratio",
+        tolerance_reason="wording: our rule for 'this initialization significantly alleviates "
+        "the slow down of training with depth' (DJB21 Sec. 5.2, Fig. 4): at most {max_ratio:g} "
+        "of Xavier's rise in loss remains, i.e. most of it is removed "
+        "(orthogonality/fig4/max_ratio)",
     ),
     Record(
         "iterative_beats_xavier_deep",
@@ -256,6 +266,9 @@ FIG_A1_RECORDS = (
         "orthogonal",
         ">=",
         "min_ratio",
+        tolerance_reason="wording: our rule for 'such an initialization does not help with the "
+        "slow down of training with depth' (Thesis App. A.5 (i)): at least {min_ratio:g} of "
+        "Xavier's rise in loss remains (orthogonality/fig_a1/min_ratio)",
     ),
 )
 
@@ -270,9 +283,17 @@ FIG_A1_AGC_RECORDS = (
         "share",
         ">=",
         "min_clip_share",
-        note="Eq. (A.21) clips where ||G||_F >= lambda ||W||_F^*; a Xavier 64 x 64 layer has "
-        "||W||_F ~ 11, so a large lambda may never clip. Where it never did, the clipped network "
-        "is the Xavier network and the claims agc_{key}_* test nothing about clipping.",
+        tolerance_reason="wording: our rule for clipping to count as engaged, which Thesis "
+        "App. A.5 (ii) presumes ('adaptive gradient clipping adjusts the norm of G_l', Eq. "
+        "(A.21)): at least {min_clip_share:g} of the (SGD step, weight matrix) updates rescaled "
+        "(orthogonality/fig_a1/min_clip_share)",
+        note="Eq. (A.21) clips where ||G||_F >= lambda ||W||_F^*. A Xavier (gain sqrt 2) d x d "
+        "layer has ||W||_F ~ sqrt(2 d) (11.3 at d = 64, 40 at the seed's d = 800, DJB21 Sec. 5), "
+        "so lambda = {lam:g} clips a weight gradient only when its Frobenius norm exceeds "
+        "lambda ||W||_F^* ~ {lam:g} x sqrt(2 d) ({seed_threshold:.3g} at d = 800); whether it "
+        "clips at the seed's settings (width 800, batch 500, CIFAR-10) is not measured here. "
+        "Where it never clipped, the clipped network is the Xavier network and the claims "
+        "agc_{key}_* test nothing about clipping: they require this claim.",
     ),
     Record(
         "agc_{key}_alleviates_slowdown",
@@ -284,7 +305,11 @@ FIG_A1_AGC_RECORDS = (
         "agc_ratio",
         "<=",
         "max_ratio",
+        tolerance_reason="wording: our rule for 'adaptive gradient clipping effectively "
+        "alleviates the training slow down with depth' (Thesis App. A.5 (ii), Fig. A.1): at most "
+        "{max_ratio:g} of Xavier's rise in loss remains (orthogonality/fig_a1/max_ratio)",
         note="Clipping rescaled {share_text} of the updates (claim agc_{key}_engaged).",
+        requires=("agc_{key}_engaged",),
     ),
     Record(
         "iterative_beats_agc_{key}",
@@ -297,8 +322,17 @@ FIG_A1_AGC_RECORDS = (
         "<=",
         0.0,
         note="Clipping rescaled {share_text} of the updates (claim agc_{key}_engaged).",
+        requires=("agc_{key}_engaged",),
     ),
 )
+
+
+def _clip_lambda(network: str) -> float:
+    """lambda of a clipping network named "AGC <lambda>" (NaN for another name)."""
+    try:
+        return float(network.split()[-1])
+    except ValueError:
+        return math.nan
 
 
 def _clip_share(table: pd.DataFrame, network: str) -> np.ndarray:
@@ -336,8 +370,10 @@ def fig_a1_claims(
         context = base | dict(
             network=network,
             key=network.split()[-1].replace(".", "_"),
+            lam=_clip_lambda(network),
+            seed_threshold=40.0 * _clip_lambda(network),
             share=share,
-            share_text=f"{share.value:.1%}"
+            share_text=f"{share.value:.2%}"
             if math.isfinite(share.value)
             else "an unrecorded share",
             agc_ratio=t_mean(_ratios(final, network)),
@@ -346,6 +382,14 @@ def fig_a1_claims(
         claims += judge(FIG_A1_AGC_RECORDS, context, "fig_a1")
     return claims
 
+
+FIG7_REASON = (
+    "wording: our rule for 'this initialization slows SGD for the shallow network with 20 "
+    "compared to standard Xavier's initialization. However, this initialization outperforms "
+    "Xavier's initialization when the depth is significantly large' (DJB21 App. G, Fig. 7): the "
+    "final training losses differ by at least {margin:g} in the stated direction "
+    "(orthogonality/fig7/margin; the seed prints no loss values)"
+)
 
 FIG7_RECORDS = (
     Record(
@@ -358,8 +402,8 @@ FIG7_RECORDS = (
         "deep_difference",
         "<=",
         "neg_margin",
-        note="Margin: orthogonality/fig7/margin, the smallest loss difference the seed's Fig. 7 "
-        "would show as 'outperforms'.",
+        tolerance_reason=FIG7_REASON,
+        note="Margin: orthogonality/fig7/margin.",
     ),
     Record(
         "proposed_init_slower_shallow",
@@ -371,8 +415,10 @@ FIG7_RECORDS = (
         "shallow_difference",
         ">=",
         "margin",
-        note="Margin: orthogonality/fig7/margin, the smallest loss difference the seed's Fig. 7 "
-        "would show as 'slows SGD'.",
+        tolerance_reason=FIG7_REASON,
+        note="Margin: orthogonality/fig7/margin. Float32 SGD: another CPU's rounding changes "
+        "every run's trajectory, so with few runs the sign of the point estimate can change "
+        "between machines; only the interval speaks.",
     ),
 )
 
