@@ -29,8 +29,8 @@ GAP_ROUNDOFF = (
     "{roundoff_units:g} such units cover the solver's constant"
 )
 UNIT_ROUNDOFF = (
-    "round_off: I of a well-conditioned M (kappa ~ 1 near the identity and at the maximum) "
-    "errs by ~ n eps; {roundoff_units:g} x n_max eps covers the eigensolver's constant"
+    "round_off: I comes near 1 only for a well-conditioned M (kappa ~ 1), where it errs by "
+    "~ n eps; {roundoff_units:g} x n_max eps covers the eigensolver's constant"
 )
 
 RECORDS = (
