@@ -83,6 +83,29 @@ def test_centred_controls_fail_when_the_operator_does_not_centre(monkeypatch, tm
         assert claims["centered_bound_violated"].verdict == "fails"
 
 
+def test_scaling_bounds_require_the_centred_counter_examples(monkeypatch, tmp_path):
+    """Cors. 4.4, 4.5: the scaling bound presumes the control that shows a violation is
+    detected; when that control fails (no counter-example found), the bound is invalid."""
+    from dataclasses import asdict
+
+    from sigprop.claims import apply_requirements
+
+    monkeypatch.setattr(ops, "ln_centered", ops.ln_rms)
+    monkeypatch.setattr(ops, "bn_centered", ops.bn_rms)
+    for measure, judge in (
+        (T.corollary4_4, TJ.corollary4_4_claims),
+        (T.corollary4_5, TJ.corollary4_5_claims),
+    ):
+        claims = judged(measure, judge, SETTINGS, tmp_path, ("roundoff_units",))
+        after = {
+            r["id"].split(".", 2)[2]: r
+            for r in apply_requirements([asdict(c) for c in claims.values()], strict=False)
+        }
+        assert after["scaling_bound"]["verdict"] == "invalid"
+        assert "centered_bound_violated, which fails" in after["scaling_bound"]["note"]
+        assert claims["scaling_bound"].tolerance_reason.startswith("round_off: ")
+
+
 def test_theorem4_3_bound_fails_with_a_wrong_normalization(monkeypatch, tmp_path):
     """Normalizing to norms that vary (not a projection) violates Eq. (4.3)."""
     monkeypatch.setattr(

@@ -126,9 +126,11 @@ def test_prop5_1_small_runs_and_validates(tmp_path):
     claims = FJ.prop5_1_claims(
         table, **setup, slope_margin=0.15, agree_margin=0.02, control_slope=-0.25
     )
-    assert [c.kind for c in claims] == ["paper", "paper", "paper", "control"]
+    assert [c.kind for c in claims] == ["paper"] * 5 + ["control"]
     ids = {c.id for c in claims}
     assert ids == {
+        "isometry.prop5_1.converges_gaussian",
+        "isometry.prop5_1.converges_uniform",
         "isometry.prop5_1.slope_gaussian",
         "isometry.prop5_1.slope_uniform",
         "isometry.prop5_1.laws_agree",
@@ -180,10 +182,66 @@ def test_prop5_1_margins_decide_and_can_fail():
         return {c.id.split(".")[-1]: c.verdict for c in FJ.prop5_1_claims(table, **setup)}
 
     assert verdicts(_prop5_1_table(-0.5, 0.01)) == {
+        "converges_gaussian": "holds", "converges_uniform": "holds",
         "slope_gaussian": "holds", "slope_uniform": "holds", "laws_agree": "holds",
         "control_wrong_kernel": "holds",
     }  # fmt: skip
     assert verdicts(_prop5_1_table(0.0, 0.01))["slope_gaussian"] == "fails"
+    assert verdicts(_prop5_1_table(0.0, 0.01))["converges_gaussian"] == "fails"
+    # a slope of -0.3: no d^(-1/2) rate, but it converges (the limit the propositions state)
+    shallow = verdicts(_prop5_1_table(-0.3, 0.01))
+    assert shallow["slope_gaussian"] == "fails" and shallow["converges_gaussian"] == "holds"
     assert verdicts(_prop5_1_table(-0.5, 0.2))["slope_gaussian"] == "undecided"
     assert verdicts(_prop5_1_table(-0.5, 0.01, cos_gap=0.1))["laws_agree"] == "fails"
     assert verdicts(_prop5_1_table(-0.5, 0.01, wrong_slope=-0.5))["control_wrong_kernel"] == "fails"
+
+
+def _after_requirements(claims):
+    """Verdicts once requirements are applied, as ``claims.write`` does for an item's file."""
+    from dataclasses import asdict
+
+    from sigprop.claims import apply_requirements
+
+    return {
+        r["id"].split(".")[-1]: r
+        for r in apply_requirements([asdict(c) for c in claims], strict=False)
+    }
+
+
+def test_prop5_1_convergence_claims_require_the_wrong_kernel_control():
+    """A wrong-kernel control that converges (so the slope test cannot tell a wrong kernel)
+    makes every convergence and rate claim invalid; the laws' agreement does not depend on it."""
+    setup = dict(widths=[20, 40, 80], depth=3, laws=["gaussian", "uniform"], runs=5,
+                 slope_margin=0.15, agree_margin=0.02, control_slope=-0.25)  # fmt: skip
+    claims = FJ.prop5_1_claims(_prop5_1_table(-0.5, 0.01, wrong_slope=-0.5), **setup)
+    after = _after_requirements(claims)
+    assert after["control_wrong_kernel"]["verdict"] == "fails"
+    for name in ("converges_gaussian", "converges_uniform", "slope_gaussian", "slope_uniform"):
+        assert after[name]["verdict"] == "invalid", name
+        assert "requires isometry.prop5_1.control_wrong_kernel, which fails" in after[name]["note"]
+    assert after["laws_agree"]["verdict"] == "holds"
+    assert all(c.tolerance_reason.startswith("wording: ") for c in claims)
+
+
+def test_theorem5_15_corrected_rate_requires_the_uncentred_control(tmp_path):
+    """corrected_rate presumes the control that shows its bound can fail; without an uncentred
+    case there is no control and no requirement."""
+    rho0 = [-0.9, 0.5, 0.99]
+    table = round_trip(N.theorem5_15(["tanh", "relu"], ["none", "post_ln"], rho0, 30), tmp_path)
+    settings = dict(rho0=rho0, depth=30, case_tolerance=1e-6, float_tolerance=1e-10)
+    claims = NJ.theorem5_15_claims(table, **settings)
+    rate = next(c for c in claims if c.id.endswith("corrected_rate"))
+    assert rate.requires == "isometry.theorem5_15.control_uncentred"
+    assert rate.tolerance_reason.startswith("round_off: ")
+    # the control fails if the uncentred excess were within round-off: corrected_rate is invalid
+    broken = table.assign(
+        max_excess_corrected=table["max_excess_corrected"].where(
+            NJ.conditions(table, 1e-6)["centred_ok"], 0.0
+        )
+    )
+    after = _after_requirements(NJ.theorem5_15_claims(broken, **settings))
+    assert after["control_uncentred"]["verdict"] == "fails"
+    assert after["corrected_rate"]["verdict"] == "invalid"
+    centred = table[NJ.conditions(table, 1e-6)["centred_ok"]]
+    alone = NJ.theorem5_15_claims(centred, **settings)
+    assert [c.requires for c in alone if c.id.endswith("corrected_rate")] == [""]

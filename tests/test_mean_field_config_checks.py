@@ -32,3 +32,18 @@ def test_widths_below_the_batch_size_are_refused():
         ConfigError, match=r"mean_field.gram_chain.widths \[2, 3\] has a width below"
     ):
         check_config(config)
+
+
+def test_fig3_4_fits_the_thesis_batch_sizes_at_paper_scale():
+    """Thesis Fig. 3.4 plots n = 10, 20, 30, 40, 50: the paper config fits those (not n = 5,
+    which the chain simulates for Fig. 3.1), and an n the chain does not simulate is refused."""
+    from sigprop.config import merge_configs
+
+    quick = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    paper = merge_configs(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
+    check_config(paper)
+    assert paper["mean_field"]["fig3_4"]["batch_sizes"] == [10, 20, 30, 40, 50]
+    bad = copy.deepcopy(quick)
+    bad["mean_field"]["fig3_4"]["batch_sizes"] = [10, 40]
+    with pytest.raises(ConfigError, match=r"mean_field.fig3_4.batch_sizes has n = \[40\]"):
+        check_config(bad)

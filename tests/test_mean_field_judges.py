@@ -71,11 +71,38 @@ def test_fig3_3_slope_is_judged_against_a_declared_margin():
 def test_fig3_4_slope_margin_is_the_declared_one():
     table = _chain(lambda r: 1.0 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
     table["kappa"] = 1.0
-    claims = gram_judges.fig3_4_claims(table, 0.2)
-    assert [c.verdict for c in claims] == ["holds"] and claims[0].printed == 1.0
+    claims = gram_judges.fig3_4_claims(table, 0.2, [400])
+    assert [c.id.split(".")[-1] for c in claims] == ["slope_bn_tanh", "bound_slope_bn_tanh"]
+    assert claims[0].verdict == "holds" and claims[0].printed == 1.0
+    assert claims[0].tolerance_reason.startswith("wording: ")
     steep = _chain(lambda r: 1.5 + 0.001 * (r - 2), xs=(5, 10, 20), x="batch_size")
     steep["kappa"] = 1.0
-    assert [c.verdict for c in gram_judges.fig3_4_claims(steep, 0.2)] == ["fails"]
+    assert [c.verdict for c in gram_judges.fig3_4_claims(steep, 0.2, [400])] == ["fails"] * 2
+
+
+def test_fig3_4_bound_slope_divides_by_the_bounds_kappa_and_log():
+    """Thm. 3.2's bound grows as kappa(G_*) n ln^{1/2}(d/n): a distance that grows like n^1.5
+    with kappa(G_*) ~ n^0.7 stays under it (the slope-1 reading fails); with kappa ~ n^0.5 the
+    falling ln^{1/2}(d/n) (slope -0.13 over n = 10..50 at d = 1000) leaves it above, and with a
+    constant kappa far above; a singular G_* (kappa = inf, linear phi) gets no bound claim."""
+    xs, d = (10, 20, 30, 40, 50), 1000
+    table = _chain(lambda r: 1.5 + 0.001 * (r - 2), xs=xs, x="batch_size")
+    table["kappa"] = table["batch_size"].astype(float) ** 0.7
+    slope, bound = gram_judges.fig3_4_claims(table, 0.2, [d])
+    assert slope.verdict == "fails" and bound.verdict == "holds"
+    assert bound.relation == "<=" and bound.bound == 1.0 and bound.tolerance == 0.0
+    n = np.array(xs, float)
+    scaled = np.log(n**1.5 / (n**0.7 * np.sqrt(np.log(d / n))))
+    assert bound.measured == pytest.approx(np.polyfit(np.log(n), scaled, 1)[0], abs=0.01)
+    table["kappa"] = table["batch_size"].astype(float) ** 0.5
+    assert gram_judges.fig3_4_claims(table, 0.2, [d])[1].verdict == "fails"
+    table["kappa"] = 2.0
+    assert gram_judges.fig3_4_claims(table, 0.2, [d])[1].verdict == "fails"
+    linear = table.assign(network="bn_linear", kappa=math.inf)
+    claims = gram_judges.fig3_4_claims(pd.concat([table, linear]), 0.2, [d])
+    assert [c.id.split(".")[-1] for c in claims] == [
+        "slope_bn_tanh", "slope_bn_linear", "bound_slope_bn_tanh",
+    ]  # fmt: skip
 
 
 def _plateau(drift, runs=5, layers=range(1, 21)):

@@ -267,3 +267,62 @@ def test_mixing_claims_can_fail():
     assert verdicts(_mixing_table()) == dict.fromkeys(("starts_differ", "decay", "merged"), "holds")
     bad = verdicts(_mixing_table(first=0.001, tail=0.2, slope=0.1))
     assert bad == dict.fromkeys(("starts_differ", "decay", "merged"), "fails")
+
+
+def _after_requirements(claims):
+    """Verdicts once requirements are applied, as ``claims.write`` does for an item's file."""
+    from dataclasses import asdict
+
+    from sigprop.claims import apply_requirements
+
+    records = apply_requirements([asdict(c) for c in claims], strict=False)
+    return {r["id"].split(".")[-1]: r for r in records}
+
+
+def test_fixed_point_agreement_requires_the_quadrature_check_and_a_far_start():
+    """map_iteration and wide_chain presume our G_* (diagonal_quadrature) and a start that is
+    not already at G_* (start_is_far): a start at G_* makes them invalid, not holds."""
+    judge = fixed_point_judges.judge
+    ok = _after_requirements(
+        judge(_fixed_point_table(0.002, 0.001), agreement_margin=0.01, **FIXED_POINT_SETTINGS)
+    )
+    assert ok["map_iteration"]["verdict"] == "holds"
+    assert ok["map_iteration"]["requires"] == (
+        "mean_field.fixed_point.diagonal_quadrature mean_field.fixed_point.start_is_far"
+    )
+    near = judge(_fixed_point_table(0.002, 0.001, 0.05), agreement_margin=0.01,
+                 **FIXED_POINT_SETTINGS)  # fmt: skip
+    bad = _after_requirements(near)
+    assert bad["start_is_far"]["verdict"] == "fails"
+    for name in ("map_iteration", "wide_chain"):
+        assert bad[name]["verdict"] == "invalid"
+        assert "requires mean_field.fixed_point.start_is_far, which fails" in bad[name]["note"]
+    assert all(c.tolerance_reason.startswith("wording: ") for c in near)
+
+
+def test_tail_claims_require_bounded_rows_and_their_controls():
+    """The tail claims presume Lemma B.1's hypothesis ||x||^2 <= B n (row_norm_bound) and a
+    control that shows a heavy tail is detected; the Lemma 3.3 proxy presumes its control."""
+    table = _tails_table(exp_ratio=1.5, ctrl_slope=-0.5)
+    table["max_row_norm_ratio"] = 1.5
+    after = _after_requirements(tail_judges.judge(table, slope_margin=0.1, **TAIL_SETTINGS))
+    assert after["row_norm_bound"]["verdict"] == "fails"
+    assert after["tail_control"]["verdict"] == "fails"
+    assert after["lemma3_3_control"]["verdict"] == "fails"
+    for name in ("b1_tail", "b2_tail", "b1_width", "b2_width", "lemma3_3_width"):
+        assert after[name]["verdict"] == "invalid", name
+    assert "lemma_b1_b2.lemma3_3_control, which fails" in after["lemma3_3_width"]["note"]
+    good = _after_requirements(tail_judges.judge(_tails_table(), slope_margin=0.1,
+                                                 **TAIL_SETTINGS))  # fmt: skip
+    assert {r["verdict"] for r in good.values()} == {"holds"}
+    assert good["row_norm_bound"]["tolerance_reason"].startswith("round_off: ")
+    assert good["b1_width"]["tolerance_reason"].startswith("wording: ")
+
+
+def test_mixing_claims_require_starts_that_differ():
+    """Decay and merging presume that the two starts differ after one layer (the control)."""
+    claims = mixing_judges.judge(_mixing_table(first=0.001), merged_margin=0.05, **MIXING_SETTINGS)
+    after = _after_requirements(claims)
+    assert after["starts_differ"]["verdict"] == "fails"
+    assert after["decay"]["verdict"] == after["merged"]["verdict"] == "invalid"
+    assert after["merged"]["tolerance_reason"].startswith("wording: ")

@@ -1,7 +1,7 @@
 """Thesis Fig. 3.4: ||G_l - G_*||_F at one deep layer l vs batch size n, log-log, per activation.
 
 Thm. 3.2; {{ snakemake.config["scale"] }} scale. ||G_{{ snakemake.params.fig["layer"] }} - G_*||_F
-against batch size n, log-log, d =
+against batch size n = {{ snakemake.params.fig["batch_sizes"] | join(", ") }}, log-log, d =
 {{ snakemake.config["mean_field"]["gram_chain"]["widths"] | max }}, one line per activation (centred
 BN), mean and 95% CI over {{ snakemake.config["mean_field"]["gram_chain"]["n_runs"] }} runs. Dashed:
 a guide proportional to n. The bound of Thm. 3.2 is proportional to n times kappa(G_*), and
@@ -19,9 +19,10 @@ params = item_params(snakemake)
 cfg = params.fig
 frame = store.load_frame(snakemake.input.chain)
 width = int(frame["width"].max())
-table = frame.query("width == @width and layer == @cfg['layer'] and network.str.startswith('bn_')")[
-    ["network", "batch_size", "run", "distance", "kappa"]
-]
+table = frame.query(
+    "width == @width and layer == @cfg['layer'] and network.str.startswith('bn_')"
+    " and batch_size in @cfg['batch_sizes']"
+)[["network", "batch_size", "run", "distance", "kappa"]]
 table.to_csv(snakemake.output.csv, index=False)
 
 fig, ax = plotting.figure(width=4.6)

@@ -12,7 +12,8 @@ __all__ = ["check_config"]
 def check_config(config: Mapping) -> None:
     """Raise ``ConfigError`` naming the keys if the ``mean_field`` items disagree.
 
-    Figures 3.1-3.4 read batch sizes and layers that the ``gram_chain`` simulation must hold;
+    Figures 3.1-3.4 read batch sizes (Fig. 3.4: ``fig3_4.batch_sizes``) and layers that the
+    ``gram_chain`` simulation must hold;
     Fig. 3.1 compares ``no_bn_linear`` with a BN network; windows of the theorem items must fit
     in their depths.
 
@@ -35,6 +36,12 @@ def check_config(config: Mapping) -> None:
                 f"mean_field.{fig}.batch_size = {mf[fig]['batch_size']} is not simulated: add it "
                 f"to mean_field.gram_chain.batch_sizes {chain['batch_sizes']}"
             )
+    missing = sorted(set(mf["fig3_4"]["batch_sizes"]) - set(chain["batch_sizes"]))
+    if missing:
+        raise ConfigError(
+            f"mean_field.fig3_4.batch_sizes has n = {missing} that are not simulated: add them to "
+            f"mean_field.gram_chain.batch_sizes {chain['batch_sizes']}"
+        )
     for fig, key in (("fig3_2", "last_layer"), ("fig3_3", "layer"), ("fig3_4", "layer")):
         if mf[fig][key] > chain["depth"]:
             raise ConfigError(

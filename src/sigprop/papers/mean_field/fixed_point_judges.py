@@ -23,12 +23,23 @@ MC = (
     "{agreement_margin:.0%} in Frobenius norm)"
 )
 
+PRECISION = (
+    "wording: 'numerically estimating G_* by tending d and l to sufficiently large values' "
+    "(Thesis Sec. 3.4.3) and 'G_*, which can be computed in closed-form' (Sec. 3.4.2): we read "
+    "'sufficiently' as the routes to G_* agreeing to {agreement_margin:.0%} of ||G_*||_F, a "
+    "small part of the smallest distance to G_* that Figs. 3.1-3.4 plot (the smallest plateau, "
+    "ReLU at n = 5: ||G_l - G_*||_F / ||G_*||_F = 0.10 at d = 400, about 0.07 at d = 1000)"
+)
+"""Why the agreement margin is what it is: G_* is the reference of every distance Figs. 3.1-3.4
+plot, so it must be known to a small part of the smallest of those distances."""
+
 RECORDS = (
     Record(
         "map_iteration",
         "iterating the mean-field map (3.3) from a non-symmetric start reaches the sphere-average "
         "G_*: ||G_b - G_a||_F / ||G_a||_F <= {agreement_margin:g}, every case of {cases}",
-        SOURCE, "paper", "map_b", "<=", "agreement_margin",
+        SOURCE, "paper", "map_b", "<=", "agreement_margin", tolerance_reason=PRECISION,
+        requires=("diagonal_quadrature", "start_is_far"),
         note=MC.replace("{worst}", "{worst_b}") + ". {map_replicas} replicas x {map_iterations} "
         "iterations x {map_samples} samples, average of the last {map_average}; start AR(1) "
         "rho = {input_correlation}",
@@ -37,7 +48,8 @@ RECORDS = (
         "wide_chain",
         "a width-{chain_width} chain, Gram averaged over layers {chain_burn_in}..{chain_depth}, "
         "matches G_*: ||G_c - G_a||_F / ||G_a||_F <= {agreement_margin:g}, every case of {cases}",
-        SOURCE, "paper", "chain_c", "<=", "agreement_margin",
+        SOURCE, "paper", "chain_c", "<=", "agreement_margin", tolerance_reason=PRECISION,
+        requires=("diagonal_quadrature", "start_is_far"),
         note=MC.replace("{worst}", "{worst_c}") + ". {chain_runs} runs, rows of W A sampled as "
         "N(0, G_l) (exact in law); the O(1/d) bias is not in the interval",
     ),
@@ -46,7 +58,7 @@ RECORDS = (
         "the sphere-average diagonal of G_* equals the exact 1-D integral E phi(sqrt(n-1) t)^2 "
         "within relative {agreement_margin:g}, every case of {cases}",
         SOURCE + "; the spherical-coordinate marginal of u_1", "setup", "quad", "within", 0.0,
-        "agreement_margin",
+        "agreement_margin", tolerance_reason=PRECISION,
         note="interval: +- the Monte Carlo SE of the sphere average (normal) at the worst case "
         "{worst_q}; a check of our G_* (a precondition of Figs. 3.1-3.4), not of the thesis",
     ),
@@ -55,6 +67,9 @@ RECORDS = (
         "negative control: the start G_0 lies >= {far:g} (10 margins) from G_* in relative "
         "Frobenius norm in every case, so the agreement claims can fail",
         SOURCE, "control", "start", ">=", "far",
+        tolerance_reason="wording: our rule for the control's 'far' (not a word of the seed): ten "
+        "agreement margins, {far:g} of ||G_*||_F, so that agreeing within one margin is a "
+        "ten-fold contraction from the start",
         note="exact: the smallest over the cases of ||G_0 - G_a||_F / ||G_a||_F (closest case "
         "{worst_start}); it fails if the start already agrees with G_*",
     ),

@@ -84,7 +84,10 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "mean_field/fig3_4"},
         judge=gram_judges.fig3_4_claims,
-        judge_args={"slope_margin": "mean_field/fig3_4/slope_margin"},
+        judge_args={
+            "slope_margin": "mean_field/fig3_4/slope_margin",
+            "widths": "mean_field/gram_chain/widths",
+        },
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf
     ),
     Theorem(
