@@ -93,6 +93,7 @@ def test_fig_c1_claims_on_exact_power_law():
     ]
     table = pd.DataFrame(rows, columns=["activation", "gain", "layer", "run", "rate"])
     got = {c.id: c for c in checks.fig_c1_claims(table, 0.4, 0.98, 0.4, 1.0)}
+    assert "(mean over layers [50, 100])" in got["gradients.fig_c1.increasing_sin"].statement
     assert got["gradients.fig_c1.power_law_sin"].details["c2"] == pytest.approx(2.0)
     assert got["gradients.fig_c1.increasing_sin"].passed
     # 1 / c2 = 0.5 > 0.4: gamma = 0.4 does not make the rates summable (k = 0.8)
@@ -112,6 +113,9 @@ def test_fig_c2_claims_use_identity_baseline():
     claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=1.0)
     got = {c.id: c.passed for c in claims}
     assert all(got.values()) and len(got) == 5
+    # lists of numpy scalars print as [np.int64(50), ...] under numpy 2: statements print plain
+    assert all("np." not in c.statement for c in claims)
+    assert "at every depth [50, 100]" in claims[0].statement
     strict = {
         c.id: c.passed
         for c in checks.fig_c2_claims(table, 0.5, 0.01, baseline="identity", used_exponent=0.5)

@@ -205,7 +205,7 @@ def fig_c1_claims(
         table: columns activation, gain, layer, run, rate.
     """
     settings = dict(fit_min_gain=fit_min_gain, min_r2=min_r2, used_exponent=used_exponent, k=k,
-                    layers=sorted(table["layer"].unique()))  # fmt: skip
+                    layers=[int(x) for x in sorted(table["layer"].unique())])  # fmt: skip
     claims = []
     for act in sorted(table["activation"].unique()):
         runs = _run_means(table[table["activation"] == act], ["gain"])  # gain x run
@@ -348,7 +348,7 @@ def fig_c2_claims(
     exps = sorted(table["exponent"].unique())
     c = dict(flat_from=flat_from, max_excess=max_excess, used_exponent=used_exponent,
              baseline=baseline, exponents=exps, first=exps[0], last=exps[-1],
-             depths=sorted(table["depth"].unique()))  # fmt: skip
+             depths=[int(x) for x in sorted(table["depth"].unique())])  # fmt: skip
     claims = []
     for act in [a for a in wide.columns if a != baseline]:
         ctx = _fig_c2_context(wide, act, c)
