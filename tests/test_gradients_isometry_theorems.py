@@ -98,3 +98,48 @@ def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
         GJ.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0)
     with pytest.raises(ValueError, match="both sides"):
         run_item("lemma_c8_c9", widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")
+
+
+def _theorem6_3_table(widths, e2):
+    """A measured table of ``judge_theorem6_3`` whose case rows hold and whose Monte Carlo E2 at
+    width d is ``e2(d)`` (SE 1e-3 relative; E1 and E W^2 exact)."""
+    from sigprop.papers.gradients import isometry_decay as dec
+
+    cases = [
+        dict(kind="case", d=d, spread=0.1, **{f"ratio_{k}": 2.0 * d for k in ("thm6_3", "cor6_4")},
+             ratio_c48=1.5 * d, **{f"se_{k}": 0.01 for k in ("thm6_3", "cor6_4", "c48")},
+             log_factor=-0.01, max_lambda=1.5)
+        for d in widths
+    ]  # fmt: skip
+    ortho = [dict(kind="orthogonal", d=d, max_iso_error=0.0) for d in widths]
+    moments = [
+        dict(kind="moment", d=d, moment=name, mc=mc, se=1e-3 * mc, exact=exact)
+        for d in widths
+        for name, mc, exact in (
+            ("E1", dec.weingarten_e1(d), dec.weingarten_e1(d)),
+            ("E2", e2(d), dec.weingarten_e2(d)),
+            ("EW2", 1.0 / d, 1.0 / d),
+        )
+    ]
+    return pd.DataFrame(cases + ortho + moments)
+
+
+@pytest.mark.parametrize("widths", [(4, 8, 16), (4, 8, 16, 32), (64,)])
+def test_weingarten_control_holds_for_haar_and_fails_for_independent_entries_at_every_d(widths):
+    """The former fixed 0.1 threshold on 1 - d^2 E2 failed for exact Haar moments at d = 32
+    (2/(d+2) = 0.059): the control is now in units of that distance, so it holds for Haar E2 and
+    fails for independent entries (E2 = 1/d^2) at every width."""
+    from sigprop.papers.gradients import isometry_decay as dec
+
+    args = dict(widths=widths, spreads=(0.1,), draws=4000)
+    haar = GJ.judge_theorem6_3(_theorem6_3_table(widths, dec.weingarten_e2), **args)
+    verdicts = {c.id.rsplit(".", 1)[-1]: c.verdict for c in haar}
+    assert verdicts["control_gaussian_moments"] == "holds"
+    assert verdicts["weingarten"] == "holds"
+    independent = GJ.judge_theorem6_3(_theorem6_3_table(widths, lambda d: 1.0 / d**2), **args)
+    verdicts = {c.id.rsplit(".", 1)[-1]: c.verdict for c in independent}
+    assert verdicts["control_gaussian_moments"] == "fails"
+    assert verdicts["weingarten"] == "fails"  # E2 off by 2/d relative, the margin is 1/d
+    reasons = {c.id.rsplit(".", 1)[-1]: c.tolerance_reason for c in haar}
+    assert reasons["control_gaussian_moments"].startswith("theorem: halfway between")
+    assert reasons["weingarten"].startswith("theorem: half the relative distance 2/d")

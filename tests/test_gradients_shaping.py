@@ -2,12 +2,14 @@
 claims."""
 
 import math
+from dataclasses import asdict
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
+from sigprop.claims import apply_requirements
 from sigprop.papers.gradients import bn_mlp, gain_simulations, shaping
 from sigprop.papers.gradients import gain_judges as checks
 
@@ -91,6 +93,7 @@ def test_fig_c1_claims_on_exact_power_law():
     ]
     table = pd.DataFrame(rows, columns=["activation", "gain", "layer", "run", "rate"])
     got = {c.id: c for c in checks.fig_c1_claims(table, 0.4, 0.98, 0.4, 1.0)}
+    assert "(mean over layers [50, 100])" in got["gradients.fig_c1.increasing_sin"].statement
     assert got["gradients.fig_c1.power_law_sin"].details["c2"] == pytest.approx(2.0)
     assert got["gradients.fig_c1.increasing_sin"].passed
     # 1 / c2 = 0.5 > 0.4: gamma = 0.4 does not make the rates summable (k = 0.8)
@@ -109,15 +112,48 @@ def test_fig_c2_claims_use_identity_baseline():
     table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
     claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=1.0)
     got = {c.id: c.passed for c in claims}
-    assert all(got.values()) and len(got) == 4
+    assert all(got.values()) and len(got) == 5
+    # lists of numpy scalars print as [np.int64(50), ...] under numpy 2: statements print plain
+    assert all("np." not in c.statement for c in claims)
+    assert "at every depth [50, 100]" in claims[0].statement
     strict = {
         c.id: c.passed
         for c in checks.fig_c2_claims(table, 0.5, 0.01, baseline="identity", used_exponent=0.5)
     }
     assert strict["gradients.fig_c2.no_explosion_sin"] is False
     assert strict["gradients.fig_c2.used_exponent_sin"] is False  # 0.13 e^-1.5 = 0.029 > 0.01
+    assert strict["gradients.fig_c2.used_exponent_reduces_sin"] is True  # 0.13 (1 - e^-1.5)
     with pytest.raises(ValueError, match="used_exponent"):
         checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=0.4)
+
+
+def test_fig_c2_reductions_presume_the_explosion_without_gain():
+    """A rate that never exploded (the control fails) cannot be reduced: the no-explosion and
+    reduction claims are invalid, not holds."""
+    rows = []
+    for depth in (50, 100):
+        for gamma in (0.0, 0.5, 1.0):
+            for run in range(3):
+                noise = 1e-4 * run
+                rows.append(("identity", depth, gamma, run, 0.016 + noise))
+                rows.append(("sin", depth, gamma, run, 0.02 - 0.002 * gamma + noise))
+    table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
+    claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=0.5)
+    own = {c.id.rsplit(".", 1)[-1]: c.verdict for c in claims}
+    records = {
+        r["id"].rsplit(".", 1)[-1]: r for r in apply_requirements([asdict(c) for c in claims])
+    }
+    assert records["explodes_without_gain_sin"]["verdict"] == "fails"
+    for name in ("no_explosion_sin", "used_exponent_sin", "used_exponent_reduces_sin"):
+        assert own[name] == "holds" and records[name]["verdict"] == "invalid"
+        assert (
+            "requires gradients.fig_c2.explodes_without_gain_sin, which fails"
+            in (records[name]["note"])
+        )
+    assert records["decreasing_sin"]["verdict"] == "holds"
+    reasons = {c.id.rsplit(".", 1)[-1]: c.tolerance_reason for c in claims}
+    assert reasons["no_explosion_sin"].startswith("wording: 'for several exponent values")
+    assert reasons["decreasing_sin"].startswith("none: ")
 
 
 # ---- given inputs (issue 11): the gain simulations take images/labels in place of the draw ----

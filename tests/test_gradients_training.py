@@ -4,6 +4,7 @@ and the config checks."""
 
 import copy
 import math
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +16,7 @@ import yaml
 from snakemake.utils import validate
 
 from sigprop import gram_isometry
+from sigprop.claims import apply_requirements
 from sigprop.config import ConfigError
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
 from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
@@ -253,6 +255,53 @@ def test_fig6_4_depth_dependence_fails(drop):
     assert sum(v == "fails" for v in verdicts.values()) == 1
 
 
+def _after_requirements(claims):
+    """The claims' records as the ledger holds them (``claims.apply_requirements``), by name."""
+    records = apply_requirements([asdict(c) for c in claims])
+    return {r["id"].split(".")[-1]: r for r in records}
+
+
+def test_fig6_4_claims_presuming_the_identity_lead_or_the_control_are_invalid_without_them():
+    """The trainability and depth claims presume the shaped nets are not in the linear regime
+    (the identity lead); beating the unshaped control presumes the control explodes."""
+    paper = _fig6_4(_accuracy_table(PAPER_ACCURACY, PAPER_RATIO))
+    requires = {c.id.split(".")[-1]: c.requires for c in paper}
+    assert requires["shaped_beats_unshaped"] == (
+        "gradients.fig6_4.unshaped_control_explodes gradients.fig6_4.shaped_beats_identity_train"
+    )
+    assert requires["depth_independent"] == "gradients.fig6_4.shaped_beats_identity_train"
+    assert {r["verdict"] for r in _after_requirements(paper).values()} == {"holds"}
+    linear = _after_requirements(
+        _fig6_4(_accuracy_table({**PAPER_ACCURACY, "identity": 0.79}, PAPER_RATIO))
+    )
+    assert linear["shaped_beats_identity_train"]["verdict"] == "fails"
+    for name in ("shaped_beats_unshaped", "depth_independent"):
+        assert linear[name]["verdict"] == "invalid"
+        assert linear[name]["note"].startswith(
+            "INVALID: requires gradients.fig6_4.shaped_beats_identity_train, which fails; its own "
+            "interval verdict: holds"
+        )
+    assert linear["shaped_gradients_stable"]["verdict"] == "holds"
+    tame = _after_requirements(
+        _fig6_4(_accuracy_table(PAPER_ACCURACY, {**PAPER_RATIO, "unshaped sin": 1.0}))
+    )
+    assert tame["unshaped_control_explodes"]["verdict"] == "fails"
+    assert tame["shaped_beats_unshaped"]["verdict"] == "invalid"
+    assert (
+        "requires gradients.fig6_4.unshaped_control_explodes, which fails"
+        in (tame["shaped_beats_unshaped"]["note"])
+    )
+    assert tame["depth_independent"]["verdict"] == "holds"
+
+
+def test_every_training_margin_states_its_reason():
+    paper = _fig6_4(_accuracy_table(PAPER_ACCURACY, PAPER_RATIO))
+    reasons = {c.id.split(".")[-1]: c.tolerance_reason for c in paper}
+    assert all(r.startswith("wording: '") for r in reasons.values()), reasons
+    assert "performs much worse" in reasons["shaped_beats_identity_train"]
+    assert "~ 99-fold" in reasons["unshaped_control_explodes"]  # e^4.6
+
+
 def test_train_test_figures_count_each_measurement_once():
     """Fig. C.8 (Fig. 6.4's runs) judges the test split only; Figs. C.5, C.7 on the stand-in
     Fashion-MNIST replicate Fig. C.6 and count as setup; on their own datasets, as paper."""
@@ -315,7 +364,7 @@ def _paper_gap(depth, layer):
     return 1e-4 * 40 / depth * (1 + 10 * (layer == 0))
 
 
-WEIGHTS = dict(gap_ratio_bound=0.5, min_displacement=1e-5)
+WEIGHTS = dict(gap_ratio_bound=0.5, max_gap=0.01, min_displacement=1e-5)
 
 
 def test_orthogonality_judges_hold_on_the_papers_picture():
@@ -348,6 +397,49 @@ def test_near_orthogonal_is_relative_to_a_random_step_of_the_same_size():
         assert _verdicts(judge(well_below, **settings))["weights_near_orthogonal"] == "holds"
         frozen = _layer_table(tiny, lambda layer: 1.0, moved=1e-8)
         assert _verdicts(judge(frozen, **settings))["weights_move"] == "fails"
+
+
+def test_orthogonality_claims_presume_that_sgd_moved_the_weights():
+    """Frozen weights (the setup ``weights_move`` fails) make the gap comparisons invalid, not
+    holds: near orthogonality of an unmoved net says nothing about SGD."""
+    frozen = _layer_table(_paper_gap, lambda layer: 1.0, moved=1e-8)
+    for judge, settings, dependent in (
+        (training_judges.fig6_6_claims, {**WEIGHTS, "min_fraction": 0.01},
+         ("weights_near_orthogonal", "weights_gap_low")),
+        (training_judges.fig_c3_claims, WEIGHTS,
+         ("weights_near_orthogonal", "weights_gap_low", "middle_more_orthogonal_with_depth")),
+    ):  # fmt: skip
+        claims = judge(frozen, **settings)
+        own = _verdicts(claims)
+        rows = _after_requirements(claims)
+        assert rows["weights_move"]["verdict"] == "fails"
+        for name in dependent:
+            assert own[name] == "holds" and rows[name]["verdict"] == "invalid"
+            assert (
+                "requires " in rows[name]["note"]
+                and "weights_move, which fails" in (rows[name]["note"])
+            )
+        reasons = {c.id.split(".")[-1]: c.tolerance_reason for c in claims}
+        assert reasons["weights_move"].startswith("round_off: 1e-05 is 168 float32")
+        assert reasons["weights_near_orthogonal"].startswith("wording: 'the gradient dynamics")
+    moved = _layer_table(_paper_gap, lambda layer: 1.0)
+    rows = _after_requirements(training_judges.fig_c3_claims(moved, **WEIGHTS))
+    assert {r["verdict"] for r in rows.values()} == {"holds"}
+
+
+def test_two_readings_of_almost_orthogonal():
+    """weights_gap_low reads app. C.6's "the isometry gap also remains low" (absolute: psi(W W^T)
+    <= max_gap at every epoch); weights_near_orthogonal reads Sec. 6.5's implicit bias (relative
+    to a random step of SGD's size). A tiny gap that a random step would leave too holds the
+    first and fails the second; a large gap fails the first whatever a random step does."""
+    tiny_like_random = _layer_table(lambda d, layer: 1e-7, lambda layer: 1.0, random_factor=1.0)
+    large_but_biased = _layer_table(lambda d, layer: 0.05, lambda layer: 1.0, random_factor=5.0)
+    for judge, settings in ((training_judges.fig6_6_claims, {**WEIGHTS, "min_fraction": 0.01}),
+                            (training_judges.fig_c3_claims, WEIGHTS)):  # fmt: skip
+        v = _verdicts(judge(tiny_like_random, **settings))
+        assert (v["weights_gap_low"], v["weights_near_orthogonal"]) == ("holds", "fails")
+        v = _verdicts(judge(large_but_biased, **settings))
+        assert (v["weights_gap_low"], v["weights_near_orthogonal"]) == ("fails", "holds")
 
 
 def test_orthogonality_judges_fail_on_contradicting_pictures():
