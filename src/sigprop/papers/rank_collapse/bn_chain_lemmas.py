@@ -695,9 +695,10 @@ def measure_lemma7(
     remainder is O(gamma^2), sharper than the stated O(gamma) (our derivation). Claims per
     (d, law), by ``judge_lemma7``:
 
-    - ``delta_f``: at the smallest gamma, the normal interval of MC lies within
-      ``delta_f_margin`` x |delta_F| of delta_F (``metrics.frobenius_drift``); the note reports
-      |c| gamma_min^2, with c = (MC(gamma_max) - MC(gamma_min)) / (gamma_max^2 - gamma_min^2)
+    - ``delta_f``: at the smallest gamma, the normal interval of MC lies within the lemma's
+      O(gamma) remainder of delta_F (``metrics.frobenius_drift``): c gamma_min, with c the change
+      of MC per unit gamma between the largest and the smallest gamma; the note reports
+      |c2| gamma_min^2, with c2 = (MC(gamma_max) - MC(gamma_min)) / (gamma_max^2 - gamma_min^2)
       the fitted gamma^2 remainder coefficient.
     - ``remainder_order``: the order p of the remainder c gamma^p, from g0 > g1 > g2 (the
       largest, second largest and smallest gamma) by solving (g0^p - g2^p) / (g1^p - g2^p) =
