@@ -174,16 +174,21 @@ LEMMA4 = (
         "our equivalence margin, lemma4.offdiag_margin",
     ),
     Record(
-        "row_mean_{tag}",
-        "{setting}: the empirical row means m_i of H_l are O(1/sqrt N): N * mean(m_i^2) over "
-        "layers and rows equals 1 within {row_mean_margin:g} (RMS row mean = 1/sqrt N)",
-        SOURCE_LEMMA4 + ", footnote 8", "paper", "row_mean", "within", 1.0, "row_mean_margin",
-        note="t over runs. E[N m_i^2] = 1 is exact for a column-sign-symmetric input (our "
-        "derivation); the seed gives the CLT heuristic only.",
-        tolerance_reason="wording: footnote 8 'the central limit theorem implies that the "
-        "empirical average of the rows converges to zero' (scale 1/sqrt N; E[N m_i^2] = 1 is our "
-        "derivation): read as N mean(m_i^2) within {row_mean_margin:g} of 1 - our equivalence "
-        "margin, lemma4.row_mean_margin (the seed prints no number)",
+        "row_mean_small_{tag}",
+        "{setting}: the empirical row means m_i of H_l are close to zero at the CLT scale "
+        "1/sqrt N: N * mean(m_i^2) over layers and rows is at most {row_mean_max:g} (RMS row "
+        "mean at most sqrt({row_mean_max:g} / N) = {rms_max:.3g}, against an RMS entry of 1)",
+        SOURCE_LEMMA4 + ", footnote 8", "paper", "row_mean", "<=", "row_mean_max",
+        note="t over runs. E[N m_i^2] = 1 exactly for a column-sign-symmetric input (our "
+        "derivation: flipping a column of X flips that column of every H_l), which the seed "
+        "does not state; the seed says only that the average is 'close to zero' by the CLT, so "
+        "the claim is one-sided (replaces row_mean_{tag}, which asked for 1 within 0.1).",
+        tolerance_reason="wording: App. C 'their average is close to zero' with footnote 8 "
+        "'assuming that coordinates in one row are weakly dependent, the central limit theorem "
+        "implies that the empirical average of the rows converges to zero': read as a mean "
+        "squared row mean of at most {row_mean_max:g} / N, {row_mean_max:g} x the CLT variance "
+        "of independent coordinates (weak dependence may inflate it) - our reading, "
+        "lemma4.row_mean_max (the seed prints no number)",
     ),
     *(
         Record(
@@ -235,7 +240,7 @@ def _lemma4_context(row, d, n, depth, n_runs, margins: dict) -> dict:
         f"layers {int(row.first_layer)}..{depth}",
         "mean_abs_erg": row.mean_abs_ergodic_offdiag, "mean_abs_layer": row.mean_abs_layer_offdiag,
         "sqrt_l_erg": math.sqrt(l_eff) * row.mean_abs_ergodic_offdiag,
-        "rms_bias": row.offdiag_rms_bias,
+        "rms_bias": row.offdiag_rms_bias, "rms_max": math.sqrt(margins["row_mean_max"] / n),
         "off_mean": t(row.offdiag_ergodic_mean, row.offdiag_ergodic_mean_se),
         "cross": t(row.offdiag_cross_run, row.offdiag_cross_run_se),
         "row_mean": t(row.n_row_mean_sq, row.n_row_mean_sq_se),
@@ -257,7 +262,7 @@ def judge_lemma4(
     n_runs: int = 8,
     gammas: Sequence[float] = (0.1, 1.0, math.inf),
     offdiag_margin: float = 0.05,
-    row_mean_margin: float = 0.1,
+    row_mean_max: float = 2.0,
     centering_tolerance: float = 0.02,
     identity_layers: int = 200,
     **_settings,
@@ -265,12 +270,12 @@ def judge_lemma4(
     """The claims of Lemma 4 and the comment on BN centering from the ``measure_lemma4`` table.
 
     Per gamma: ``offdiag_mean`` (within ``offdiag_margin``), ``offdiag_cross_run`` (within its
-    square), ``row_mean`` (within ``row_mean_margin`` of 1), ``centering_r`` and
+    square), ``row_mean_small`` (N mean(m_i^2) at most ``row_mean_max``), ``centering_r`` and
     ``centering_rank_half`` (within ``centering_tolerance`` times the uncentered value), each a
     t interval over runs; then the identity ``centering_identity`` over all gammas.
     """
     margins = {
-        "offdiag_margin": offdiag_margin, "row_mean_margin": row_mean_margin,
+        "offdiag_margin": offdiag_margin, "row_mean_max": row_mean_max,
         "centering_tolerance": centering_tolerance,
     }  # fmt: skip
     claims = []

@@ -298,8 +298,9 @@ def measure_lemma4(
       (footnote 8: CLT, O(1/sqrt N)). For a column-sign-symmetric X (Gaussian) every column of
       H_l is sign-symmetric too (flipping x_j flips column j of every layer), so cross terms
       vanish and E[N m_i^2] = (1/N) E||H_i:||^2 = 1 exactly after BN (our derivation). Claim
-      ``row_mean``: N * mean m_i^2 (layers, rows) is 1 within ``row_mean_margin``; the table also
-      reports the RMS row mean in units of 1/sqrt(N).
+      ``row_mean_small``: N * mean m_i^2 (layers, rows) is at most ``row_mean_max`` (the seed's
+      "close to zero" at the CLT scale, one-sided); the table also reports the RMS row mean in
+      units of 1/sqrt(N).
     - Centering: the same chain with ``Step("bn_centered")`` and the same weights and input.
       Row centering is right-multiplication by P = I - 11^T/N, which commutes with the left
       multiplications and row scalings of the chain, so the centered chain from X equals the
@@ -314,7 +315,7 @@ def measure_lemma4(
     (``judge_lemma4``); a wider interval (fewer runs) can only make a claim undecided.
 
     ``input_offset`` (0 in the paper) is added to every entry of X; a nonzero value breaks the
-    column sign symmetry and makes ``row_mean`` fail (a negative control for tests).
+    column sign symmetry and makes ``row_mean_small`` fail (a negative control for tests).
 
     Table: one row per gamma (first_layer..depth is the averaging window).
     """

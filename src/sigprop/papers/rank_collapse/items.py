@@ -219,7 +219,7 @@ ITEMS = [
         source="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
         measure=bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
-        tolerances=("offdiag_margin", "row_mean_margin", "centering_tolerance"),
+        tolerances=("offdiag_margin", "row_mean_max", "centering_tolerance"),
         # gamma = inf: no skip; separation layer NaN: never separated
         nonfinite=(
             "gamma",
