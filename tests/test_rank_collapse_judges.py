@@ -83,20 +83,30 @@ def test_fig3a_claims_pass_and_fail():
     claims = chain_judges.fig3a_claims(chain_averages(), [0.25, 0.5], 16)
     assert {c.verdict for c in claims} == {"holds"} and {c.kind for c in claims} == {"paper"}
     low = chain_judges.fig3a_claims(chain_averages(rank_scale=0.02), [0.25, 0.5], 16)
-    assert {c.verdict for c in low if "above_sqrt_d" in c.id} == {"fails"}
+    assert {c.verdict for c in low if "above_theorem14_floor" in c.id} == {"fails"}
 
 
-def test_fig3a_above_sqrt_d_uses_the_constant_of_theorem_14():
-    """List 3: Thm. 2 says Omega(sqrt d); the paper claim uses Thm. 14's explicit constant,
-    (1 - 1/2)^2 sqrt((1 - alpha_hat) d), not 1. A rank below sqrt(d) but above that floor holds;
-    below the floor it fails."""
+def test_fig3a_floor_claim_uses_the_constant_of_theorem_14_under_its_own_id():
+    """Thm. 2 says Omega(sqrt d) and Sec. 3.1 says Fig. 3a shows 'the established lower bound';
+    the claim uses Thm. 14's constant, (1 - 1/2)^2 sqrt((1 - alpha_hat) d), under an id that
+    says so. The seed states no constant 1 for avg rank_1/2, so no claim of Fig. 3a keeps the
+    old id ``above_sqrt_d`` (Fig. 2's ``above sqrt d`` is the numerical rank, fig2's claim). A
+    rank below sqrt(d) but above the floor holds; below the floor it fails."""
     table = chain_averages(rank_scale=0.3)  # avg rank_1/2 ~ 0.3 x 1.3 d^0.62 < sqrt(d)
     assert (table["soft_rank_0.5"] < np.sqrt(table["width"])).all()
-    above = [c for c in chain_judges.fig3a_claims(table, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
+    made = chain_judges.fig3a_claims(table, [0.25, 0.5], 16)
+    assert not [c for c in made if "above_sqrt_d" in c.id]
+    above = [c for c in made if "above_theorem14_floor" in c.id]
+    assert {c.id for c in above} == {
+        "rank_collapse.fig3a.above_theorem14_floor_gamma_0.1",
+        "rank_collapse.fig3a.above_theorem14_floor_gamma_inf",
+    }
     assert {c.verdict for c in above} == {"holds"}
+    assert all(c.tolerance_reason.startswith("none: Eq. (62)") for c in above)
     floor = 0.25 * np.sqrt((1 - table["alpha_hat"]) * table["width"])
     low = table.assign(**{"soft_rank_0.5": 0.8 * floor})
-    above = [c for c in chain_judges.fig3a_claims(low, [0.25, 0.5], 16) if "above_sqrt_d" in c.id]
+    made = chain_judges.fig3a_claims(low, [0.25, 0.5], 16)
+    above = [c for c in made if "above_theorem14_floor" in c.id]
     assert {c.verdict for c in above} == {"fails"}
     assert all(c.measured == pytest.approx(0.8) for c in above)
 
@@ -307,12 +317,13 @@ def test_fig4_and_fig11_claims_pass_and_fail():
         "pretraining_reduces_train_loss_slowdown": False,  # 1.3 / 1.8 > 0.5
         "pretraining_faster_than_bn_deep": False,
     }
-    fig11 = {c.id.split(".")[-1]: c.passed for c in fig11_claims(fig4_table(1.8), 0.5)}
+    fig11 = {c.id.split(".")[-1]: c.passed for c in fig11_claims(fig4_table(1.8), 0.5, 2.0)}
     assert fig11 == {
+        "pretraining_raises_rank": True,
         "pretraining_reduces_train_accuracy_slowdown": False,
         "pretraining_reduces_test_loss_slowdown": False,
     }
-    assert all(c.passed for c in fig11_claims(fig4_table(), 0.5))
+    assert all(c.passed for c in fig11_claims(fig4_table(), 0.5, 2.0))
 
 
 def test_fig4_pretraining_raises_rank_is_a_setup_check_that_can_fail():
@@ -373,6 +384,7 @@ def test_fig6_claims_pass_and_fail():
         for c in fig6_claims(fig6_table(0.4, 6.0, swapped), 0.6, 0.05, 0.5)
     }
     assert failing == {
+        "pretraining_levels_raise_rank": True,  # 1 -> 10 -> 20 at initialization
         "sgd_keeps_rank_order": False,
         "pretraining_level_orders_accuracy": False,
         "asymmetric_init_lowers_bn_rank": False,  # 6 / 8 > 0.5
@@ -397,3 +409,112 @@ def test_figure_bands_stay_within_the_quantitys_range():
         assert clipped["mean"].item() == raw["mean"].item()
     assert plotting.quantity_range("log_rank") is None
     assert plotting.quantity_range("soft_rank_0.5") == (0.0, None)
+
+
+def written(claim_list):
+    """The claims as ``claims.write`` records them: a claim whose requirement does not hold is
+    invalid (``claims.apply_requirements``)."""
+    from dataclasses import asdict
+
+    from sigprop import claims
+
+    return {
+        r["id"].split(".")[-1]: r
+        for r in claims.apply_requirements([asdict(c) for c in claim_list], strict=False)
+    }
+
+
+def test_pretraining_claims_require_that_pretraining_raised_the_rank():
+    """Figs. 4, 11, 12: the slowdown and faster-than-BN claims presume the setup claim
+    pretraining_raises_rank of the same item; when pre-training left r(H_L) where it was, they
+    are invalid and say why, while their own interval verdicts stay in the note."""
+    from sigprop.papers.rank_collapse.training_judges import (
+        fig4_claims,
+        fig11_claims,
+        fig12_claims,
+    )
+
+    table = fig4_table()
+    for made in (fig4_claims(table, 2.0, 0.5), fig12_claims(table, 2.0, 0.5),
+                 fig11_claims(table, 0.5, 2.0)):  # fmt: skip
+        out = written(made)
+        assert {r["verdict"] for r in out.values()} == {"holds"}
+        prefix = made[0].id.rsplit(".", 1)[0]
+        for name, r in out.items():
+            if name != "pretraining_raises_rank":
+                assert r["requires"] == f"{prefix}.pretraining_raises_rank"
+    pre = table["network"] == "pre-trained"
+    table.loc[pre, "r_lower_bound"] = table.loc[pre, "run"].map(lambda r: 1.0 + 0.01 * r)
+    for made in (fig4_claims(table, 2.0, 0.5), fig11_claims(table, 0.5, 2.0)):
+        out = written(made)
+        assert out.pop("pretraining_raises_rank")["verdict"] == "fails"
+        assert {r["verdict"] for r in out.values()} == {"invalid"}
+        for r in out.values():
+            assert r["note"].startswith("INVALID: requires rank_collapse.fig")
+            assert "its own interval verdict: holds" in r["note"]
+
+
+def test_pretraining_level_claim_requires_levels_of_rank():
+    """Fig. 6: 'the level of pre-training' is a level of rank only if each level raised r(H_L)
+    at initialization (setup claim pretraining_levels_raise_rank); if 75 iterations left a lower
+    rank than 25, the level claim is invalid."""
+    from sigprop.papers.rank_collapse.training_judges import fig6_claims
+
+    out = written(fig6_claims(fig6_table(), 0.6, 0.05, 0.5))
+    assert out["pretraining_levels_raise_rank"]["verdict"] == "holds"
+    assert out["pretraining_levels_raise_rank"]["kind"] == "setup"
+    assert out["pretraining_level_orders_accuracy"]["verdict"] == "holds"
+    table = fig6_table()
+    at_75 = table["network"] == "pre-trained 75"
+    table.loc[at_75 & (table["point"] == 0), "r_lower_bound"] = 5.0  # below 25's 10
+    out = written(fig6_claims(table, 0.6, 0.05, 0.5))
+    assert out["pretraining_levels_raise_rank"]["verdict"] == "fails"
+    level = out["pretraining_level_orders_accuracy"]
+    assert level["verdict"] == "invalid"
+    assert level["note"].startswith(
+        "INVALID: requires rank_collapse.fig6.pretraining_levels_raise_rank, which fails"
+    )
+    assert out["sgd_keeps_rank_order"]["verdict"] != "invalid"  # presumes nothing
+
+
+def test_sec3_1_full_rank_requires_the_square_batch_control():
+    """Full rank at N = round(sqrt d) is a finding only where the N = d control of the same
+    chain loses rank; when the control keeps rank N, the full-rank claim is invalid."""
+    out = {r["id"]: r for r in written(chain_judges.sec3_1_claims(small_batch_table(), 0)).values()}
+    assert all(r["verdict"] == "holds" for r in out.values())
+    assert (
+        out["rank_collapse.sec3_1.full_rank_d16_g1"]["requires"]
+        == "rank_collapse.sec3_1.square_deficient_d16_g1"
+    )
+    made = chain_judges.sec3_1_claims(small_batch_table(square_rank=64), 0)
+    out = {r["id"]: r for r in written(made).values()}
+    assert out["rank_collapse.sec3_1.square_deficient_d64_g1"]["verdict"] == "fails"
+    assert out["rank_collapse.sec3_1.full_rank_d64_g1"]["verdict"] == "invalid"
+    assert out["rank_collapse.sec3_1.full_rank_d64_g1"]["note"].startswith(
+        "INVALID: requires rank_collapse.sec3_1.square_deficient_d64_g1, which fails"
+    )
+
+
+def test_every_margin_of_the_family_states_its_reason():
+    """Every claim record of the family with a non-zero tolerance states where the tolerance
+    comes from (claims.TOLERANCE_REASONS), except identities, whose default is round_off; a
+    reason that is a plain string names its category first."""
+    import importlib
+
+    from sigprop.claims import TOLERANCE_REASONS, Record
+
+    modules = ["chain_judges", "training_judges", "breaking_bn_judges", "corollary15_judges",
+               "gradient_vanishing_judges", "bn_chain_lemma_judges", "spectral_lemma_judges",
+               "invariance_judges"]  # fmt: skip
+    records = []
+    for name in modules:
+        module = importlib.import_module(f"sigprop.papers.rank_collapse.{name}")
+        for value in vars(module).values():
+            found = value if isinstance(value, tuple) else (value,)
+            records += [r for r in found if isinstance(r, Record)]
+    assert len(records) > 70
+    for r in records:
+        if r.tolerance not in (0, 0.0) and r.kind != "identity":
+            assert r.tolerance_reason, r.id
+        if isinstance(r.tolerance_reason, str) and r.tolerance_reason:
+            assert r.tolerance_reason.split(":")[0] in TOLERANCE_REASONS, r.id

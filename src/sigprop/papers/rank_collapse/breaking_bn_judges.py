@@ -1,7 +1,8 @@
 """Claims of Dan+20's "breaking BN" conv-net figures from their plotted curves (torch-free):
 Fig. 5 (VGG19) and Fig. 13 (ResNet-50): the asymmetric init U[0, 2/sqrt(fan_in)] lowers the
 rank of the last hidden layer and slows training, dropping BN's centering changes little;
-Fig. 7 (VGG19): centering does not change training accuracy or r(H_L) over the iterations.
+Fig. 7 (VGG19): centering does not change training accuracy (averaged over the iterations) or
+r(H_L).
 
 Each network at the step size with the best final training accuracy (one step size at the
 configured scales). Point 0 is at initialization. Every claim is a Student-t interval over the
@@ -9,6 +10,8 @@ per-run values (runs with the same index are paired).
 """
 
 from __future__ import annotations
+
+import math
 
 import pandas as pd
 
@@ -42,6 +45,9 @@ BREAKING_BN = (
         "averaged over the log points, is at most {asymmetric_rank_ratio:g} x the default "
         "init's (mean {bn_rank:.3g}); measured is, run by run, the ratio",
         "{source} (right); Sec. 4", "paper", "rank_ratio", "<=", "asymmetric_rank_ratio",
+        tolerance_reason="wording: Sec. 4 'this small change reduces the rank preserving quality "
+        "of BN significantly': read as at most {asymmetric_rank_ratio:g} x the default init's "
+        "rank - our reading, asymmetric_rank_ratio (the seed prints no number)",
     ),
     Record(
         "asymmetric_init_slows_training",
@@ -49,6 +55,10 @@ BREAKING_BN = (
         "init ends {epochs:g} epochs at least {min_gap:g} above the asymmetric init in training "
         "accuracy; measured is, run by run, default minus asymmetric",
         "{source} (left); Sec. 4", "paper", "slowing", ">=", "min_gap",
+        tolerance_reason="wording: Sec. 4 '... much slower learning behaviour. Even sophisticated "
+        "modern day architectures such as VGG and ResNet networks are unable to fit the CIFAR-10 "
+        "dataset after changing the initialization in this way': read as a final training "
+        "accuracy at least {min_gap:g} below the default init's - our reading, min_gap",
     ),
     Record(
         "centering_changes_little",
@@ -57,6 +67,10 @@ BREAKING_BN = (
         "{bn_accuracy:.3g}); measured is, run by run, without minus with centering",
         "{source}; Sec. 2", "paper", "centering", "within", 0.0, "centering_tolerance",
         note="the margin (centering_tolerance) is a declared equivalence margin in accuracy",
+        tolerance_reason="wording: Sec. 2 'As demonstrated empirically in Fig. 5, and "
+        "theoretically in App. C this simplification does not change the performance of BN in "
+        "our settings': 'does not change' read as final training accuracies within "
+        "{centering_tolerance:g} - our equivalence margin, centering_tolerance",
     ),
 )  # fmt: skip
 
@@ -118,20 +132,37 @@ def fig13_claims(
 
 FIG7 = (
     Record(
-        "centering_accuracy_path",
+        "centering_mean_accuracy_gap",
         "VGG19: BN with and without mean subtraction follow the same training-accuracy path: "
-        "the largest gap over the log points after initialization is at most "
-        "{path_tolerance:g}; measured is, run by run, the largest gap of paired runs",
-        "Dan+20 App. C, Fig. 7 (left)", "paper", "path_gap", "<=", "path_tolerance",
-        note="a per-run maximum of |gap| includes run-to-run noise, so it is conservative",
+        "the accuracy gap (without minus with centering) averaged over the log points after "
+        "initialization is 0 within {path_tolerance:g}; measured run by run (paired runs; "
+        "largest |gap| of a run over the points, means over runs: {max_gap:.3g})",
+        "Dan+20 App. C, Fig. 7 (left)", "paper", "path_gap", "within", 0.0, "path_tolerance",
+        note="the gap averaged over the path, not its largest value: two runs of one network "
+        "differ at single log points by run-to-run noise alone (the BN runs among themselves by "
+        "up to {bn_max_gap:.3g} here), so a per-run maximum would fail for two equal networks",
+        tolerance_reason="wording: App. C 'Fig. 7 shows that the centering does not affect the "
+        "performance of BN on a VGG net when training CIFAR-10': 'does not affect' read as the "
+        "path-averaged training-accuracy gap within {path_tolerance:g} - our equivalence margin, "
+        "fig7.path_tolerance",
     ),
     Record(
         "centering_keeps_rank",
         "VGG19: r(H_L) (Eq. (4)) without centering over r(H_L) with centering, averaged over "
         "the log points, is 1 within {rank_tolerance:g}; measured run by run",
         "Dan+20 App. C, Fig. 7 (right)", "paper", "rank_ratio", "within", 1.0, "rank_tolerance",
+        tolerance_reason="wording: App. C 'the centering does not affect the performance of BN' "
+        "with Fig. 7 (right), which plots r(H_L) of both nets: read as a ratio within "
+        "{rank_tolerance:g} of 1 - our equivalence margin, fig7.rank_tolerance",
     ),
 )  # fmt: skip
+
+
+def _largest_gaps(wide: pd.DataFrame, a: str, b: str) -> pd.Series:
+    """Per run, the largest |a - b| over the log points after initialization (NaN if any)."""
+    gap = (wide[a] - wide[b]).abs()
+    gap = gap[gap.index.get_level_values("point") > 0]
+    return gap.groupby("run").agg(lambda v: v.max(skipna=False))
 
 
 def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: float) -> list[Claim]:
@@ -140,8 +171,8 @@ def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: floa
 
     Args:
         table: Fig. 5's VGG19 runs; the curves BN and BN w/o centering are compared.
-        path_tolerance: the largest training-accuracy gap over the log points after
-            initialization must be at most this.
+        path_tolerance: the training-accuracy gap (without minus with centering), averaged over
+            the log points after initialization, must be 0 within this.
         rank_tolerance: r(H_L) without centering over r(H_L) with, averaged over the log
             points, within this of 1.
     """
@@ -151,11 +182,16 @@ def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: floa
         dropna=False,
     )  # fmt: skip
     a, r = wide["train_accuracy"], wide["r_lower_bound"]
-    gap = (a["BN w/o centering"] - a["BN"]).abs()
+    gap = a["BN w/o centering"] - a["BN"]
     gap = (
         gap[gap.index.get_level_values("point") > 0]
         .groupby("run")
-        .agg(lambda v: v.max(skipna=False))
+        .agg(lambda v: v.mean(skipna=False))
+    )
+    bn = a["BN"].unstack("run")
+    bn_max_gap = max(
+        ((bn[i] - bn[j])[bn.index > 0].abs().max() for i in bn for j in bn if i < j),
+        default=math.nan,
     )
     rank_ratio = (
         (r["BN w/o centering"] / r["BN"]).groupby("run").agg(lambda v: v.mean(skipna=False))
@@ -163,5 +199,6 @@ def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: floa
     context = {
         "path_tolerance": path_tolerance, "rank_tolerance": rank_tolerance,
         "path_gap": t_mean(gap), "rank_ratio": t_mean(rank_ratio),
+        "max_gap": _largest_gaps(a, "BN w/o centering", "BN").mean(), "bn_max_gap": bn_max_gap,
     }  # fmt: skip
     return judge(FIG7, context, "rank_collapse.fig7.")

@@ -34,6 +34,9 @@ PROP19 = (
             "pairs and runs (float64, torch.func)",
             SOURCE_PROP19, "identity", f"{case}_worst", "<=", "exact_tolerance",
             note="exact to round-off (a property of every sample): it tests our gradients",
+            tolerance_reason="round_off: a float64 cosine of d-vectors carries round-off of "
+            "about d x 1e-16 = {cos_round_off:.1g}; the budget {exact_tolerance:g} leaves "
+            "orders of magnitude above it, prop19.exact_tolerance",
         )
         for case, reading in (("rank_one", "c_i of either sign"), ("rank_one_relu", "c_i >= 0"))
     ),
@@ -42,18 +45,27 @@ PROP19 = (
         "control outside the hypothesis: Gaussian (full-rank) features in d = {width} give a "
         "mean |cos| of at most {control_max:g} between per-sample gradients",
         SOURCE_PROP19 + ", negative control", "control", "full_rank", "<=", "control_max",
+        tolerance_reason="wording: 'not aligned' for the control read as a mean |cos| of at "
+        "most {control_max:g}, far above E|cos| ~ sqrt(2 / (pi d)) = {random_cos:.2f} of "
+        "independent Gaussian d-vectors and far below 1 - our threshold, prop19.control_max",
     ),
     Record(
         "prop19.deep_vanilla_aligned",
         "{net}, Gaussian inputs: the per-sample last-layer gradients are aligned, mean |cos| >= "
         "{min_alignment:g} (Sec. 4 and App. H: rank collapse makes the gradients collinear)",
         SOURCE_PROP19 + " with Lemma 3", "paper", "deep_vanilla", ">=", "min_alignment",
+        tolerance_reason="wording: App. H's 'perfectly aligned gradients' (Fig. 10) read as a "
+        "mean |cos| of at least {min_alignment:g} - our reading, prop19.min_alignment",
+        requires=("prop19.full_rank_control_not_aligned",),
     ),
     Record(
         "prop19.deep_bn_not_aligned",
         "{net} with BN: the per-sample last-layer gradients are not aligned, mean |cos| <= "
         "{max_bn_alignment:g}",
         SOURCE_PROP19 + " with Thm. 2", "paper", "deep_bn", "<=", "max_bn_alignment",
+        tolerance_reason="wording: with BN the gradients are not aligned (Thm. 2: the rank does "
+        "not collapse, so Prop. 19's hypothesis fails): read as a mean |cos| of at most "
+        "{max_bn_alignment:g} - our reading, prop19.max_bn_alignment (the seed prints no number)",
     ),
 )  # fmt: skip
 
@@ -84,6 +96,7 @@ def judge_prop19(
     context = {
         "width": width, "exact_tolerance": exact_tolerance, "control_max": control_max,
         "min_alignment": min_alignment, "max_bn_alignment": max_bn_alignment,
+        "random_cos": math.sqrt(2 / (math.pi * width)), "cos_round_off": width * 1e-16,
         "net": f"untrained ReLU MLP of depth {depth}, width {width}, PyTorch default init",
         **{
             f"{case}_worst": exact(1.0 - by_case[case]["min_abs_cos"].min(skipna=False))
@@ -110,18 +123,26 @@ FIG10 = (
         "gradients of the classification layer's rows stays >= {min_alignment:g}; measured is, "
         "run by run, its smallest value over the log points",
         SOURCE_FIG10 + " (right)", "paper", "sgd_alignment", ">=", "min_alignment",
+        tolerance_reason="wording: App. H 'the network shows perfectly aligned gradients without "
+        "BN': 'perfectly' read as a mean |cos| of at least {min_alignment:g} - our reading, "
+        "fig10.min_alignment",
     ),
     Record(
         "bn_gradients_not_aligned",
         "VGG19 with BN: the per-sample gradients are not aligned, mean |cos| averaged over the "
         "log points <= {max_bn_alignment:g}; measured run by run",
         SOURCE_FIG10 + " (right)", "paper", "bn_alignment", "<=", "max_bn_alignment",
+        tolerance_reason="wording: Fig. 10 (right) shows the BN net's alignment below the "
+        "vanilla curves: read as a mean |cos| of at most {max_bn_alignment:g} - our reading, "
+        "fig10.max_bn_alignment (the seed prints no number)",
     ),
     Record(
         "vanilla_untrainable",
         "aligned gradients render VGG19 without BN 'un-trainable': its training accuracy after "
         "{epochs:g} epochs stays within {chance_margin:g} of chance ({chance:g})",
         SOURCE_FIG10 + " (left)", "paper", "sgd_final", "<=", "chance_bound",
+        tolerance_reason="wording: App. H '... which renders it un-trainable': read as a final "
+        "training accuracy within {chance_margin:g} of chance - our reading, fig10.chance_margin",
     ),
     Record(
         "random_data_same_path",
@@ -131,6 +152,9 @@ FIG10 = (
         "point; measured is, run by run, the largest gap over the log points after "
         "initialization, over ln({n_classes})",
         SOURCE_FIG10 + " (left)", "paper", "loss_path_gap", "<=", "loss_path_margin",
+        tolerance_reason="wording: App. H 'SGD takes almost the exact same path on this data': "
+        "'almost the exact same' read as a training-loss gap of at most {loss_path_margin:g} x "
+        "the loss at chance at every log point - our reading, fig10.loss_path_margin",
         note="the path is compared on the training loss, not the accuracy: both accuracies "
         "sit at chance (vanilla_untrainable), so an accuracy gap is implied by that claim and "
         "cannot fail on its own; a net that learns anything from the real images lowers its "
@@ -143,7 +167,8 @@ FIG10 = (
         "runs out of {n_fast} (runs {diverged})",
         SOURCE_FIG10 + " (left)", "setup", "n_diverged", "<=", 0.0,
         note="a count of our runs (exact): a diverged run says nothing about whether a 100x "
-        "step trains, so large_lr_does_not_help is measured on the finite runs only",
+        "step trains, so large_lr_does_not_help is measured on the finite runs only and "
+        "presumes this claim (invalid when a run diverged)",
     ),
     Record(
         "large_lr_does_not_help",
@@ -151,14 +176,22 @@ FIG10 = (
         "at 100x the step size ends within {chance_margin:g} of chance ({chance:g}) after "
         "{epochs:g} epochs; measured on the {n_finite} of {n_fast} runs that stayed finite",
         SOURCE_FIG10 + " (left)", "paper", "fast_final", "<=", "chance_bound",
-        note="a diverged run is not counted as untrained (large_lr_stays_finite); with no "
-        "finite run the claim is invalid",
+        note="a diverged run is not counted as untrained: the claim presumes "
+        "large_lr_stays_finite (invalid when a run diverged; its interval verdict on the "
+        "finite runs stays in the note); with no finite run the claim is invalid",
+        tolerance_reason="wording: App. H 'even a 100x increase in the learning rate does not "
+        "allow training': read as a final training accuracy within {chance_margin:g} of chance "
+        "- our reading, fig10.chance_margin",
+        requires=("large_lr_stays_finite",),
     ),
     Record(
         "bn_trains",
         "VGG19 with BN trains: its training accuracy after {epochs:g} epochs exceeds the net "
         "without BN's by at least {min_gap:g}; measured is, run by run, BN minus without",
         SOURCE_FIG10 + " (left)", "paper", "bn_gap", ">=", "min_gap",
+        tolerance_reason="wording: Fig. 10 (left) contrasts the BN net with the 'un-trainable' "
+        "net without BN: read as BN's final training accuracy at least {min_gap:g} above it - "
+        "our reading, fig10.min_gap",
     ),
 )  # fmt: skip
 
@@ -184,8 +217,9 @@ def fig10_claims(
     """Dan+20 App. H on Fig. 10: without BN the per-sample gradients are "perfectly aligned",
     which "renders it un-trainable"; on uniform-noise images "SGD takes almost the exact same
     path"; "even a 100x increase in the learning rate does not allow training" (judged on the
-    runs that stayed finite, with a setup claim that they did); with BN the gradients are not
-    aligned (and the net trains). One step size per network (no grid): the raw curves.
+    runs that stayed finite; it requires the setup claim that every run did); with BN the
+    gradients are not aligned (and the net trains). One step size per network (no grid): the
+    raw curves.
 
     Args:
         table: columns network (BN | SGD | SGD 100x lr | SGD random data), depth, lr, run,

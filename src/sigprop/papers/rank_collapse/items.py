@@ -43,15 +43,18 @@ grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
 
 
-def _training_figure(name: str, simulation: str, judge, script: str | None = None) -> Figure:
-    """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation``."""
+def _training_figure(
+    name: str, simulation: str, judge, script: str | None = None, judge_args=None
+) -> Figure:
+    """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation`` (judge arguments: the
+    figure's config slice unless ``judge_args`` names them)."""
     return Figure(
         name,
         source=f"Dan+20 Fig. {name[3:]}",
         reads={"curves": simulation},
         params={"setup": f"rank_collapse/{simulation}"},
         judge=judge,
-        judge_args=f"rank_collapse/{name}",
+        judge_args=judge_args or f"rank_collapse/{name}",
         script=script,
         nonfinite=_TRAINING_CURVES,
     )
@@ -103,7 +106,16 @@ ITEMS = [
     _training_simulation("pretrain_vs_bn_fmnist", "Dan+20 Fig. 12"),
     _training_simulation("pretrain_levels", "Dan+20 Fig. 6"),
     _training_figure("fig4", "pretrain_vs_bn", training_judges.fig4_claims),
-    _training_figure("fig11", "pretrain_vs_bn", training_judges.fig11_claims),
+    _training_figure(
+        "fig11",
+        "pretrain_vs_bn",
+        training_judges.fig11_claims,
+        judge_args={
+            "slowdown_ratio": "rank_collapse/fig11/slowdown_ratio",
+            # the setup claim of these runs, judged as Fig. 4's (Fig. 11 shows Fig. 4's runs)
+            "rank_gain": "rank_collapse/fig4/rank_gain",
+        },
+    ),  # fmt: skip
     _training_figure("fig12", "pretrain_vs_bn_fmnist", training_judges.fig12_claims),
     _training_figure("fig6", "pretrain_levels", training_judges.fig6_claims),
     _training_simulation("breaking_bn_vgg", "Dan+20 Figs. 5, 7"),
@@ -207,7 +219,7 @@ ITEMS = [
         source="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
         measure=bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
-        tolerances=("offdiag_margin", "row_mean_margin", "centering_tolerance"),
+        tolerances=("offdiag_margin", "row_mean_max", "centering_tolerance"),
         # gamma = inf: no skip; separation layer NaN: never separated
         nonfinite=(
             "gamma",
@@ -239,7 +251,7 @@ ITEMS = [
         source="Dan+20 Lemma 7, Eq. (43)",
         measure=bn_chain_lemmas.measure_lemma7,
         judge=bn_chain_lemma_judges.judge_lemma7,
-        tolerances=("delta_f_margin", "min_order"),
+        tolerances=("min_order",),
     ),
     Theorem(
         "prop8",
