@@ -323,3 +323,82 @@ def test_affordable_targets_use_measured_gpu_seconds_before_the_model():
         f"results/claims/{i}.json" for i in ("orthogonality/fig2b", "rank_collapse/lemma4")
     } <= set(chosen)
     assert "no projection" in left["orthogonality.fig5"]
+
+
+def _recorded():
+    """The golden file, the recorded definitions, and a ledger that reproduces both exactly."""
+    golden = cli.read_ledger(ROOT / cli.GOLDEN)
+    recorded = claims.read_definitions(ROOT / cli.DEFINITIONS)
+    ledger = golden.drop(
+        columns=[c for c in claims.DEFINITION_COLUMNS if c != "id"], errors="ignore"
+    )
+    ledger = ledger.merge(recorded, on="id")
+    return ledger, pd.read_csv(ROOT / cli.GOLDEN), recorded
+
+
+def _set(ledger: pd.DataFrame, claim: str, **values) -> pd.DataFrame:
+    assert claim in set(ledger["id"]), claim
+    changed = ledger.copy()
+    for key, value in values.items():
+        old = changed.loc[changed["id"] == claim, key]
+        changed.loc[changed["id"] == claim, key] = value(old) if callable(value) else value
+    return changed
+
+
+def _fig6_sigmoid_loosened(ledger):
+    """Issue 38's first wrong change: a looser tolerance, and the verdict it buys."""
+    return _set(ledger, "orthogonality.fig6.slope_sigmoid", tolerance=0.07, verdict="holds")
+
+
+WRONG_CHANGES = {
+    "tolerance loosened (undecided -> holds)": _fig6_sigmoid_loosened,
+    "a fail made undecided by a wider interval": lambda ledger: _set(
+        ledger, "mean_field.fig3_4.slope_bn_linear", verdict="undecided", low=1.15
+    ),
+    "a fail made undecided, interval untouched": lambda ledger: _set(
+        ledger, "mean_field.fig3_4.slope_bn_linear", verdict="undecided"
+    ),
+    "a bound lowered tenfold": lambda ledger: _set(
+        ledger, "rank_collapse.fig3a.above_theorem14_floor_gamma_1", bound=0.1
+    ),
+    "a training mean shifted by +0.8": lambda ledger: _set(
+        ledger,
+        "rank_collapse.fig12.pretraining_faster_than_bn_deep",
+        measured=lambda x: x + 0.8,
+        low=lambda x: x + 0.8,
+        high=lambda x: x + 0.8,
+    ),
+    "an exact value shifted by -0.9%": lambda ledger: _set(
+        ledger,
+        "rank_collapse.cor15.min_rank_tau0.5",
+        measured=lambda x: x * 0.991,
+        low=lambda x: x * 0.991,
+        high=lambda x: x * 0.991,
+    ),
+    "a statement reworded": lambda ledger: _set(
+        ledger, "rank_collapse.fig2.bn_relu_above_sqrt_d", statement="avg rank > 1"
+    ),
+}
+
+
+@pytest.mark.parametrize("change", WRONG_CHANGES, ids=list(WRONG_CHANGES))
+def test_the_golden_check_fails_on_each_wrong_change(change):
+    """Issue 38: each change that a reviewer found passing the old golden check, fed to it
+    through the recorded golden file and definitions, now fails it."""
+    ledger, golden, recorded = _recorded()
+    assert cli.golden_problems(ledger, golden, recorded) == []
+    assert cli.golden_problems(WRONG_CHANGES[change](ledger), golden, recorded) != []
+
+
+def test_a_recorded_tolerance_change_passes_and_shows_in_compare(checkout, capsys):
+    """The same loosening with the definitions file written in the same commit passes the
+    golden check, and `sigprop compare` names the definition that moved."""
+    ledger, golden, recorded = _recorded()
+    loosened = _fig6_sigmoid_loosened(ledger)
+    assert cli.golden_problems(loosened, golden, claims.definitions(loosened)) == []
+    ledger.to_csv(checkout / "a.csv", index=False)
+    loosened.to_csv(checkout / "b.csv", index=False)
+    assert cli.main(["compare", "a.csv", "b.csv"]) == 0
+    out = capsys.readouterr().out
+    assert "~ definition orthogonality.fig6.slope_sigmoid: tolerance 0.04 -> 0.07" in out
+    assert "definitions: 1 changes (A -> B)" in out

@@ -642,10 +642,10 @@ def definitions(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_definitions(table: pd.DataFrame, path: str | os.PathLike) -> pd.DataFrame:
-    """Write a ledger's definitions as CSV, atomically; numbers in full (``repr``) precision."""
+    """Write a ledger's definitions as CSV, atomically (numbers as their shortest exact text)."""
     defs = definitions(table)
     with atomic_path(path) as tmp:
-        defs.to_csv(tmp, index=False, float_format="%.17g")
+        defs.to_csv(tmp, index=False)
     return defs
 
 

@@ -75,9 +75,17 @@ GOLDEN_COLUMNS = [
     "lean",
     "to_decide",
     "units",
+    "slack",
 ]
 """What the golden file pins: ids and kinds exactly, verdicts (``_same_verdict``), measured values
-to their interval; an undecided claim's lean and runs to decide it are recorded, not compared."""
+to their slack (``_reproduced``; ``slack`` the rounding motion measured under another kernel
+path, ``measured_slack``); an undecided claim's lean and runs to decide it are recorded, not
+compared."""
+
+SLACK_FACTOR = 2.0
+"""A claim's recorded ``slack`` is this many times how far its measured value moved under
+another kernel path (``tests/test_workflow.KERNEL_PATH``): one sample of a chaotic quantity's
+rounding motion, doubled for a CPU that rounds otherwise again."""
 
 DEFINITIONS = Path("ledgers/claim_definitions.csv")
 """Every claim's definition at quick scale (``claims.DEFINITION_COLUMNS``), written with the
@@ -287,6 +295,22 @@ def _half_width_towards(row: pd.Series, value: float) -> float:
     return 0.0 if math.isnan(edge) else abs(edge - y)
 
 
+def measured_slack(ledger: pd.DataFrame, other: pd.DataFrame) -> pd.Series:
+    """Per claim of ``ledger`` (by id): ``SLACK_FACTOR`` times how far its measured value moved
+    in ``other``, the same run under another kernel path (0 where it did not move or is not in
+    ``other``)."""
+    moved = (
+        ledger.set_index("id")["measured"]
+        - other.set_index("id")["measured"].reindex(ledger["id"]).to_numpy()
+    )
+    return (SLACK_FACTOR * moved.abs()).fillna(0.0).rename("slack")
+
+
+def _slack(then: pd.Series) -> float:
+    value = float(then.get("slack", 0.0))
+    return 0.0 if math.isnan(value) else value
+
+
 def _reproduced(now: pd.Series, then: pd.Series, rtol: float, atol: float) -> bool:
     """Whether a measured value reproduces a golden row (on another machine):
 
@@ -297,7 +321,9 @@ def _reproduced(now: pd.Series, then: pd.Series, rtol: float, atol: float) -> bo
     - an exact value: within ``rtol`` of it (``EXACT_RTOL_ACROSS_MACHINES``);
     - an identity: anywhere below its own round-off bound (its verdict is compared apart).
 
-    ``atol`` is a floor of every slack. NaN equals NaN."""
+    Where the golden row records a ``slack`` (its value's measured motion under another kernel
+    path, ``measured_slack``), that is the slack when larger. ``atol`` is a floor of every
+    slack. NaN equals NaN."""
     x, y = float(now["measured"]), float(then["measured"])
     if math.isnan(x) or math.isnan(y):
         return math.isnan(x) and math.isnan(y)
@@ -305,29 +331,31 @@ def _reproduced(now: pd.Series, then: pd.Series, rtol: float, atol: float) -> bo
         return abs(x - y) <= max(atol, abs(float(then["bound"])) + float(then["tolerance"]))
     if then.get("interval", "exact") != "exact":
         combined = math.hypot(_half_width_towards(then, x), _half_width_towards(now, y))
-        return abs(x - y) <= max(RUN_AGREEMENT * combined, 1e-9 * abs(y), atol)
-    return abs(x - y) <= max(rtol * abs(y), atol)
+        return abs(x - y) <= max(RUN_AGREEMENT * combined, 1e-9 * abs(y), _slack(then), atol)
+    return abs(x - y) <= max(rtol * abs(y), _slack(then), atol)
 
 
 def _within_rounding_of_a_limit(then: pd.Series, relation: str) -> bool:
     """Whether a limit of the claim (``bound`` -+ ``tolerance`` by ``relation``) lies so near an
     edge of the recorded interval that another machine's rounding can carry the interval
     across it: within ``RUN_AGREEMENT`` sqrt(2) h of it, h the recorded half-width facing it
-    (the two half-widths of ``_reproduced`` taken equal)."""
-    low, high, y = (float(then[k]) for k in ("low", "high", "measured"))
+    (the two half-widths of ``_reproduced`` taken equal), or within its recorded ``slack``."""
+    low, high = (float(then[k]) for k in ("low", "high"))
     for limit in limits(relation, float(then["bound"]), float(then["tolerance"])):
         if not math.isfinite(limit) or math.isnan(low) or math.isnan(high):
             continue
         distance = min(abs(limit - low), abs(limit - high))
-        if RUN_AGREEMENT * math.sqrt(2) * _half_width_towards(then, limit) >= distance:
+        reach = RUN_AGREEMENT * math.sqrt(2) * _half_width_towards(then, limit)
+        if max(reach, _slack(then)) >= distance:
             return True
     return False
 
 
 def _same_verdict(now: pd.Series, then: pd.Series) -> bool:
     """Whether a verdict reproduces the golden one: equal; or, for a claim whose interval comes
-    from runs or draws (not ``exact``), one step to or from ``undecided`` where a limit lies
-    within rounding of the recorded interval's edge (``_within_rounding_of_a_limit``). SGD
+    from runs or draws (or an exact value with a recorded ``slack``), one step to or from
+    ``undecided`` where a limit lies within rounding of the recorded interval's edge
+    (``_within_rounding_of_a_limit``). SGD
     amplifies a 1e-6 relative change of a forward pass into another trajectory: on an Intel Xeon
     against the AMD-recorded file, Dan+20 Figs. 4 and 11's slowdown claims stepped from holds to
     undecided, their recorded intervals ending 0.12 and 0.035 short of the limit. ``holds``
@@ -336,10 +364,9 @@ def _same_verdict(now: pd.Series, then: pd.Series) -> bool:
     if now["verdict"] == then["verdict"]:
         return True
     pair = {now["verdict"], then["verdict"]}
-    if then.get("interval", "exact") == "exact" or pair not in (
-        {"holds", "undecided"},
-        {"fails", "undecided"},
-    ):
+    if pair not in ({"holds", "undecided"}, {"fails", "undecided"}):
+        return False
+    if then.get("interval", "exact") == "exact" and not _slack(then):
         return False
     relation = now.get("relation", then.get("relation"))
     if not isinstance(relation, str) or relation not in ("<=", ">=", "within"):
@@ -478,7 +505,19 @@ def cmd_golden(registry: Registry, args) -> int:
     ledger = pd.read_csv(args.ledger, keep_default_na=False, na_values=_NA)
     if args.write:
         args.golden.parent.mkdir(parents=True, exist_ok=True)
-        ledger.reindex(columns=GOLDEN_COLUMNS).sort_values("id").to_csv(args.golden, index=False)
+        golden = ledger.drop(columns="slack", errors="ignore")
+        if args.kernel_path:
+            slack = measured_slack(ledger, read_ledger(args.kernel_path))
+            print(f"slack measured against {args.kernel_path}: {int((slack > 0).sum())} moved")
+        elif args.golden.exists():  # a measured property: kept until measured again
+            slack = pd.read_csv(args.golden).set_index("id").get("slack", pd.Series(dtype=float))
+        else:
+            slack = pd.Series(dtype=float)
+        golden = golden.merge(
+            slack.rename("slack").rename_axis("id").reset_index(), on="id", how="left"
+        ).fillna({"slack": 0.0})
+        golden = golden.reindex(columns=GOLDEN_COLUMNS).sort_values("id")
+        golden.to_csv(args.golden, index=False)
         args.definitions.parent.mkdir(parents=True, exist_ok=True)
         write_definitions(ledger, args.definitions)
         print(
@@ -771,6 +810,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     compare.add_argument("b", type=Path, help="another claims.csv (another machine, scale, device)")
     compare.add_argument("--all", action="store_true", help="print agreeing claims too")
     golden.add_argument("--write", action="store_true", help="record the ledger as golden")
+    golden.add_argument(
+        "--kernel-path",
+        type=Path,
+        help="with --write: the same run's ledger under another kernel path; each claim's "
+        "recorded slack is twice how far it moved there",
+    )
     found = sub.add_parser(
         "findings", help="every failing or fails-leaning paper claim with its analysis"
     )
