@@ -780,7 +780,8 @@ def cmd_targets(registry: Registry, args) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
+    """The command line: one subcommand per entry point."""
     parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     listing = sub.add_parser("list", help="every paper item with its outputs and verdicts")
@@ -854,7 +855,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--costs", type=Path, default=Path("bench/results/paper_cost.csv"), help="cost table"
     )
     targets.add_argument("--why", action="store_true", help="list the items left out on stderr")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
     if hasattr(signal, "SIGPIPE"):  # `sigprop list | head` ends quietly
         signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     registry = load_registry()

@@ -228,6 +228,16 @@ def fig6_claims(
         record = FIG6_SLOPE if in_main else replace(FIG6_SLOPE, kind="setup", requires=())
         claims += judge([record], ctx, "fig6")
     claims += judge(FIG6_DIFFER_RECORDS, base | _differ_context(last, main), "fig6")
+    return claims + _offdiag_claims(last, activations, base, batch_size, offdiag_share)
+
+
+def _offdiag_claims(
+    last: pd.DataFrame, activations: list[str], base: dict, batch_size: int, offdiag_share: float
+) -> list[Claim]:
+    """Fig. 6's K claims at the widest width (App. F.2): an odd activation's mean off-diagonal
+    is 0 within ``offdiag_margin``, requiring the non-odd controls, which exceed it."""
+    claims = []
+    widest = base["widest"]
     controls = tuple(f"k_offdiag_{a}" for a in activations if a not in ODD_ACTIVATIONS)
     for act in activations:
         rows = last[last["activation"] == act]
