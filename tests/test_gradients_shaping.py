@@ -101,15 +101,20 @@ def test_fig_c1_claims_on_exact_power_law():
     assert got["gradients.fig_c1.gain_exponent_sin"].measured == pytest.approx(0.5)
 
 
-def test_fig_c2_claims_use_identity_baseline():
+def _fig_c2_table(sin_rate) -> pd.DataFrame:
+    """Fig. C.2's rates: identity at 0.016, sin at ``sin_rate(gamma)``, 3 runs a little apart."""
     rows = []
     for depth in (50, 100):
         for gamma in (0.0, 0.5, 1.0):
             for run in range(3):
                 noise = 1e-4 * run
                 rows.append(("identity", depth, gamma, run, 0.016 + noise))
-                rows.append(("sin", depth, gamma, run, 0.016 + 0.13 * math.exp(-3 * gamma) + noise))
-    table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
+                rows.append(("sin", depth, gamma, run, sin_rate(gamma) + noise))
+    return pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
+
+
+def test_fig_c2_claims_use_identity_baseline():
+    table = _fig_c2_table(lambda gamma: 0.016 + 0.13 * math.exp(-3 * gamma))
     claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=1.0)
     got = {c.id: c.passed for c in claims}
     assert all(got.values()) and len(got) == 5
@@ -130,14 +135,7 @@ def test_fig_c2_claims_use_identity_baseline():
 def test_fig_c2_reductions_presume_the_explosion_without_gain():
     """A rate that never exploded (the control fails) cannot be reduced: the no-explosion and
     reduction claims are invalid, not holds."""
-    rows = []
-    for depth in (50, 100):
-        for gamma in (0.0, 0.5, 1.0):
-            for run in range(3):
-                noise = 1e-4 * run
-                rows.append(("identity", depth, gamma, run, 0.016 + noise))
-                rows.append(("sin", depth, gamma, run, 0.02 - 0.002 * gamma + noise))
-    table = pd.DataFrame(rows, columns=["activation", "depth", "exponent", "run", "rate"])
+    table = _fig_c2_table(lambda gamma: 0.02 - 0.002 * gamma)
     claims = checks.fig_c2_claims(table, 1.0, 0.01, baseline="identity", used_exponent=0.5)
     own = {c.id.rsplit(".", 1)[-1]: c.verdict for c in claims}
     records = {
