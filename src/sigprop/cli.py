@@ -582,6 +582,28 @@ def summary_table(table: pd.DataFrame) -> str:
         total = rows.sum()
         cells = " | ".join(f"**{int(total[v])}**" for v in verdicts)
         lines.append(f"| **{kind}** | **all** | {cells} | **{int(total.sum())}** |")
+    return "\n".join(lines) + "\n" + undecided_table(table)
+
+
+def undecided_table(table: pd.DataFrame) -> str:
+    """The undecided paper claims with their lean and about how many runs (points, trials)
+    would decide each at the observed spread, as a Markdown table ('' when none is undecided
+    or the ledger has no leans)."""
+    rows = table[(table["kind"] == "paper") & (table["verdict"] == "undecided")]
+    if rows.empty or "lean" not in rows:
+        return ""
+    order = {side: i for i, side in enumerate(("fails", "holds", "centred", "vacuous"))}
+    rows = rows.assign(order=rows["lean"].map(order)).sort_values(["order", "id"])
+    lines = ["", "| undecided paper claim | lean | would be decided by about |", "|---|---|---|"]
+    for r in rows.to_dict("records"):
+        need = pd.to_numeric(r.get("to_decide"), errors="coerce")
+        if r["lean"] == "vacuous":
+            decide = "nothing: it cannot fail at these settings"
+        elif pd.notna(need) and math.isfinite(need):
+            decide = f"{int(need)} {r.get('units') or 'units'}"
+        else:
+            decide = "no amount: the estimate sits on the limit"
+        lines.append(f"| `{r['id']}` | {r['lean']} | {decide} |")
     return "\n".join(lines) + "\n"
 
 
