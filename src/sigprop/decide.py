@@ -82,6 +82,7 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -103,7 +104,7 @@ __all__ = [
     "looks_needed",
     "plan",
     "projected_look0",
-    "run",
+    "Decider",
     "sequential",
     "unit_keys",
 ]
@@ -470,13 +471,22 @@ def projected_look0(ledger: pd.DataFrame, level_from: float, level_to: float) ->
             verdict = r["verdict"]  # invalid, or VACUOUS: not a matter of the interval's width
         out.loc[i, ["low", "high", "verdict"]] = [low, high, verdict]
         if verdict == "undecided" and r["verdict"] != "undecided":
-            limits = claims._limits(r["relation"], float(r["bound"]), float(r["tolerance"]))
-            limit = min((x for x in limits if math.isfinite(x)), key=lambda x: abs(m - x))
-            half = max(m - low, high - m)
-            gap = abs(m - limit)
+            lo, hi = _limits(r["relation"], float(r["bound"]), float(r["tolerance"]))
+            limit = min((x for x in (lo, hi) if math.isfinite(x)), key=lambda x: abs(m - x))
+            half, gap = max(m - low, high - m), abs(m - limit)
             need = math.ceil(float(r["n"]) * (half / gap) ** 2) if gap > 0 else math.inf
-            out.loc[i, ["lean", "to_decide"]] = ["holds", need]
+            lean = "holds" if lo <= m <= hi else "fails"
+            out.loc[i, ["lean", "to_decide"]] = [lean, need]
     return out
+
+
+def _limits(relation: str, bound: float, tolerance: float) -> tuple[float, float]:
+    """The accepted range of a claim's quantity (as ``claims`` reads the relation)."""
+    if relation == "<=":
+        return -math.inf, bound + tolerance
+    if relation == ">=":
+        return bound - tolerance, math.inf
+    return bound - tolerance, bound + tolerance
 
 
 @dataclass
@@ -514,6 +524,50 @@ class Plan:
         return "\n".join(lines)
 
 
+def _candidate(
+    registry: Registry, g: Group, ledger: pd.DataFrame, costs: Costs, look_levels: Sequence[float]
+) -> tuple[pd.DataFrame, list[float], str]:
+    """A group's targets, the projected seconds of its looks up to the last one its targets are
+    projected to need, and why it will not run ('' when it will)."""
+    targets = _targets(ledger[ledger["item"].isin(g.items)], g.look, look_levels)
+    needs = targets["needs"].dropna()
+    if targets.empty:
+        return targets, [], "no undecided paper claim that more runs could decide (VACUOUS)"
+    if needs.empty:
+        return (
+            targets,
+            [],
+            (
+                f"no undecided paper claim projected to be decided by look {len(look_levels) - 1} "
+                f"({', '.join(targets['id'])})"
+            ),
+        )
+    seconds = [costs.look(registry, g, k) for k in range(g.look + 1, int(needs.max()) + 1)]
+    if not all(math.isfinite(x) for x in seconds):
+        return targets, [], f"no job time for {', '.join(g.computes)} (run the quick DAG first)"
+    return targets, seconds, ""
+
+
+def _plan_rows(g: Group, targets: pd.DataFrame, seconds: list[float], look_levels) -> list[dict]:
+    named = " ".join(
+        f"{r.id}(look {int(r.needs)})" if r.needs == r.needs else f"{r.id}(-)"
+        for r in targets.itertuples()
+    )
+    return [
+        {
+            "group": g.name,
+            "look": k,
+            "level": look_levels[k],
+            "units": ", ".join(f"{p}={v}" for p, v in g.values(k).items()),
+            "computes": ", ".join(g.computes),
+            "items": " ".join(g.items),
+            "projected_s": projected,
+            "targets": named,
+        }
+        for k, projected in enumerate(seconds, start=g.look + 1)
+    ]
+
+
 def plan(
     registry: Registry,
     config: Mapping,
@@ -529,60 +583,30 @@ def plan(
     look projected to be needed, within ``budget_s``. ``items``: only these (``family.name``),
     else every item whose paper claims are undecided. ``max_looks``: the looks after look 0
     (look ``max_looks`` is the last)."""
-    looks_done = looks_done or {}
     confidence = float(config["claims"]["confidence"])
     look_levels = levels(confidence, max_looks + 1)
     ledger = ledger.assign(item=ledger["id"].str.split(".").str[:2].str.join("."))
     undecided = ledger[(ledger["kind"] == "paper") & (ledger["verdict"] == "undecided")]
     names = list(items) or sorted(set(undecided["item"]))
-    for name in names:
-        judged_item(registry, name)
     found, skipped = groups(registry, config, names)
     if items and skipped:
         raise DecideError("; ".join(skipped.values()))
     candidates = []
     for g in found:
-        g.look = max(looks_done.get(n, 0) for n in g.items)
-        targets = _targets(ledger[ledger["item"].isin(g.items)], g.look, look_levels)
-        needs = targets["needs"].dropna()
-        if targets.empty:
-            skipped[g.name] = "no undecided paper claim that more runs could decide (VACUOUS)"
-            continue
-        if needs.empty:
-            skipped[g.name] = (
-                f"no undecided paper claim projected to be decided by look {max_looks} "
-                f"({', '.join(targets['id'])})"
-            )
-            continue
-        last = int(needs.max())
-        seconds = [costs.look(registry, g, k) for k in range(g.look + 1, last + 1)]
-        if not all(math.isfinite(s) for s in seconds):
-            skipped[g.name] = f"no job time for {', '.join(g.computes)} (run the quick DAG first)"
-            continue
-        candidates.append((sum(seconds), g, targets, last, seconds))
+        g.look = max((looks_done or {}).get(n, 0) for n in g.items)
+        targets, seconds, why = _candidate(registry, g, ledger, costs, look_levels)
+        if why:
+            skipped[g.name] = why
+        else:
+            candidates.append((sum(seconds), g, targets, seconds))
     rows, spent, chosen = [], 0.0, []
-    for _total, g, targets, last, seconds in sorted(candidates, key=lambda c: c[0]):
+    for _total, g, targets, seconds in sorted(candidates, key=lambda c: c[0]):
         if spent + seconds[0] > budget_s:
             skipped[g.name] = f"its first look ({seconds[0]:.0f} s) exceeds the budget left"
             continue
         chosen.append(g)
-        for k, projected in zip(range(g.look + 1, last + 1), seconds, strict=True):
-            spent += projected
-            rows.append(
-                {
-                    "group": g.name,
-                    "look": k,
-                    "level": look_levels[k],
-                    "units": ", ".join(f"{p}={v}" for p, v in g.values(k).items()),
-                    "computes": ", ".join(g.computes),
-                    "items": " ".join(g.items),
-                    "projected_s": projected,
-                    "targets": " ".join(
-                        f"{r.id}(look {int(r.needs)})" if r.needs == r.needs else f"{r.id}(-)"
-                        for r in targets.itertuples()
-                    ),
-                }
-            )
+        spent += sum(seconds)
+        rows += _plan_rows(g, targets, seconds, look_levels)
     look0 = sum(costs.judge(registry, f"{f}.{i.name}") for f, i in registry.judged())
     return Plan(confidence, look_levels, look0, rows, skipped, chosen)
 
@@ -695,108 +719,112 @@ def _records(directory: Path, names: Iterable[str]) -> pd.DataFrame:
     return table
 
 
-def run(
-    registry: Registry,
-    config: Mapping,
-    root: Path,
-    directory: Path,
-    budget_s: float,
-    max_looks: int,
-    items: Sequence[str] = (),
-    cores: int = 1,
-    out: Callable[[str], None] = print,
-) -> dict:
-    """Decide: look 0 for every item, then the groups' looks within ``budget_s`` CPU-seconds.
-    Returns the state (per item: look, level, unit values) that ``write_ledger`` records."""
-    check_input(registry, config, budget_s, max_looks, items)
-    confidence = float(config["claims"]["confidence"])
-    look_levels = levels(confidence, max_looks + 1)
-    costs = Costs(root, _committed_quick_seconds(root))
-    _prepare(root, directory, config)
-    state_path = directory / "decide_state.json"
-    state = json.loads(state_path.read_text()) if state_path.exists() else {}
-    state.setdefault("items", {})
-    state.setdefault("looks", [])
-    spent = 0.0
-    every = [f"{f}.{i.name}" for f, i in registry.judged()]
-    if state.get("look0_level") != look_levels[0]:
-        out(f"look 0: re-judging {len(every)} items at {look_levels[0]:.6g}")
-        seconds = _run_look(
-            root,
-            directory,
-            {"claims/confidence": look_levels[0]},
-            "look0",
-            [_claims_file(n) for n in every],
-            ["judge"],
-            cores,
-        )
-        spent += seconds
-        state["look0_level"] = look_levels[0]
-        state["items"] = {n: {"look": 0, "level": look_levels[0]} for n in every}
-        state["looks"].append(
-            {"group": "all", "look": 0, "level": look_levels[0], "measured_s": seconds}
-        )
-        state_path.write_text(json.dumps(state, indent=2))
-    ledger = _records(directory, every)
-    done = {n: s.get("look", 0) for n, s in state["items"].items()}
-    proposal = plan(registry, config, ledger, costs, max_looks, items, budget_s - spent, done)
-    for name, why in proposal.skipped.items():
-        out(f"not run: {name}: {why}")
-    for g in proposal.groups:
+class Decider:
+    """The looks of one ``sigprop decide`` in its directory: look 0 for every item, then each
+    group's looks while the budget lasts; ``state`` (``decide_state.json``) records every
+    item's last look, its level and its replication values, and every look run."""
 
-        def judge(k: int, level: float, g: Group = g) -> list[str]:
-            nonlocal spent
-            projected = costs.look(registry, g, k)
-            if spent + projected > budget_s:
-                g.stopped = f"budget: look {k} projected {projected:.0f} s"
-                raise _OverBudget
-            values = {"claims/confidence": level, **g.values(k)}
-            forcerun = [_compute_output(registry, c) for c in g.computes] + [
-                f"results/{n.replace('.', '/')}.csv"
-                for n in g.items
-                if judged_item(registry, n)[1].kind != "theorem"
-            ]  # the computes, and the draws and tables (their params may read the keys)
-            seconds = _run_look(
-                root,
-                directory,
-                values,
-                f"{g.name}/look{k}",
-                [_claims_file(n) for n in g.items],
-                forcerun,
-                cores,
-            )
-            spent += seconds
-            rows = _records(directory, g.items)
-            for n in g.items:
-                state["items"][n] = {"look": k, "level": level, "units": g.values(k)}
-            targets = _targets(rows, k, look_levels)
-            state["looks"].append(
-                {
-                    "group": g.name,
-                    "look": k,
-                    "level": level,
-                    "units": g.values(k),
-                    "projected_s": projected,
-                    "measured_s": seconds,
-                    "undecided": list(rows.loc[_undecided(rows), "id"]),
-                }
-            )
-            state_path.write_text(json.dumps(state, indent=2))
-            out(
-                f"{g.name}: look {k} at {level:.6g} ({seconds:.0f} s): "
-                f"{len(targets)} paper claims undecided"
-            )
-            g.look = k
-            # claims no look within max_looks is projected to decide do not hold the group
-            return ["undecided" if x == x else "hopeless" for x in targets["needs"]]
+    def __init__(
+        self,
+        registry: Registry,
+        config: Mapping,
+        root: Path,
+        directory: Path,
+        budget_s: float,
+        max_looks: int,
+        cores: int = 1,
+        out: Callable[[str], None] = print,
+    ):
+        check_input(registry, config, budget_s, max_looks, ())
+        self.registry, self.config, self.root, self.directory = registry, config, root, directory
+        self.budget_s, self.max_looks, self.cores, self.out = budget_s, max_looks, cores, out
+        self.look_levels = levels(float(config["claims"]["confidence"]), max_looks + 1)
+        self.costs = Costs(root, _committed_quick_seconds(root))
+        self.every = [f"{f}.{i.name}" for f, i in registry.judged()]
+        self.state_path = directory / "decide_state.json"
+        self.state: dict = {"items": {}, "looks": [], "spent_s": 0.0}
+        self.spent = 0.0
 
-        try:
-            sequential(judge, look_levels, start=g.look + 1)
-        except _OverBudget:
-            out(f"{g.name}: stopped at look {g.look} ({g.stopped})")
-    state["spent_s"] = state.get("spent_s", 0.0) + spent
-    state_path.write_text(json.dumps(state, indent=2))
-    return state
+    def save(self) -> None:
+        self.state_path.write_text(json.dumps(self.state, indent=2))
+
+    def look0(self) -> None:
+        """Re-judge every item at look 0's level (the default run's simulations kept)."""
+        _prepare(self.root, self.directory, self.config)
+        if self.state_path.exists():
+            self.state = json.loads(self.state_path.read_text())
+        level = self.look_levels[0]
+        if self.state.get("look0_level") == level:
+            return
+        self.out(f"look 0: re-judging {len(self.every)} items at {level:.6g}")
+        targets = [_claims_file(n) for n in self.every]
+        seconds = self._snakemake({"claims/confidence": level}, "look0", targets, ["judge"])
+        self.state["look0_level"] = level
+        self.state["items"] = {n: {"look": 0, "level": level} for n in self.every}
+        self.state["looks"].append(
+            {"group": "all", "look": 0, "level": level, "measured_s": seconds}
+        )
+        self.save()
+
+    def _snakemake(self, values, name, targets, forcerun) -> float:
+        seconds = _run_look(self.root, self.directory, values, name, targets, forcerun, self.cores)
+        self.spent += seconds
+        self.state["spent_s"] = self.state.get("spent_s", 0.0) + seconds
+        return seconds
+
+    def look(self, g: Group, k: int, level: float) -> list[str]:
+        """Look ``k`` of a group: its computes at ``2^k`` times the runs, its items judged at
+        ``level``; the verdicts of its targets (``hopeless``: no look is projected to decide)."""
+        projected = self.costs.look(self.registry, g, k)
+        if self.spent + projected > self.budget_s:
+            g.stopped = f"budget: look {k} projected {projected:.0f} s"
+            raise _OverBudget
+        forcerun = [_compute_output(self.registry, c) for c in g.computes] + [
+            f"results/{n.replace('.', '/')}.csv"
+            for n in g.items
+            if judged_item(self.registry, n)[1].kind != "theorem"
+        ]  # the computes, and the draws and tables (their params may read the keys)
+        values = {"claims/confidence": level, **g.values(k)}
+        targets = [_claims_file(n) for n in g.items]
+        seconds = self._snakemake(values, f"{g.name}/look{k}", targets, forcerun)
+        rows = _records(self.directory, g.items)
+        for n in g.items:
+            self.state["items"][n] = {"look": k, "level": level, "units": g.values(k)}
+        g.look = k
+        targets = _targets(rows, k, self.look_levels)
+        self.state["looks"].append(
+            {
+                "group": g.name,
+                "look": k,
+                "level": level,
+                "units": g.values(k),
+                "projected_s": projected,
+                "measured_s": seconds,
+                "undecided": " ".join(rows.loc[_undecided(rows), "id"]),
+            }
+        )
+        self.save()
+        self.out(f"{g.name}: look {k} at {level:.6g} ({seconds:.0f} s): {len(targets)} undecided")
+        return ["undecided" if x == x else "hopeless" for x in targets["needs"]]
+
+    def run(self, items: Sequence[str] = ()) -> dict:
+        """Look 0, then the planned groups in order, each until decided or out of budget."""
+        check_input(self.registry, self.config, self.budget_s, self.max_looks, items)
+        self.look0()
+        ledger = _records(self.directory, self.every)
+        done = {n: s.get("look", 0) for n, s in self.state["items"].items()}
+        left = self.budget_s - self.spent
+        proposal = plan(
+            self.registry, self.config, ledger, self.costs, self.max_looks, items, left, done
+        )
+        for name, why in proposal.skipped.items():
+            self.out(f"not run: {name}: {why}")
+        for g in proposal.groups:
+            try:
+                sequential(partial(self.look, g), self.look_levels, start=g.look + 1)
+            except _OverBudget:
+                self.out(f"{g.name}: stopped at look {g.look} ({g.stopped})")
+        return self.state
 
 
 class _OverBudget(Exception):
@@ -877,22 +905,20 @@ def main(registry: Registry, args) -> int:
         print(f"plan (look 0 projected from {args.ledger}; budget {args.budget:g} CPU-h):")
         print(found.text())
         return 0
-    state = run(
-        registry,
-        config,
-        root,
-        args.directory.resolve(),
-        budget_s,
-        args.max_looks,
-        args.items,
-        args.cores,
+    decider = Decider(
+        registry, config, root, args.directory.resolve(), budget_s, args.max_looks, args.cores
     )
+    state = decider.run(args.items)
     table = write_ledger(registry, args.directory.resolve(), state, args.output, config)
     looks = pd.DataFrame(state["looks"])
+    if "units" in looks:
+        looks["units"] = looks["units"].map(
+            lambda u: " ".join(f"{k}={v}" for k, v in u.items()) if isinstance(u, dict) else ""
+        )
     looks.to_csv(args.output.with_name(args.output.stem + "_looks.csv"), index=False)
     paper = table[table["kind"] == "paper"]
     print(
         f"{args.output}: paper claims {claims.verdict_counts(paper['verdict'])}; "
-        f"{state['spent_s'] / 3600:.3g} CPU-h spent"
+        f"{decider.spent / 3600:.3g} CPU-h spent in this run"
     )
     return 0
