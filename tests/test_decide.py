@@ -265,6 +265,8 @@ def test_projected_look0_widens_intervals(ledger):
     assert ratio == pytest.approx(stdtrit(7, 0.9875) / stdtrit(7, 0.975))  # t, 8 runs
     assert projected.loc[1, "verdict"] == "undecided" and projected.loc[1, "lean"] == "holds"
     assert projected.loc[3, "verdict"] == "undecided" and projected.loc[3, "lean"] == ""
+    base.loc[3, "lean"] = math.nan  # as read from a CSV: the vacuous claim stays undecided
+    assert decide.projected_look0(base, 0.95, 0.975).loc[3, "verdict"] == "undecided"
 
 
 def test_overlay_is_typed_nested_yaml():

@@ -407,7 +407,7 @@ class Costs:
 
     def compute(self, registry: Registry, key: str) -> float:
         family, name = key.split("/")
-        rule = "measure" if name in registry.names("theorem") else "simulate"
+        rule = "simulate" if registry.read_of(family, name)[1].kind == "simulation" else "measure"
         seconds = _benchmark_seconds(self.root, family, f"{rule}_{name}")
         return seconds if math.isfinite(seconds) else self.committed.get(key, math.nan)
 
@@ -467,7 +467,8 @@ def projected_look0(ledger: pd.DataFrame, level_from: float, level_to: float) ->
         m = float(r["measured"])
         low, high = m - (m - r["low"]) * ratio, m + (r["high"] - m) * ratio
         verdict = claims.decide(low, high, r["relation"], float(r["bound"]), float(r["tolerance"]))
-        if r["verdict"] == "invalid" or (r["verdict"] == "undecided" and not r.get("lean")):
+        leans = isinstance(r.get("lean"), str) and r["lean"] != ""
+        if r["verdict"] == "invalid" or (r["verdict"] == "undecided" and not leans):
             verdict = r["verdict"]  # invalid, or VACUOUS: not a matter of the interval's width
         out.loc[i, ["low", "high", "verdict"]] = [low, high, verdict]
         if verdict == "undecided" and r["verdict"] != "undecided":
