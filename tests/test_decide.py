@@ -247,7 +247,7 @@ def test_plan_within_a_budget_and_for_named_items(registry, config, ledger):
     costs = FixedCosts({"rank_collapse/lemma4": 4.0, "orthogonality/deep_convnets": 100.0})
     p = decide.plan(registry, config, ledger, costs, max_looks=3, budget_s=50)
     assert set(p.table()["group"]) == {"rank_collapse.lemma4"}
-    assert "exceeds the budget" in p.skipped["orthogonality.fig7"]
+    assert "exceed the budget left (24 s)" in p.skipped["orthogonality.fig7"]
     p = decide.plan(registry, config, ledger, costs, 3, items=["orthogonality.fig7"])
     assert set(p.table()["group"]) == {"orthogonality.fig7"}
 

@@ -182,6 +182,9 @@ def looks_needed(
 
     ``to_decide`` units (at ``level_now``) against the ``n`` it has: look ``k`` has ``2^(k -
     look_now)`` times the units, and needs ``to_decide (z_k / z_now)^2`` at its stricter level.
+    A claim counted in points (an OLS slope over depths whose every point is a mean over runs)
+    keeps its points when the runs double; its SE is taken to shrink as if its units doubled.
+    Only the order and the choice of the groups rest on this projection, never a verdict.
     """
     if not (n >= 1 and math.isfinite(to_decide) and to_decide > 0):
         return None
@@ -581,9 +584,10 @@ def plan(
 ) -> Plan:
     """The groups ``decide`` would run from a ledger of each item's last look (``looks_done``:
     ``family.name`` -> its look, 0 when absent), cheapest projected decision first, with every
-    look projected to be needed, within ``budget_s``. ``items``: only these (``family.name``),
-    else every item whose paper claims are undecided. ``max_looks``: the looks after look 0
-    (look ``max_looks`` is the last)."""
+    look projected to be needed; a group whose projected looks do not fit in what is left of
+    ``budget_s`` is not run (the looks themselves stop at the budget too). ``items``: only
+    these (``family.name``), else every item whose paper claims are undecided. ``max_looks``:
+    the looks after look 0 (look ``max_looks`` is the last)."""
     confidence = float(config["claims"]["confidence"])
     look_levels = levels(confidence, max_looks + 1)
     ledger = ledger.assign(item=ledger["id"].str.split(".").str[:2].str.join("."))
@@ -602,8 +606,11 @@ def plan(
             candidates.append((sum(seconds), g, targets, seconds))
     rows, spent, chosen = [], 0.0, []
     for _total, g, targets, seconds in sorted(candidates, key=lambda c: c[0]):
-        if spent + seconds[0] > budget_s:
-            skipped[g.name] = f"its first look ({seconds[0]:.0f} s) exceeds the budget left"
+        if spent + sum(seconds) > budget_s:
+            skipped[g.name] = (
+                f"its projected looks ({sum(seconds):.0f} s) exceed the budget left "
+                f"({budget_s - spent:.0f} s)"
+            )
             continue
         chosen.append(g)
         spent += sum(seconds)
