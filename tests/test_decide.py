@@ -283,7 +283,7 @@ def test_snakemake_call_runs_in_the_decide_directory(tmp_path):
     joined = " ".join(command)
     assert f"--directory {tmp_path / 'd'}" in joined
     assert f"--configfile {tmp_path / 'repo/config/config.yaml'} {tmp_path / 'd/o.yaml'}" in joined
-    assert "--forcerun x.csv" in joined and command[3] == "t.json"
+    assert "--forcerun x.csv --rerun-triggers mtime" in joined and command[3] == "t.json"
 
 
 @pytest.mark.parametrize(

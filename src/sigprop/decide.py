@@ -670,7 +670,11 @@ def snakemake_command(
     forcerun: Sequence[str],
     cores: int,
 ) -> list[str]:
-    """The Snakemake call of one look (the checkout's Snakefile, run in ``directory``)."""
+    """The Snakemake call of one look (the checkout's Snakefile, run in ``directory``).
+
+    The copy has no Snakemake metadata, and a checkout's scripts may be newer than the copied
+    outputs: ``--rerun-triggers mtime`` leaves the choice of jobs to ``--forcerun`` (and to
+    inputs newer than outputs), so look 0 runs the judges and nothing else."""
     return [
         sys.executable,
         "-m",
@@ -687,6 +691,8 @@ def snakemake_command(
         str(cores),
         "--forcerun",
         *forcerun,
+        "--rerun-triggers",
+        "mtime",
         "--quiet",
         "rules",
     ]
