@@ -9,6 +9,7 @@ the rate; the data are drawn at once (seeded numpy), the looks read growing pref
 
 import json
 import math
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -206,7 +207,8 @@ def ledger():
             row("rank_collapse.lemma4.row_mean_g1", u, lean="holds", to_decide=8),
             row("rank_collapse.lemma4.offdiag", "holds", n=8),
             row("orthogonality.fig7.proposed_init_faster_deep", u, lean="fails", to_decide=4),
-            row("orthogonality.thm1.bound_literal", u, interval="se"),  # VACUOUS: no lean
+            row("orthogonality.thm1.bound_literal", u, interval="se", lean="vacuous"),
+            row("orthogonality.w2_depth.cor3_literal", u, interval="se"),  # no lean: older file
             row("rank_collapse.fig2.vanilla_linear_collapse", u, lean="centred", to_decide=1e5),
             row("rank_collapse.lemma4.setup_check", u, kind="setup", lean="holds", to_decide=4),
         ]
@@ -264,9 +266,35 @@ def test_projected_look0_widens_intervals(ledger):
     ratio = (projected.loc[1, "high"] - 0.5) / (0.9 - 0.5)
     assert ratio == pytest.approx(stdtrit(7, 0.9875) / stdtrit(7, 0.975))  # t, 8 runs
     assert projected.loc[1, "verdict"] == "undecided" and projected.loc[1, "lean"] == "holds"
-    assert projected.loc[3, "verdict"] == "undecided" and projected.loc[3, "lean"] == ""
-    base.loc[3, "lean"] = math.nan  # as read from a CSV: the vacuous claim stays undecided
-    assert decide.projected_look0(base, 0.95, 0.975).loc[3, "verdict"] == "undecided"
+    assert projected.loc[3, "verdict"] == "undecided" and projected.loc[3, "lean"] == "vacuous"
+    base.loc[4, "lean"] = math.nan  # as read from a CSV: a claim without a lean stays undecided
+    assert decide.projected_look0(base, 0.95, 0.975).loc[4, "verdict"] == "undecided"
+
+
+def test_a_group_left_with_vacuous_or_hopeless_claims_stops(
+    tmp_path, registry, config, monkeypatch
+):
+    """After a look, claims that cannot fail (vacuous) or that no later look is projected to
+    decide do not ask for another look."""
+    u = "undecided"
+    after = pd.DataFrame(
+        [
+            row("orthogonality.thm1.bound_literal", u, n=100, lean="vacuous"),
+            row("orthogonality.thm1.plateau", u, n=100, lean="holds", to_decide=1e7),
+            row("orthogonality.thm1.decided", "holds", n=100),
+        ]
+    ).assign(item="orthogonality.thm1")
+    runs = []
+    monkeypatch.setattr(decide, "_run_look", lambda *a: runs.append(a[3]) or 1.0)
+    monkeypatch.setattr(decide, "_records", lambda directory, names: after)
+    decider = decide.Decider(registry, config, tmp_path, tmp_path, 3600.0, 3)
+    (group,), _ = decide.groups(registry, config, ["orthogonality.thm1"])
+    last, verdicts = decide.sequential(partial(decider.look, group), decider.look_levels, start=1)
+    assert (last, verdicts, runs) == (1, ["hopeless"], ["orthogonality.thm1/look1"])
+    state = json.loads((tmp_path / "decide_state.json").read_text())
+    assert state["items"]["orthogonality.thm1"]["units"] == {
+        "orthogonality/gaussian_chain/n_runs": 100
+    }
 
 
 def test_overlay_is_typed_nested_yaml():

@@ -123,6 +123,10 @@ UNIT_KEYS = (
 """Config keys that count independent replications (runs, Monte Carlo draws or pairs, batches):
 a look multiplies every one of them in its group's setups by ``2^k``."""
 
+DECIDABLE_LEANS = ("holds", "fails", "centred")
+"""The leans of an undecided claim that more runs may decide (``claims.LEANS`` less
+``vacuous``: a claim that cannot fail at its settings whatever the data)."""
+
 JUDGE_SECONDS = 2.0
 """Projected seconds of a draw, tabulate or judge job that has no benchmark file."""
 
@@ -441,18 +445,22 @@ class Costs:
 
 
 def _targets(rows: pd.DataFrame, look: int, look_levels: Sequence[float]) -> pd.DataFrame:
-    """The undecided paper claims more runs could decide within the looks, with the look each
-    is projected to need (``needs``); a VACUOUS claim (no ``lean``) is never one."""
+    """The undecided paper claims more runs could decide, with the look each is projected to
+    need (``needs``, NaN when no look within ``look_levels`` is); a VACUOUS claim (lean
+    ``vacuous``, or none in a ledger written before leans had that word) is never one."""
     undecided = rows[
         (rows["kind"] == "paper")
         & (rows["verdict"] == "undecided")
-        & (rows["lean"].fillna("").astype(str) != "")
+        & rows["lean"].isin(DECIDABLE_LEANS)
     ].copy()
     level = look_levels[look] if look < len(look_levels) else look_levels[-1]
-    undecided["needs"] = [
+    needs = [
         looks_needed(float(r.n), float(r.to_decide), level, look, look_levels)
         for r in undecided.itertuples()
     ]
+    undecided["needs"] = pd.Series(
+        [math.nan if k is None else float(k) for k in needs], dtype=float, index=undecided.index
+    )
     return undecided
 
 
@@ -470,7 +478,7 @@ def projected_look0(ledger: pd.DataFrame, level_from: float, level_to: float) ->
         m = float(r["measured"])
         low, high = m - (m - r["low"]) * ratio, m + (r["high"] - m) * ratio
         verdict = claims.decide(low, high, r["relation"], float(r["bound"]), float(r["tolerance"]))
-        leans = isinstance(r.get("lean"), str) and r["lean"] != ""
+        leans = r.get("lean") in DECIDABLE_LEANS
         if r["verdict"] == "invalid" or (r["verdict"] == "undecided" and not leans):
             verdict = r["verdict"]  # invalid, or VACUOUS: not a matter of the interval's width
         out.loc[i, ["low", "high", "verdict"]] = [low, high, verdict]
@@ -554,7 +562,7 @@ def _candidate(
 
 def _plan_rows(g: Group, targets: pd.DataFrame, seconds: list[float], look_levels) -> list[dict]:
     named = " ".join(
-        f"{r.id}(look {int(r.needs)})" if r.needs == r.needs else f"{r.id}(-)"
+        f"{r.id}(-)" if math.isnan(r.needs) else f"{r.id}(look {int(r.needs)})"
         for r in targets.itertuples()
     )
     return [
@@ -819,7 +827,7 @@ class Decider:
         )
         self.save()
         self.out(f"{g.name}: look {k} at {level:.6g} ({seconds:.0f} s): {len(targets)} undecided")
-        return ["undecided" if x == x else "hopeless" for x in targets["needs"]]
+        return ["hopeless" if math.isnan(x) else "undecided" for x in targets["needs"]]
 
     def run(self, items: Sequence[str] = ()) -> dict:
         """Look 0, then the planned groups in order, each until decided or out of budget."""
