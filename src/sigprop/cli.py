@@ -802,6 +802,33 @@ def cmd_targets(registry: Registry, args) -> int:
     return 0
 
 
+def cmd_decide(registry: Registry, args) -> int:
+    """``sigprop decide``: more runs for the items holding undecided claims (sigprop.decide)."""
+    from . import decide
+
+    try:
+        return decide.main(registry, args)
+    except decide.DecideError as error:
+        print(f"sigprop decide: {error}", file=sys.stderr)
+        return 2
+
+
+def add_decide_parser(sub) -> None:
+    """``sigprop decide``'s arguments."""
+    dec = sub.add_parser(
+        "decide",
+        help="more runs for the items holding undecided claims, alpha spent over looks",
+    )
+    dec.add_argument("items", nargs="*", help="family.item (default: every undecided item)")
+    dec.add_argument("--budget", type=float, required=True, help="CPU-hours for the looks")
+    dec.add_argument("--dry-run", action="store_true", help="print the plan, run nothing")
+    dec.add_argument("--max-looks", type=int, default=3, help="looks after look 0 (2^k runs)")
+    dec.add_argument("--ledger", type=Path, default=Path("results/claims.csv"))
+    dec.add_argument("--output", type=Path, default=Path("ledgers/quick_decided.csv"))
+    dec.add_argument("--directory", type=Path, default=Path("decide"), help="where looks run")
+    dec.add_argument("--cores", type=int, default=1, help="Snakemake cores of each look")
+
+
 def _parser() -> argparse.ArgumentParser:
     """The command line: one subcommand per entry point."""
     parser = argparse.ArgumentParser(prog="sigprop", description=__doc__.split("\n\n")[0])
@@ -877,6 +904,7 @@ def _parser() -> argparse.ArgumentParser:
         "--costs", type=Path, default=Path("bench/results/paper_cost.csv"), help="cost table"
     )
     targets.add_argument("--why", action="store_true", help="list the items left out on stderr")
+    add_decide_parser(sub)
     return parser
 
 
@@ -895,6 +923,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check-config": cmd_check_config,
         "benchmarks": cmd_benchmarks,
         "targets": cmd_targets,
+        "decide": cmd_decide,
     }[args.command]
     return command(registry, args)
 
