@@ -101,10 +101,12 @@ GOLDEN_ROWS = pd.DataFrame(
         "bound": [2.0, 1.3, 1e-12],
         "tolerance": [0.0, 0.0, 0.0],
         "relation": ["<=", "<=", "<="],
+        "slack": [0.0, 0.1, 0.0],
     }
 )
-"""A golden file: an exact paper claim, a control from runs (its limit 1.3 lies 0.2 below its
-interval, within rounding of it), an identity to round-off."""
+"""A golden file: an exact paper claim, a control from runs that moved under another kernel
+path (slack 0.1; its limit 1.3 lies 0.2 below its interval, within reach of its half-width
+0.5), an identity to round-off."""
 
 
 def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_slack():
@@ -133,9 +135,9 @@ def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_slack():
     ]
     relabelled = golden.assign(kind=["erratum", "control", "identity"])
     assert cli.compare_golden(relabelled, golden) == ["a.b.exact: kind paper -> erratum"]
-    # a run interval's verdict may step to or from undecided where rounding can carry it across
-    # the limit (here 0.2 from the edge, within 0.5 sqrt(2) 0.5 = 0.35), never from fails to
-    # holds; an exact claim's may not move
+    # a verdict that moves with rounding (a recorded slack) may step to or from undecided across
+    # a limit within reach (here 0.2 from the edge, within the half-width 0.5), never from fails
+    # to holds; a claim that did not move under another kernel path may not step at all
     stepped = golden.assign(verdict=["holds", "undecided", "holds"])
     assert cli.compare_golden(stepped, golden) == []
     assert cli.compare_golden(golden, stepped) == []
@@ -149,6 +151,10 @@ def test_golden_pins_ids_kinds_verdicts_and_measured_values_to_their_slack():
     # widened interval): bound 0.5 lies 1.0 below the recorded interval's low edge
     far = golden.assign(bound=[2.0, 0.5, 1e-12])
     assert cli.compare_golden(far.assign(verdict=["holds", "undecided", "holds"]), far) == [
+        "a.b.runs: verdict fails -> undecided"
+    ]
+    still = golden.assign(slack=0.0)
+    assert cli.compare_golden(still.assign(verdict=["holds", "undecided", "holds"]), still) == [
         "a.b.runs: verdict fails -> undecided"
     ]
     assert cli.compare_golden(golden.iloc[:2], golden) == ["missing claim a.b.ident"]
