@@ -487,22 +487,13 @@ def projected_look0(ledger: pd.DataFrame, level_from: float, level_to: float) ->
             verdict = r["verdict"]  # invalid, or VACUOUS: not a matter of the interval's width
         out.loc[i, ["low", "high", "verdict"]] = [low, high, verdict]
         if verdict == "undecided" and r["verdict"] != "undecided":
-            lo, hi = _limits(r["relation"], float(r["bound"]), float(r["tolerance"]))
+            lo, hi = claims.limits(r["relation"], float(r["bound"]), float(r["tolerance"]))
             limit = min((x for x in (lo, hi) if math.isfinite(x)), key=lambda x: abs(m - x))
             half, gap = max(m - low, high - m), abs(m - limit)
             need = math.ceil(float(r["n"]) * (half / gap) ** 2) if gap > 0 else math.inf
             lean = "holds" if lo <= m <= hi else "fails"
             out.loc[i, ["lean", "to_decide"]] = [lean, need]
     return out
-
-
-def _limits(relation: str, bound: float, tolerance: float) -> tuple[float, float]:
-    """The accepted range of a claim's quantity (as ``claims`` reads the relation)."""
-    if relation == "<=":
-        return -math.inf, bound + tolerance
-    if relation == ">=":
-        return bound - tolerance, math.inf
-    return bound - tolerance, bound + tolerance
 
 
 @dataclass
