@@ -202,8 +202,9 @@ def test_part_of_the_dag_under_another_kernel_path_keeps_the_golden_verdicts(tmp
     golden = _golden()
     golden = golden[golden["id"].str.startswith(tuple(f"{i}." for i in PART))]
     assert len(golden) >= 10 and set(golden["id"]) == set(ledger["id"])
-    assert compare_golden(ledger, golden) == []  # exact values within 1e-2: MKL_CBWR=COMPATIBLE
-    # moves the gap_chain tensors by 4e-4 of their range (bench/results/kernel_paths.csv)
+    # exact values within 0.1%, or within the slack the golden file recorded for this very
+    # kernel path (bench/README.md, "Golden agreement across machines")
+    assert compare_golden(ledger, golden) == []
 
 
 @pytest.mark.workflow
