@@ -115,6 +115,49 @@ def test_a_checkpoint_of_other_settings_is_ignored(tmp_path, monkeypatch):
     assert _equal(longer, _snapshot(*_run(2)))
 
 
+def test_a_checkpoint_of_other_settings_is_set_aside(tmp_path, caplog):
+    with checkpoints.resumable(tmp_path):
+        _run(1)
+        with caplog.at_level("WARNING", logger="sigprop.training.checkpoints"):
+            _run(2)
+    assert (tmp_path / f"test.resume.pt{checkpoints.SET_ASIDE}").exists()
+    assert torch.load(tmp_path / "test.resume.pt", weights_only=True)["epoch"] == 2
+    assert "made for other settings" in caplog.text
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "not a checkpoint"])
+def test_an_unreadable_checkpoint_is_set_aside_and_training_starts_afresh(
+    tmp_path, caplog, damage
+):
+    """A checkpoint cut short (a full disk, a node lost mid-write without the atomic rename)
+    must not fail the job and every retry: it is set aside, with a warning, and the training
+    runs from the start to the bytes of an uninterrupted run."""
+    with checkpoints.resumable(tmp_path):
+        _run(1)
+    path = tmp_path / "test.resume.pt"
+    data = path.read_bytes()
+    damaged = {"truncated": data[: len(data) // 2], "empty": b"", "not a checkpoint": b"x" * 99}
+    path.write_bytes(damaged[damage])
+    with checkpoints.resumable(tmp_path), caplog.at_level("WARNING"):
+        resumed = _snapshot(*_run(EPOCHS))
+    assert _equal(resumed, _snapshot(*_run(EPOCHS)))
+    assert "cannot be read" in caplog.text
+    assert (tmp_path / f"test.resume.pt{checkpoints.SET_ASIDE}").read_bytes() == damaged[damage]
+
+
+def test_a_save_is_flushed_to_disk_before_the_rename(tmp_path, monkeypatch):
+    """fsync of the file, then the rename, then fsync of the folder: a crash of the node
+    leaves a whole checkpoint (the old or the new one)."""
+    events = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync") or fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: events.append("replace") or replace(a, b))
+    checkpoints.save(tmp_path / "x.pt", {"epoch": 1})
+    assert events == ["fsync", "replace", "fsync"]
+    assert torch.load(tmp_path / "x.pt", weights_only=True) == {"epoch": 1}
+    assert not list(tmp_path.glob("*.partial"))
+
+
 def test_a_finished_checkpoint_returns_the_trained_state_without_training(tmp_path, monkeypatch):
     with checkpoints.resumable(tmp_path):
         first = _snapshot(*_run(2))
