@@ -126,9 +126,7 @@ def test_a_checkpoint_of_other_settings_is_set_aside(tmp_path, caplog):
 
 
 @pytest.mark.parametrize("damage", ["truncated", "empty", "not a checkpoint"])
-def test_an_unreadable_checkpoint_is_set_aside_and_training_starts_afresh(
-    tmp_path, caplog, damage
-):
+def test_an_unreadable_checkpoint_is_set_aside_and_training_starts_afresh(tmp_path, caplog, damage):
     """A checkpoint cut short (a full disk, a node lost mid-write without the atomic rename)
     must not fail the job and every retry: it is set aside, with a warning, and the training
     runs from the start to the bytes of an uninterrupted run."""
