@@ -47,7 +47,7 @@ smoke: $(VENV)/.installed
 
 golden: all
 	$(BIN)/sigprop golden --write
-	$(BIN)/sigprop summary --readme README.md .test/golden/quick_claims.csv
+	$(BIN)/sigprop summary --readme README.md --readme docs/items.md .test/golden/quick_claims.csv
 	$(BIN)/python -m sigprop.config_docs
 
 bench: $(VENV)/.installed

@@ -101,7 +101,7 @@ ROLE_SUFFIXES = {
     "measure": ("_theorems", "_lemmas"),
     "judge": ("_judges",),
 }
-"""The module suffix of each registry role's functions (README: "A file's name says its role")."""
+"""The module suffix of each registry role's functions (docs/architecture.md, file roles)."""
 
 
 def test_every_registry_function_lives_in_a_module_named_for_its_role():

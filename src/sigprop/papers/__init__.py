@@ -23,12 +23,7 @@ def load_registry() -> Registry:
     """Import every family's ``items.py`` into one ``Registry``."""
     registry = Registry()
     for family in FAMILIES:
-        try:
-            items = importlib.import_module(f"{__name__}.{family}.items")
-        except ModuleNotFoundError as error:  # a family not yet moved into its package
-            if error.name not in (f"{__name__}.{family}", f"{__name__}.{family}.items"):
-                raise
-            continue
+        items = importlib.import_module(f"{__name__}.{family}.items")
         registry.add_family(
             family,
             list(items.ITEMS),
