@@ -27,6 +27,7 @@ from sigprop.job_resources import (
     MEASURED_TABLE,
     cost_table,
     placement,
+    retries_for,
 )
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
@@ -100,19 +101,40 @@ def get_placement(kind, field):
     from its item, the config's device and the cost table (sigprop.job_resources)."""
 
     def of_job(wildcards):
-        item = _item(wildcards, kind)
-        scale = item_scale(REGISTRY, wildcards.family, item, config, SCALE_REFERENCES)
-        where = placement(
-            f"{wildcards.family}/{item.name}",
-            config["device"],
-            item.runtime,
-            item.mem_mb,
-            COSTS,
-            paper_scale=scale == "paper",
-        )
-        return getattr(where, field)
+        return getattr(_placement(wildcards.family, _item(wildcards, kind)), field)
 
     return of_job
+
+
+def _placement(family, item):
+    scale = item_scale(REGISTRY, family, item, config, SCALE_REFERENCES)
+    return placement(
+        f"{family}/{item.name}",
+        config["device"],
+        item.runtime,
+        item.mem_mb,
+        COSTS,
+        paper_scale=scale == "paper",
+        max_runtime=config.get("max_runtime"),
+    )
+
+
+def get_retries(kind):
+    """A compute rule's retries: Snakemake's ``--retries`` for failures, plus the attempts its
+    longest job needs across the partition's time limit (``max_runtime``; each attempt resumes
+    from the checkpoint of the last, ``sigprop.job_resources.retries_for``)."""
+    placements = {
+        f"{family}/{item.name}": _placement(family, item)
+        for family, item in REGISTRY.items(kind)
+    }
+    retries, beyond = retries_for(placements, getattr(workflow.execution_settings, "retries", 0) or 0)
+    if beyond:
+        print(
+            f"warning: {', '.join(beyond)} would need more attempts than the retries allow at "
+            f"max_runtime={config.get('max_runtime')} minutes: use a longer partition or a GPU",
+            file=sys.stderr,
+        )
+    return retries
 
 
 def get_figures():
