@@ -182,19 +182,34 @@ def test_checkpoint_names_are_plain_file_names(tmp_path, name):
     assert path.parent == tmp_path and "/" not in path.name and " " not in path.name
 
 
-def test_a_simulation_job_removes_its_checkpoints_once_saved(tmp_path):
-    from sigprop.jobs import checkpoint_root, run_simulation
+def test_a_simulation_job_keeps_its_finished_checkpoint_until_the_workflow_removes_it(tmp_path):
+    """A job stopped (at its time limit) after saving its tensors loses them (Snakemake deletes
+    a failed job's outputs) but not its finished checkpoint: the rerun takes it without
+    training. The workflow's end removes the checkpoints of every simulation whose tensors
+    exist, and only those."""
+    from sigprop.jobs import checkpoint_root, remove_finished_checkpoints, run_simulation
     from sigprop.store import Labelled
-
-    seen = []
 
     def experiment(device):
         stack, curves = _run(1)
-        seen.append(sorted(p.name for p in checkpoint_root(out).rglob("*.pt")))
         return Labelled(dims=["point"], coords={"point": list(range(len(curves.step)))},
                         values={"loss": curves.tensors()["train_loss"][0]}, seeds={})  # fmt: skip
 
-    out = tmp_path / "sim.safetensors"
+    out = tmp_path / "family" / "sim.safetensors"
+    out.parent.mkdir()
     run_simulation(experiment, {}, "cpu", str(out))
-    assert seen == [["test.resume.pt"]]
-    assert out.exists() and not checkpoint_root(out).exists()
+    first = out.read_bytes()
+    assert [p.name for p in checkpoint_root(out).rglob("*.pt")] == ["test.resume.pt"]
+    out.unlink()  # the failed job's outputs, deleted
+    import sigprop.training.loop as loop
+
+    step, loop.sgd_step = loop.sgd_step, _no_step
+    try:
+        run_simulation(experiment, {}, "cpu", str(out))
+    finally:
+        loop.sgd_step = step
+    assert out.read_bytes() == first
+    other = tmp_path / "family" / "unfinished.checkpoints"
+    other.mkdir()
+    assert remove_finished_checkpoints(tmp_path) == [checkpoint_root(out)]
+    assert not checkpoint_root(out).exists() and other.exists()

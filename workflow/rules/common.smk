@@ -124,10 +124,11 @@ def get_retries(kind):
     longest job needs across the partition's time limit (``max_runtime``; each attempt resumes
     from the checkpoint of the last, ``sigprop.job_resources.retries_for``)."""
     placements = {
-        f"{family}/{item.name}": _placement(family, item)
-        for family, item in REGISTRY.items(kind)
+        f"{family}/{item.name}": _placement(family, item) for family, item in REGISTRY.items(kind)
     }
-    retries, beyond = retries_for(placements, getattr(workflow.execution_settings, "retries", 0) or 0)
+    retries, beyond = retries_for(
+        placements, getattr(workflow.execution_settings, "retries", 0) or 0
+    )
     if beyond:
         print(
             f"warning: {', '.join(beyond)} would need more attempts than the retries allow at "

@@ -38,7 +38,8 @@ rule simulate:
         item="|".join(REGISTRY.names("simulation")) or "(?!)",
     priority: previous_run_seconds("simulate")
     retries: get_retries("simulation")
-    group: get_placement("simulation", "group")
+    group:
+        get_placement("simulation", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
@@ -130,7 +131,8 @@ rule measure:
         item="|".join(REGISTRY.names("theorem")) or "(?!)",
     priority: previous_run_seconds("measure")
     retries: get_retries("theorem")
-    group: get_placement("theorem", "group")
+    group:
+        get_placement("theorem", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
