@@ -273,7 +273,7 @@ def get_script_code(wildcards):
 
 def get_script(wildcards):
     item = _judged_item(wildcards)
-    return f"../scripts/{wildcards.family}/{item.script_file}"
+    return f"../scripts/{item.script_path}"
 
 
 def get_judge_args(wildcards):
