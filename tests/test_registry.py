@@ -124,6 +124,15 @@ def test_references_are_relative_to_the_item_unless_they_are_paths():
     assert resolve(x.judge_args, {"f": {"x": {"q": 1}}}) == {"q": 1}
 
 
+def test_a_selection_names_judged_items_only():
+    assert REGISTRY.selected() == list(REGISTRY.judged())
+    assert REGISTRY.selected(["rank_collapse.fig2"]) == [
+        ("rank_collapse", REGISTRY.get("rank_collapse", "fig2", "figure"))
+    ]
+    with pytest.raises(KeyError, match="depth_rank"):
+        REGISTRY.selected(["rank_collapse.depth_rank"])  # a simulation: no claims of its own
+
+
 def _graph() -> dict[str, set[str]]:
     graph = {}
     for path in SRC.rglob("*.py"):

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -449,6 +449,16 @@ class Registry:
         for family, item in self.items():
             if item.kind != "simulation":
                 yield family, item
+
+    def selected(self, names: Iterable[str] = ()) -> list[tuple[str, Item]]:
+        """The judged items named ``family.item`` (config ``items``), in registry order; no
+        names: every judged item. A KeyError names those that are not judged items."""
+        names = set(names)
+        found = [(f, i) for f, i in self.judged() if not names or f"{f}.{i.name}" in names]
+        unknown = names - {f"{f}.{i.name}" for f, i in found}
+        if unknown:
+            raise KeyError(f"no figure, table or theorem item {sorted(unknown)} (sigprop list)")
+        return found
 
     def simulations_for(self, targets) -> list[tuple[str, Simulation]] | None:
         """The simulations that Snakemake ``targets`` (file paths) need, or None for all of
