@@ -25,10 +25,12 @@ def quick_config():
 merged = merge_configs
 
 
-def test_quick_and_paper_configs_are_valid():
+def test_quick_paper_and_tiny_configs_are_valid():
+    """Each as Snakemake merges it over config/config.yaml (the tiny one: .test/config/)."""
     for config in (
         quick_config(),
         merged(quick_config(), yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())),
+        merged(quick_config(), yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())),
     ):
         validate(config, SCHEMA)
         check_all(config)

@@ -213,7 +213,7 @@ def cmd_show(registry: Registry, args) -> int:
         if hasattr(item, role):
             print(f"{role + ':':12}{_where(getattr(item, role))}")
     if item.kind in ("figure", "table"):
-        print(f"script:     workflow/scripts/{family}/{item.script_file}")
+        print(f"script:     workflow/scripts/{item.script_path}")
     print("outputs:    " + ", ".join(item_files(family, item)))
     scale = item_scale(registry, family, item, config, reference_configs(Path("config")))
     print(f"scale:      {scale} (this item's config slice and what it reads, vs quick and paper)")
@@ -654,16 +654,19 @@ ITEMS_END = "<!-- items:end -->"
 
 
 def item_title(family: str, item) -> str:
-    """What an item shows, in one line: its script's first docstring line (a figure or table),
-    or its measurement's (a theorem), without the leading "<source>: "."""
+    """What an item shows, in one line: its script's first docstring line (a figure or table;
+    a shared script's filled from the item's ``source`` and ``constants``), or its
+    measurement's (a theorem), without the leading "<source>: "."""
     if item.kind == "theorem":
         function = getattr(item.measure, "resolve", lambda: item.measure)()
         text = inspect.getdoc(function) or ""
     else:
-        from .jobs import script_description
+        from .jobs import render_description, script_description
 
-        script = Path("workflow/scripts") / family / item.script_file
-        text = script_description(script) if script.exists() else ""
+        script = Path("workflow/scripts") / item.script_path
+        text = script_description(script).split("\n\n")[0] if script.exists() else ""
+        params = {"source": item.source, **item.constants}
+        text = render_description(text, params, {}, {"family": family, "item": item.name})
     first = " ".join(text.split("\n\n")[0].split())
     return first.split(": ", 1)[1] if ": " in first[:80] else first
 

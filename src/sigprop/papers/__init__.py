@@ -1,9 +1,9 @@
 """The paper families, one package each: ``sigprop.papers.<family>``.
 
-A family package holds its item table (``items.py``: ``SEED``, the seed it reproduces, and
-``ITEMS``, its simulations, figures, tables and theorem checks; optionally ``CHECK_CONFIG``, the
-cross-key check of its config), its simulations, judges and
-theorem measurements, and the mathematics only it uses. It imports the core library
+A family package holds its item table (``items.py``: ``ITEMS``, its simulations, figures, tables
+and theorem checks; optionally ``CHECK_CONFIG``, the cross-key check of its config; its
+docstring names the seed it reproduces), its simulations, judges and theorem measurements, and
+the mathematics only it uses. It imports the core library
 (``sigprop.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
 """
 
@@ -25,9 +25,6 @@ def load_registry() -> Registry:
     for family in FAMILIES:
         items = importlib.import_module(f"{__name__}.{family}.items")
         registry.add_family(
-            family,
-            list(items.ITEMS),
-            seed=items.SEED,
-            check_config=getattr(items, "CHECK_CONFIG", None),
+            family, list(items.ITEMS), check_config=getattr(items, "CHECK_CONFIG", None)
         )
     return registry
