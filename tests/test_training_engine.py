@@ -228,6 +228,17 @@ def test_measured_cuts_every_training_and_records_its_time(tmp_path):
     assert records[0]["steps"] == 8
 
 
+@pytest.mark.parametrize(
+    "epochs, batch, log_every", [(2, 32, 0), (3, 32, 3), (2, 64, 4), (3, 40, 2)]
+)
+def test_log_points_counts_what_train_logs(epochs, batch, every):
+    """``loop.log_points`` (the projection of a cut run to the paper run uses it) is the number
+    of points ``train`` logs."""
+    stack = RunStack(networks("none", 1))
+    curves = train(stack, data(), torch.tensor([0.1]), epochs, batch, "t.lp", [0], every)
+    assert loop.log_points(epochs, 256 // batch, every) == len(curves.step)
+
+
 def test_nonfinite_runs_are_counted_on_the_device():
     """A step size that blows a run up shows in the timing record's non-finite count (read at
     the end, never per step); the other runs train on."""

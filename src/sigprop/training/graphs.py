@@ -65,7 +65,7 @@ class CapturedStep:
         try:
             with torch.cuda.graph(graph, capture_error_mode="thread_local"):
                 self.fn()
-        except Exception as error:  # noqa: BLE001 (any capture failure falls back to eager)
+        except RuntimeError as error:  # CUDA's and torch's refusals; a timeout still propagates
             self.mode = f"eager (capture failed: {type(error).__name__}: {str(error)[:200]})"
             log.warning("CUDA graph capture failed, the step runs eagerly: %s", error)
             self.reset()

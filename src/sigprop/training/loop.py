@@ -50,6 +50,7 @@ __all__ = [
     "RunStack",
     "TrainData",
     "adaptive_gradient_clip",
+    "log_points",
     "measured",
     "sgd_step",
     "stacked_mlp",
@@ -620,6 +621,17 @@ class _Steps:
     def drop_grads(self) -> None:
         for p in self.stack.params.values():
             p.grad = None
+
+
+def log_points(epochs: int, steps_per_epoch: int, log_every: int = 0) -> int:
+    """How many points ``train`` logs in ``epochs`` epochs: at initialization, after each epoch,
+    and every ``log_every`` steps where that is not an epoch's end."""
+    inside = 0
+    if log_every:
+        for epoch in range(epochs):
+            first, last = epoch * steps_per_epoch + 1, (epoch + 1) * steps_per_epoch - 1
+            inside += max(0, last // log_every - (first - 1) // log_every)
+    return 1 + epochs + inside
 
 
 def _epoch_order(gens: Sequence[torch.Generator], n: int, device: torch.device) -> Tensor:
