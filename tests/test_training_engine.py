@@ -228,9 +228,7 @@ def test_measured_cuts_every_training_and_records_its_time(tmp_path):
     assert records[0]["steps"] == 8
 
 
-@pytest.mark.parametrize(
-    "epochs, batch, log_every", [(2, 32, 0), (3, 32, 3), (2, 64, 4), (3, 40, 2)]
-)
+@pytest.mark.parametrize("epochs, batch, every", [(2, 32, 0), (3, 32, 3), (2, 64, 4), (3, 40, 2)])
 def test_log_points_counts_what_train_logs(epochs, batch, every):
     """``loop.log_points`` (the projection of a cut run to the paper run uses it) is the number
     of points ``train`` logs."""

@@ -676,13 +676,8 @@ def train(
     state after each epoch and resumes from a saved one (the same computation, so the same
     result).
     """
-    _check_probes(probes, data)
-    if len(runs) != stack.size or lrs.shape != (stack.size,):
-        raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
-    n = len(data.train_x)
-    if n // batch_size < 1:
-        raise ValueError(f"batch_size {batch_size} exceeds the {n} training samples")
-    device = data.train_x.device
+    _check_train(stack, data, lrs, runs, batch_size, probes)
+    n, device = len(data.train_x), data.train_x.device
     graphs, chunk = (engine or Engine()).resolved(stack, device)
     lrs = lrs.to(device, data.train_x.dtype)
     measure = _MEASURE.get()
@@ -713,15 +708,8 @@ def train(
     taken = 0
     for epoch in progress(epochs, desc, unit="epochs", start=first):
         order = _epoch_order(gens, n, device)
-        for k in range(n // batch_size):
-            if cut and taken >= cut:
-                break
-            steps(order, k)
-            step, taken = step + 1, taken + 1
-            if taken == steps.setup_steps:
-                timer.mark("setup_s")
-            if log_every and step % log_every == 0 and k + 1 < n // batch_size:
-                log_point(step, epoch + (k + 1) / (n // batch_size))
+        step, taken = _epoch_steps(steps, order, epoch, step, taken, cut, n // batch_size,
+                                   log_every, log_point, timer)  # fmt: skip
         _end_epoch(epoch, step, log_point, steps, clip_counts, checkpoint, identity, gens, curves,
                    desc)  # fmt: skip
         timer.mark("log_s")
@@ -736,6 +724,31 @@ def train(
                                 "steps_per_epoch": n // batch_size, "log_every": log_every,
                                 "seconds": curves.seconds, **curves.timing})  # fmt: skip
     return curves
+
+
+def _check_train(stack, data, lrs, runs, batch_size, probes) -> None:
+    """A ValueError for ``train``'s arguments that do not fit together."""
+    _check_probes(probes, data)
+    if len(runs) != stack.size or lrs.shape != (stack.size,):
+        raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
+    n = len(data.train_x)
+    if n // batch_size < 1:
+        raise ValueError(f"batch_size {batch_size} exceeds the {n} training samples")
+
+
+def _epoch_steps(steps, order, epoch, step, taken, cut, per_epoch, log_every, log_point, timer):
+    """One epoch's SGD steps of ``train`` with the log points within it; ``taken`` counts this
+    call's steps, which stop at ``cut`` (``measured``). Returns (step, taken)."""
+    for k in range(per_epoch):
+        if cut and taken >= cut:
+            break
+        steps(order, k)
+        step, taken = step + 1, taken + 1
+        if taken == steps.setup_steps:
+            timer.mark("setup_s")
+        if log_every and step % log_every == 0 and k + 1 < per_epoch:
+            log_point(step, epoch + (k + 1) / per_epoch)
+    return step, taken
 
 
 def _end_epoch(epoch, step, log_point, steps, clip_counts, checkpoint, identity, gens, curves,
