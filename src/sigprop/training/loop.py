@@ -622,6 +622,13 @@ class _Steps:
         for p in self.stack.params.values():
             p.grad = None
 
+    def release(self) -> None:
+        """Free the captured graph's memory now (``self`` and its step form a reference cycle
+        that only the garbage collector would break)."""
+        if self.captured is not None:
+            self.captured.graph = None
+        self.captured = None
+
 
 def log_points(epochs: int, steps_per_epoch: int, log_every: int = 0) -> int:
     """How many points ``train`` logs in ``epochs`` epochs: at initialization, after each epoch,
@@ -715,15 +722,21 @@ def train(
         timer.mark("log_s")
         if cut and taken >= cut:
             break
-    curves.seconds = time.monotonic() - start
-    curves.timing = {"engine": steps.mode, "steps": taken, "setup_steps": steps.setup_steps,
-                     "log_points": len(curves.step), **timer.seconds,
-                     "nonfinite_runs": int((~torch.isfinite(steps.loss_sum)).sum())}  # fmt: skip
+    _finished(curves, steps, timer, taken, time.monotonic() - start)
     if measure is not None:
         measure.records.append({"desc": desc, "members": stack.size, "epochs": epochs,
                                 "steps_per_epoch": n // batch_size, "log_every": log_every,
                                 "seconds": curves.seconds, **curves.timing})  # fmt: skip
     return curves
+
+
+def _finished(curves: Curves, steps: _Steps, timer: _Timer, taken: int, seconds: float) -> None:
+    """``curves``' seconds and timing (one read of the device tallies); the graph let go."""
+    curves.seconds = seconds
+    curves.timing = {"engine": steps.mode, "steps": taken, "setup_steps": steps.setup_steps,
+                     "log_points": len(curves.step), **timer.seconds,
+                     "nonfinite_runs": int((~torch.isfinite(steps.loss_sum)).sum())}  # fmt: skip
+    steps.release()
 
 
 def _check_train(stack, data, lrs, runs, batch_size, probes) -> None:
