@@ -156,26 +156,9 @@ def _setups(args) -> list[tuple[str, object, dict]]:
     return todo
 
 
-def main(argv: list[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out-dir", type=Path, default=paper_cost.RESULTS)
-    parser.add_argument("--budget", type=float, default=270, help="no item starts after (s)")
-    parser.add_argument("--timeout", type=int, default=90, help="seconds per item")
-    parser.add_argument("--steps", type=int, default=24, help="SGD steps per stack")
-    parser.add_argument("--device", default="cuda", help="cpu: the harness without a GPU")
-    parser.add_argument("--only", nargs="*", help="family/item keys to run (default: all)")
-    parser.add_argument("--dry", action="store_true", help="quick config, smoke-cut, on the CPU")
-    args = parser.parse_args(argv)
-    if args.dry:
-        args.device, args.steps = "cpu", 2
-    gpu_cost.DEVICE = args.device
-    if args.device == "cuda" and not torch.cuda.is_available():
-        sys.exit("gpu_training: CUDA is not available")
-    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu (1 thread)"
-    if args.device == "cuda":  # CUDA's context and libraries load here, not in the first row
-        (torch.ones(64, 64, device="cuda") @ torch.ones(64, 64, device="cuda")).sum().item()
-    stamp = {"date": datetime.date.today().isoformat(), "revision": revision()}
-    root = Path(tempfile.mkdtemp(prefix="sigprop-generated-"))
+def run_items(args, root: Path, device: str, stamp: dict) -> list[dict]:
+    """Each training's cut run in turn (none starts after ``--budget`` s), its datasets generated
+    under ``root`` when first needed; the tables rewritten after each item."""
     start, rows, stack_rows, written = time.time(), [], [], set()
     for family, item, paper_setup, config in _setups(args):
         key = f"{family}/{item.name}"
@@ -195,6 +178,30 @@ def main(argv: list[str] | None = None) -> None:
               f"[{row.get('engine')}], peak {row.get('peak_mb')} MB", flush=True)  # fmt: skip
         _write(args.out_dir / "gpu_training.csv", COLUMNS, rows)
         _write(args.out_dir / "gpu_training_stacks.csv", STACK_COLUMNS, stack_rows)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out-dir", type=Path, default=paper_cost.RESULTS)
+    parser.add_argument("--budget", type=float, default=270, help="no item starts after (s)")
+    parser.add_argument("--timeout", type=int, default=90, help="seconds per item")
+    parser.add_argument("--steps", type=int, default=24, help="SGD steps per stack")
+    parser.add_argument("--device", default="cuda", help="cpu: the harness without a GPU")
+    parser.add_argument("--only", nargs="*", help="family/item keys to run (default: all)")
+    parser.add_argument("--dry", action="store_true", help="quick config, smoke-cut, on the CPU")
+    args = parser.parse_args(argv)
+    if args.dry:
+        args.device, args.steps = "cpu", 2
+    gpu_cost.DEVICE = args.device
+    if args.device == "cuda" and not torch.cuda.is_available():
+        sys.exit("gpu_training: CUDA is not available")
+    device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu (1 thread)"
+    if args.device == "cuda":  # CUDA's context and libraries load here, not in the first row
+        (torch.ones(64, 64, device="cuda") @ torch.ones(64, 64, device="cuda")).sum().item()
+    stamp = {"date": datetime.date.today().isoformat(), "revision": revision()}
+    with tempfile.TemporaryDirectory(prefix="sigprop-generated-") as tmp:
+        rows = run_items(args, Path(tmp), device, stamp)
     _write(args.out_dir / "gpu_training.csv", COLUMNS, rows)
     print(f"{sum(r['status'] == 'ok' for r in rows)} of {len(rows)} trainings projected -> "
           f"{args.out_dir / 'gpu_training.csv'}")  # fmt: skip

@@ -10,6 +10,12 @@ elementwise, so a per-run learning rate trains each run as ``torch.optim.SGD`` w
 grid point of a learning-rate search is one more run of the stack.
 
 Every run draws its minibatch order from its own stream (``seeding``, stream "batches").
+
+One step definition serves every device (``_Steps``): the data stays on the device, the minibatch
+is gathered there, and nothing in a step waits for the host (losses, non-finite runs and clipping
+counts accumulate in device tensors, read at log points). On CUDA the step is captured once as a
+CUDA graph and replayed (``Engine``, ``training.graphs``): one launch per step instead of hundreds.
+On a CPU the arithmetic is the previous loop's, bit for bit (tests/test_training_engine.py).
 """
 
 from __future__ import annotations
