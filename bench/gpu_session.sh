@@ -1,103 +1,97 @@
 #!/usr/bin/env bash
-# What a GPU machine runs, once, within 8 minutes of device time (issue 25, item 5):
-#   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
-# 1. the paper-shape smoke of every real-data simulation on CUDA (tests/test_paper_smoke.py),
-#    $SMOKE_CAP s (default 280);
-# 2. the other CUDA tests: the device-parametrized unit tests and tests/test_cuda_parity.py (every
-#    synthetic item of the tiny config on CUDA reaches the CPU run's verdicts), $TEST_CAP s (130);
-# 3. real-data simulations at paper shapes on generated data (bench/gpu_training.py), $TRAIN_CAP s
-#    (120);
-# 4. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
-#    benchmark files, $JOBS_CAP s (0: skipped; run on the H100 on 2026-11-26);
-# 5. what ran where: nvidia-smi, torch and CUDA versions.
-# On a bare GPU machine with torch but no Snakemake, carry a wheel folder and install from it
-# first (the device tool: carry [".whl"]):
-#   pip download snakemake==9.27.1 pytest -d .whl --python-version 3.12 --only-binary=:all: \
-#       --platform manylinux2014_x86_64 --platform manylinux_2_28_x86_64 --platform any
-#   (on the GPU machine) for p in snakemake pytest; do pip install --no-index --find-links .whl $p; done
-# A step whose cap is 0 is skipped. pytest runs verbosely, so a step cut by its cap keeps the
-# results of the tests it finished.
-# Everything lands under OUT: environment.txt, cuda_tests.txt, gpu_training.csv, paper_jobs.csv,
-# paper_claims_cuda.csv, snakemake.txt. The project's Python environment must be importable:
-# the project's venv, or (on a bare GPU machine) its packages on PYTHONPATH; the script puts
-# src/ on PYTHONPATH itself.
+# What a GPU machine runs, in at most 8 minutes of device time (issue 39, item 2), from the repo root:
+#   SIGPROP_REVISION=$(git describe --always --dirty --abbrev=12) bash bench/gpu_session.sh [OUT]
+#   bash bench/gpu_session.sh --dry      (no GPU: every step's Python entry point on the CPU, seconds)
+# OUT: the argument, else $OUT (the device tool's folder), else bench/results. Each step runs under
+# `timeout`; the caps sum to at most 480 s (the script refuses more):
+#   0. the machine: date, GPU, CPU, torch and CUDA versions                          ENV_CAP    10 s
+#   1. the CUDA tests: every test named cuda (the training engine's graphs vs eager and CUDA vs
+#      CPU, tests/test_training_engine.py; the device-parametrized unit tests), without the
+#      Snakemake parity test (-m "not workflow": it ran on an H100 and an H200; PARITY_CAP > 0
+#      runs it, Snakemake installed) and without the paper-shape smoke (opt-in)    TEST_CAP   80 s
+#   2. the training engine's A/B on CUDA (bench/training_engine.py): loop.EAGER vs CUDA graphs
+#      at Dan+20's deepest Fig. 1 stack (depth 32, width 128, 35 members, batch 128), 300 steps,
+#      BN and vanilla                                                                 AB_CAP     60 s
+#   3. a cut run at paper shapes of every real-data training of Dan+20, DJB21 and Thesis ch. 6
+#      (bench/gpu_training.py: 24 SGD steps per stack, generated data at full size) and its
+#      projection to the paper run                                                     TRAIN_CAP 320 s
+# Files in OUT (the device tool returns 8 at most): gpu_environment.txt, gpu_cuda_tests.txt,
+# gpu_training_engine.csv, gpu_training.csv, gpu_training_stacks.csv, gpu_session.log, and
+# cuda_parity.csv when the parity test runs. The CSVs carry the date and SIGPROP_REVISION (a
+# machine given the working tree without .git cannot tell the revision itself).
+# Setup: on a fresh machine `pip install -e .[dev]`; on a GPU image with torch and no network,
+# nothing: the script puts src/ on PYTHONPATH and runs $PYTHON, else the project's .venv, else
+# python3 (pyyaml, pandas and pytest needed; Snakemake only for the parity test).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-out=$(realpath -m "${1:-${OUT:-bench/results/gpu}}")
+dry=0
+if [ "${1:-}" = "--dry" ]; then dry=1; shift; fi
+out=$(realpath -m "${1:-${OUT:-bench/results}}")
+[ "$dry" = 1 ] && [ -z "${1:-}" ] && out=$(mktemp -d)
 mkdir -p "$out"
 python=$(command -v "${PYTHON:-$( [ -x .venv/bin/python ] && echo .venv/bin/python || echo python3 )}")
 [[ $python = /* ]] || python=$root/$python  # absolute, but not resolved: a venv's link must stay
 export PYTHONPATH="$root/src${PYTHONPATH:+:$PYTHONPATH}" PYTHONUNBUFFERED=1
-export PATH="$(dirname "$python"):$PATH"
-cores=$(nproc)
+export SIGPROP_REVISION="${SIGPROP_REVISION:-$(git describe --always --dirty --abbrev=12 2>/dev/null || echo unknown)}"
+env_cap=${ENV_CAP:-10} test_cap=${TEST_CAP:-80} parity_cap=${PARITY_CAP:-0}
+ab_cap=${AB_CAP:-60} train_cap=${TRAIN_CAP:-320}
+total=$(( env_cap + test_cap + parity_cap + ab_cap + train_cap ))
+if [ "$total" -gt 480 ]; then
+    echo "gpu_session: the caps sum to $total s, over the 480 s of device time; lower TRAIN_CAP" >&2
+    exit 2
+fi
+log=$out/gpu_session.log
+env_txt=$out/gpu_environment.txt
+: > "$log"
+step() {  # step NAME CAP FILE COMMAND...: run under the cap, output to FILE, record the exit
+    local name=$1 cap=$2 file=$3
+    shift 3
+    [ "$cap" -gt 0 ] || return 0
+    echo "== $name (cap $cap s)" | tee -a "$log"
+    timeout "$cap" "$@" >> "$file" 2>&1
+    echo "$name: exit $?" | tee -a "$env_txt" "$log"
+}
 
 {
     date -u
-    nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv 2>&1
-    lscpu | grep -E '^Model name|^CPU\(s\)' 2>&1
-    "$python" -c 'import torch, snakemake; print("torch", torch.__version__, "cuda", torch.version.cuda,
-        "available", torch.cuda.is_available(), "snakemake", snakemake.__version__)'
-} > "$out/environment.txt" 2>&1
-cat "$out/environment.txt"
+    echo "revision $SIGPROP_REVISION; caps: env $env_cap, tests $test_cap, parity $parity_cap," \
+        "A/B $ab_cap, trainings $train_cap (s)"
+    timeout $(( env_cap / 2 )) nvidia-smi --query-gpu=name,memory.total,driver_version \
+        --format=csv 2>&1 | head -3
+    lscpu 2>/dev/null | grep -E '^Model name|^CPU\(s\)'
+    timeout $(( env_cap / 2 )) "$python" -c 'import torch; print("torch", torch.__version__, "cuda",
+        torch.version.cuda, "available", torch.cuda.is_available())'
+} > "$env_txt" 2>&1
+cat "$env_txt"
 
-# 1. The paper-shape smoke on CUDA; 2. the other CUDA tests.
-if [ "${SMOKE_CAP:-280}" -gt 0 ]; then
-    SIGPROP_PAPER_SMOKE=1 timeout "${SMOKE_CAP:-280}" "$python" -m pytest -v -p no:cacheprovider \
-        --durations=0 -k cuda tests/test_paper_smoke.py > "$out/cuda_smoke.txt" 2>&1
-    echo "paper-shape smoke on CUDA: exit $?" | tee -a "$out/environment.txt"
-    grep -cE "PASSED|FAILED" "$out/cuda_smoke.txt"; tail -3 "$out/cuda_smoke.txt"
-fi
-if [ "${TEST_CAP:-130}" -gt 0 ]; then
-    SIGPROP_PARITY_OUT="$out" timeout "${TEST_CAP:-130}" "$python" -m pytest -v -p no:cacheprovider \
-        -k cuda --ignore tests/test_paper_smoke.py tests > "$out/cuda_tests.txt" 2>&1
-    echo "cuda tests: exit $?" | tee -a "$out/environment.txt"
-    tail -5 "$out/cuda_tests.txt"
+if [ "$dry" = 1 ]; then  # the Python entry points on the CPU, tiny: they parse and run
+    step "engine A/B (dry)" 120 "$log" "$python" bench/training_engine.py --dry \
+        --out "$out/gpu_training_engine.csv"
+    step "cut trainings (dry)" 300 "$log" "$python" bench/gpu_training.py --dry --out-dir "$out" \
+        --only rank_collapse/depth_training gradients/weight_orthogonality
+    grep -E "exit|->" "$log"
+    exit 0
 fi
 
-# 3. Real-data simulations at paper shapes: those left unprojected so far (bench/README.md,
-#    "GPU"); bench/gpu_cost.py, which timed the synthetic
-#    items, is kept for a rerun after engine changes.
-if [ "${TRAIN_CAP:-120}" -gt 0 ]; then
-    timeout "${TRAIN_CAP:-120}" "$python" bench/gpu_training.py --out "$out/gpu_training.csv" \
-        --budget $(( ${TRAIN_CAP:-120} - 60 )) --timeout 55 --only orthogonality/deep_convnets \
-        gradients/shaped_cifar10 gradients/weight_orthogonality orthogonality/init_mlp \
-        gradients/table_c1 > "$out/gpu_training.txt" 2>&1
-    echo "gpu_training: exit $?" | tee -a "$out/environment.txt"
-    tail -8 "$out/gpu_training.txt"
+# 1. The CUDA tests; the test modules that need Snakemake to import are left out without it (and
+#    a module that fails to import for another reason costs its own tests only).
+ignore=()
+if ! "$python" -c "import snakemake" 2> /dev/null; then
+    for f in $(grep -l -E "^(from|import) snakemake" tests/test_*.py); do ignore+=(--ignore "$f"); done
 fi
-[ "${JOBS_CAP:-0}" -gt 0 ] || exit 0
+step "cuda tests" "$test_cap" "$out/gpu_cuda_tests.txt" "$python" -m pytest -v -p no:cacheprovider \
+    --durations=0 --continue-on-collection-errors -k cuda -m "not workflow" \
+    ${ignore[@]+"${ignore[@]}"} tests
+tail -3 "$out/gpu_cuda_tests.txt"
+step "cuda parity (Snakemake)" "$parity_cap" "$out/gpu_cuda_tests.txt" \
+    env SIGPROP_PARITY_OUT="$out" "$python" -m pytest -v -p no:cacheprovider tests/test_cuda_parity.py
 
-# 3. Paper-scale claims on CUDA (the cheapest projected first), in a copy of the workflow.
-work=$(mktemp -d)
-cp -r Snakefile workflow config envs src profiles "$work"/
-mkdir -p "$work/bench/results" && cp bench/results/{paper_cost,paper_cpu_jobs,gpu_cost}.csv "$work/bench/results/"
-targets=$(cd "$work" && "$python" -m sigprop.cli targets --gpu --max-seconds 30)
-(
-    cd "$work" && export PYTHONPATH="$work/src:$PYTHONPATH" &&
-        timeout "$JOBS_CAP" "$python" -m snakemake --cores "$cores" --resources gpu=1 --keep-going \
-        $targets --configfile config/paper.yaml --config device=cuda > "$out/snakemake.txt" 2>&1
-)
-echo "paper-scale jobs: exit $?" | tee -a "$out/environment.txt"
+# 2. The training engine's A/B on CUDA.
+step "engine A/B" "$ab_cap" "$log" "$python" bench/training_engine.py --device cuda --steps 300 \
+    --reps 2 --out "$out/gpu_training_engine.csv"
 
-# 4. Timings (Snakemake's benchmark files) and the claims that finished.
-PYTHONPATH="$work/src:${PYTHONPATH}" "$python" - "$work" "$out" <<'EOF'
-import sys
-from pathlib import Path
-
-import pandas as pd
-
-work, out = Path(sys.argv[1]), Path(sys.argv[2])
-rows = []
-for tsv in sorted((work / "benchmarks").rglob("*.tsv")):
-    row = pd.read_csv(tsv, sep="\t").iloc[0].to_dict()
-    rows.append({"job": f"{tsv.parent.name}/{tsv.stem}", **row})
-pd.DataFrame(rows).to_csv(out / "paper_jobs.csv", index=False)
-claims = sorted((work / "results" / "claims").rglob("*.json"))
-if claims:
-    from sigprop.claims import ledger
-
-    ledger(claims).to_csv(out / "paper_claims_cuda.csv", index=False)
-print(f"{len(rows)} jobs timed, {len(claims)} claims files -> {out}")
-EOF
-rm -rf "$work"
+# 3. Every real-data training at paper shapes, cut to 24 steps per stack, projected.
+step "cut trainings" "$train_cap" "$log" "$python" bench/gpu_training.py --device cuda --steps 24 \
+    --budget $(( train_cap - 65 )) --timeout 60 --out-dir "$out"
+grep -E "exit|old/new|projected" "$log" | tail -30

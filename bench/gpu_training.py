@@ -1,30 +1,40 @@
-"""Real-data simulations at paper shapes on a GPU (issue 25, items 2 and 5): does each run, how
-long would the paper run take, how much memory does it need.
+"""Every real-data training at paper shapes on a GPU, cut to a few SGD steps, projected to the
+paper run (issue 39, item 2; issue 25, items 2 and 5).
 
-Every simulation that reads a dataset runs at ``config/paper.yaml`` (merged over the quick
-config) on generated files in the real formats at full size (``sigprop.generated_datasets``:
-CIFAR-10/100 and MNIST/Fashion-MNIST, random pixels), so its networks, widths, batch sizes and
-image sizes are the seeds'. Only loops are cut:
+Each training simulation runs at ``config/paper.yaml`` (merged over the quick config) on
+generated files in the real formats at full size (``sigprop.generated_datasets``: random
+pixels), so its datasets, networks, depths, widths, step-size grid, runs, batch and evaluation
+sizes are the seeds'. Only its SGD is cut: inside ``training.loop.measured(cut_steps=S)`` every
+``train`` call (one stack: a network at a depth, all its step sizes and runs) stops after S steps
+and logs its epoch-end point, and the engine times each call by bucket (set-up: the first steps,
+with warm-up and graph capture; the steady steps; the log points). Per stack the paper run is
 
-- training simulations (a config with ``epochs``): one run, one epoch, on two cut training
-  sets of A and B images; wall seconds t_A, t_B, projected as T(n) = a + b n to the paper's
-  ``n_runs x (a + epochs x b N)`` (low: a, the set-up and one evaluation, once per run) and
-  ``n_runs x epochs x (a + b N)`` (high: a once per epoch), N the full training set: projections
-  from measured cut runs, not measurements of the paper run;
-- probes at initialization (no ``epochs``): the paper config as it is, timed whole, with
-  ``n_runs`` cut to 1 where it has one (``runs_cut`` says so).
+    set-up + paper steps x steady step + paper log points x log point,
 
-Per row: the status (``ok``, ``timeout > T s`` or the error: a crash at paper shapes is a
-finding), the times, and the peak GPU memory of the run. Rows are rewritten after each item.
+paper steps = epochs x floor(N / batch), log points = 1 + epochs + those of ``log_every`` within
+epochs; per item the sum over its stacks (``projected_paper_s_low``) plus what the cut run spent
+outside ``train`` (datasets, initialization, pre-training, orthogonalization, probes after
+training), counted once as measured (``projected_paper_s_high``). These are projections from
+measured cut runs, not measurements of paper runs. ``gpu_training_stacks.csv`` holds the stacks.
 
-Usage:  python bench/gpu_training.py [--out bench/results/gpu_training.csv] [--budget 300]
-                                     [--timeout 60] [--device cuda] [--only family/item ...]
+Per item row: status (``ok``, ``timeout > T s`` or the error: a crash at paper shapes is a
+finding), stacks, the slowest stack's steady ms per step, the engine's modes, the projections,
+the cut run's seconds and peak GPU memory, date and revision. Rewritten after each item, so a run
+cut by its budget keeps what it measured; items are ordered one per paper first.
+
+``--dry``: the quick config cut as ``sigprop.paper_smoke.cut`` cuts it, 2 steps, on the CPU, on
+small generated files: the harness in seconds (tests/test_gpu_bench.py).
+
+Usage:  python bench/gpu_training.py [--out-dir bench/results] [--budget 270] [--timeout 90]
+                                     [--steps 24] [--device cuda] [--only family/item ...] [--dry]
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import datetime
+import statistics
 import sys
 import tempfile
 import time
@@ -36,117 +46,165 @@ import gpu_cost  # noqa: E402
 import paper_cost  # noqa: E402
 import torch  # noqa: E402
 import yaml  # noqa: E402
+from training_engine import revision  # noqa: E402
 
 from sigprop import generated_datasets  # noqa: E402
 from sigprop.config import merge_configs  # noqa: E402
-from sigprop.data import dataset_spec  # noqa: E402
+from sigprop.paper_smoke import cut as smoke_cut  # noqa: E402
 from sigprop.paper_smoke import with_data_root  # noqa: E402
 from sigprop.papers import load_registry  # noqa: E402
 from sigprop.registry import dataset_names  # noqa: E402
+from sigprop.training import loop  # noqa: E402
 
 ROOT = paper_cost.ROOT
 COLUMNS = [
-    "item", "device", "dataset", "kind", "n_A", "t_A", "n_B", "t_B", "paper_n_runs",
-    "paper_epochs", "train_images", "projected_paper_s_low", "projected_paper_s_high",
-    "runs_cut", "peak_mb", "status",
+    "item", "device", "dataset", "kind", "cut_steps", "stacks", "members", "paper_steps",
+    "paper_log_points", "slowest_step_ms", "log_point_s", "setup_s", "train_s", "outside_s",
+    "cut_run_s", "projected_paper_s_low", "projected_paper_s_high", "projected_paper_h",
+    "engine", "peak_mb", "status", "date", "revision",
 ]  # fmt: skip
+STACK_COLUMNS = [
+    "item", "stack", "members", "epochs", "steps_per_epoch", "log_every", "steps", "setup_steps",
+    "setup_s", "step_ms", "log_points", "log_point_s", "paper_steps", "paper_log_points",
+    "projected_s", "engine", "nonfinite_runs", "date", "revision",
+]  # fmt: skip
+FIRST = ("rank_collapse/depth_training", "orthogonality/depth_orthogonality",
+         "gradients/shaped_cifar10")  # fmt: skip
+"""One training per paper first: a cut budget still leaves each paper measured."""
 
 
-def timed(item, setup: dict, timeout: int) -> dict:
-    """Wall seconds (GPU queue drained) and peak GPU memory of one run of ``item``."""
+def stack_projection(record: dict) -> dict:
+    """One stack's paper-run seconds from its cut run's timing (``loop.measured``)."""
+    steady = record["steps"] - record["setup_steps"]
+    if steady > 0:
+        step = record["step_s"] / steady
+        setup = max(0.0, record["setup_s"] - record["setup_steps"] * step)
+    else:  # every step was a first step: no steady time to tell them apart
+        step, setup = (record["setup_s"] + record["step_s"]) / max(1, record["steps"]), 0.0
+    log_point = record["log_s"] / max(1, record["log_points"])
+    steps = record["epochs"] * record["steps_per_epoch"]
+    points = loop.log_points(record["epochs"], record["steps_per_epoch"], record["log_every"])
+    return {
+        "stack": record["desc"], "members": record["members"], "epochs": record["epochs"],
+        "steps_per_epoch": record["steps_per_epoch"], "log_every": record["log_every"],
+        "steps": record["steps"], "setup_steps": record["setup_steps"], "setup_s": setup,
+        "step_ms": 1e3 * step, "log_points": record["log_points"], "log_point_s": log_point,
+        "paper_steps": steps, "paper_log_points": points,
+        "projected_s": setup + steps * step + points * log_point, "engine": record["engine"],
+        "nonfinite_runs": record["nonfinite_runs"],
+    }  # fmt: skip
+
+
+def item_projection(stacks: list[dict], records: list[dict], cut_run_s: float) -> dict:
+    """An item's row from its stacks: their sum, plus the time outside ``train`` once."""
+    if not stacks:
+        return {"status": "no train call"}
+    low = sum(s["projected_s"] for s in stacks)
+    outside = max(0.0, cut_run_s - sum(r["seconds"] for r in records))
+    return {
+        "stacks": len(stacks), "members": max(s["members"] for s in stacks),
+        "paper_steps": sum(s["paper_steps"] for s in stacks),
+        "paper_log_points": sum(s["paper_log_points"] for s in stacks),
+        "slowest_step_ms": max(s["step_ms"] for s in stacks),
+        "log_point_s": statistics.median(s["log_point_s"] for s in stacks),
+        "setup_s": sum(s["setup_s"] for s in stacks),
+        "train_s": sum(r["seconds"] for r in records), "outside_s": outside,
+        "cut_run_s": cut_run_s, "projected_paper_s_low": low,
+        "projected_paper_s_high": low + outside, "projected_paper_h": (low + outside) / 3600,
+        "engine": "; ".join(sorted({s["engine"] for s in stacks})), "status": "ok",
+    }  # fmt: skip
+
+
+def cut_run(item, setup: dict, steps: int, timeout: int) -> tuple[dict, list[dict]]:
+    """The item's row and its stacks' rows from one cut run (``loop.measured``)."""
     if gpu_cost.DEVICE == "cuda":
         torch.cuda.reset_peak_memory_stats()
-    with generated_datasets.unchecked_cifar():
+    with generated_datasets.unchecked_cifar(), loop.measured(cut_steps=steps) as records:
         result = gpu_cost.wall(gpu_cost.on_device(item, setup), timeout)
+    row = {"kind": "training", "cut_steps": steps}
     if gpu_cost.DEVICE == "cuda":
-        result["peak_mb"] = torch.cuda.max_memory_allocated() / 2**20
-    return result
+        row["peak_mb"] = torch.cuda.max_memory_allocated() / 2**20
+    stacks = [stack_projection(r) for r in records]
+    if result["status"] != "ok":
+        return row | {"stacks": len(stacks), "status": result["status"]}, stacks
+    return row | item_projection(stacks, records, result["s"]), stacks
 
 
-def training_row(item, paper_setup: dict, sizes: tuple[int, int], timeout: int) -> dict:
-    train_images = generated_datasets.SIZES[dataset_spec(paper_setup["dataset"])[0]][0]
-    row = {"kind": "training", "paper_n_runs": paper_setup.get("n_runs", 1),
-           "paper_epochs": paper_setup["epochs"], "train_images": train_images}  # fmt: skip
-    smallest = max(sizes[0], paper_setup.get("init_batch_size", 0))  # the init's batch fits
-    for name, n in zip(("A", "B"), (smallest, smallest + sizes[1] - sizes[0]), strict=True):
-        cut = {"n_runs": 1, "epochs": 1, "train_size": n}
-        run = timed(item, paper_setup | cut, timeout)
-        row[f"n_{name}"], row["peak_mb"] = n, run.get("peak_mb")
-        if run["status"] != "ok":
-            return row | {"status": f"{name}: {run['status']}"}
-        row[f"t_{name}"] = run["s"]
-    return row | projection(row) | {"status": "ok"}
+def _write(path: Path, columns: list[str], rows: list[dict]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("w", newline="") as handle:
+        writer = csv.DictWriter(handle, columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerows(rows)
 
 
-def projection(row: dict) -> dict:
-    """The paper run's seconds from T(n) = a + b n: a once per run (low) or per epoch (high).
-
-    No projection (NaN) when the larger cut run was not slower: its time is not linear in the
-    images (a fixed cost, such as an initialization on a fixed batch, dominates both).
-    """
-    per_image = (row["t_B"] - row["t_A"]) / (row["n_B"] - row["n_A"])
-    if per_image <= 0:
-        return {"projected_paper_s_low": float("nan"), "projected_paper_s_high": float("nan")}
-    fixed = row["t_A"] - per_image * row["n_A"]
-    epochs = row["paper_epochs"] * per_image * row["train_images"]
-    return {
-        "projected_paper_s_low": row["paper_n_runs"] * (fixed + epochs),
-        "projected_paper_s_high": row["paper_n_runs"] * (row["paper_epochs"] * fixed + epochs),
-    }
-
-
-def probe_row(item, paper_setup: dict, timeout: int) -> dict:
-    cut = {"n_runs": 1} if paper_setup.get("n_runs", 1) > 1 else {}
-    run = timed(item, paper_setup | cut, timeout)
-    return {"kind": "probe", "t_A": run.get("s"), "runs_cut": bool(cut),
-            "peak_mb": run.get("peak_mb"), "status": run["status"]}  # fmt: skip
+def _setups(args) -> list[tuple[str, object, dict]]:
+    """(family, item, setup) of every training simulation at the paper config (``--dry``: the
+    quick config, smoke-cut), one per paper first."""
+    quick = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    config = quick
+    if not args.dry:
+        config = merge_configs(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
+    todo = [
+        (family, item, smoke_cut(setup) if args.dry else setup, config)
+        for family, item, setup in paper_cost.setups(config, load_registry())
+        if getattr(item, "datasets", ()) and "epochs" in setup
+    ]
+    if args.only:
+        todo = [e for e in todo if f"{e[0]}/{e[1].name}" in args.only]
+    todo.sort(key=lambda e: f"{e[0]}/{e[1].name}" not in FIRST)
+    return todo
 
 
-def main() -> None:
+def run_items(args, root: Path, device: str, stamp: dict) -> list[dict]:
+    """Each training's cut run in turn (none starts after ``--budget`` s), its datasets generated
+    under ``root`` when first needed; the tables rewritten after each item."""
+    start, rows, stack_rows, written = time.time(), [], [], set()
+    for family, item, paper_setup, config in _setups(args):
+        key = f"{family}/{item.name}"
+        if time.time() - start > args.budget:
+            rows.append({"item": key, "device": device, "status": "not run: budget"} | stamp)
+            continue
+        names = dataset_names(item, config)
+        for name in set(names) - written:
+            generated_datasets.write(name, root, *((2048, 512) if args.dry else ()))
+            written.add(name)
+        setup = with_data_root(paper_setup, str(root))
+        row, stacks = cut_run(item, setup, args.steps, args.timeout)
+        rows.append({"item": key, "device": device, "dataset": "+".join(names), **row} | stamp)
+        stack_rows += [{"item": key, **s} | stamp for s in stacks]
+        print(f"{key}: {row['status']}, {row.get('stacks')} stacks, slowest step "
+              f"{row.get('slowest_step_ms')} ms, projected {row.get('projected_paper_h')} h "
+              f"[{row.get('engine')}], peak {row.get('peak_mb')} MB", flush=True)  # fmt: skip
+        _write(args.out_dir / "gpu_training.csv", COLUMNS, rows)
+        _write(args.out_dir / "gpu_training_stacks.csv", STACK_COLUMNS, stack_rows)
+    return rows
+
+
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=paper_cost.RESULTS / "gpu_training.csv")
-    parser.add_argument("--budget", type=float, default=300, help="no item starts after (s)")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds per timed run")
-    parser.add_argument("--sizes", type=int, nargs=2, default=(1280, 3840), help="A and B images")
-    parser.add_argument("--device", default="cuda", help="cpu: try the harness without a GPU")
+    parser.add_argument("--out-dir", type=Path, default=paper_cost.RESULTS)
+    parser.add_argument("--budget", type=float, default=270, help="no item starts after (s)")
+    parser.add_argument("--timeout", type=int, default=90, help="seconds per item")
+    parser.add_argument("--steps", type=int, default=24, help="SGD steps per stack")
+    parser.add_argument("--device", default="cuda", help="cpu: the harness without a GPU")
     parser.add_argument("--only", nargs="*", help="family/item keys to run (default: all)")
-    args = parser.parse_args()
+    parser.add_argument("--dry", action="store_true", help="quick config, smoke-cut, on the CPU")
+    args = parser.parse_args(argv)
+    if args.dry:
+        args.device, args.steps = "cpu", 2
     gpu_cost.DEVICE = args.device
     if args.device == "cuda" and not torch.cuda.is_available():
         sys.exit("gpu_training: CUDA is not available")
-    quick = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    paper = merge_configs(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
-    todo = [e for e in paper_cost.setups(paper, load_registry()) if getattr(e[1], "datasets", ())]
-    if args.only:
-        todo = [e for e in todo if f"{e[0]}/{e[1].name}" in args.only]
-    todo.sort(key=lambda e: "epochs" not in e[2])  # trainings first: the paper run's bulk
-    root = Path(tempfile.mkdtemp(prefix="sigprop-generated-"))
     device = torch.cuda.get_device_name() if args.device == "cuda" else "cpu (1 thread)"
     if args.device == "cuda":  # CUDA's context and libraries load here, not in the first row
         (torch.ones(64, 64, device="cuda") @ torch.ones(64, 64, device="cuda")).sum().item()
-    start, rows, written = time.time(), [], set()
-    for family, item, paper_setup in todo:
-        if time.time() - start > args.budget:
-            break
-        names = dataset_names(item, paper)
-        for name in set(names) - written:
-            generated_datasets.write(name, root)
-            written.add(name)
-        setup = with_data_root(paper_setup, str(root))
-        key = f"{family}/{item.name}"
-        if "epochs" in setup:
-            row = training_row(item, setup, tuple(args.sizes), args.timeout)
-        else:
-            row = probe_row(item, setup, args.timeout)
-        rows.append({"item": key, "device": device, "dataset": "+".join(names), **row})
-        low, high = row.get("projected_paper_s_low"), row.get("projected_paper_s_high")
-        print(f"{key}: {row['status']}, t_A {row.get('t_A')}, projected {low}-{high} s, "
-              f"peak {row.get('peak_mb')} MB", flush=True)  # fmt: skip
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        with args.out.open("w", newline="") as handle:
-            writer = csv.DictWriter(handle, COLUMNS)
-            writer.writeheader()
-            writer.writerows(rows)
+    stamp = {"date": datetime.date.today().isoformat(), "revision": revision()}
+    with tempfile.TemporaryDirectory(prefix="sigprop-generated-") as tmp:
+        rows = run_items(args, Path(tmp), device, stamp)
+    _write(args.out_dir / "gpu_training.csv", COLUMNS, rows)
+    print(f"{sum(r['status'] == 'ok' for r in rows)} of {len(rows)} trainings projected -> "
+          f"{args.out_dir / 'gpu_training.csv'}")  # fmt: skip
 
 
 if __name__ == "__main__":

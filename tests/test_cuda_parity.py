@@ -4,7 +4,10 @@ reaches the verdicts of a ``device=cpu`` run, each measured value inside the CPU
 number is drawn on the CPU (``sigprop.seeding``), so the two runs differ by rounding only.
 
 Skipped without CUDA; a GPU machine runs it (``bench/gpu_session.sh``). Real-data items are left
-out: the GPU machines have no dataset and no network.
+out of the workflow run: the GPU machines have no dataset and no network. Training is compared
+below the workflow instead: Dan+20's and DJB21's training simulations on generated files
+(``sigprop.generated_datasets``) on both devices, the CUDA run with its steps replayed from CUDA
+graphs (``training.loop.Engine``), its curves within the training claims' margins of the CPU's.
 """
 
 import os
@@ -17,7 +20,7 @@ import pytest
 import torch
 from workflow_copy import ROOT, SNAKEMAKE, WORKFLOW_TIMEOUT_S, copy_workflow
 
-from sigprop import claims
+from sigprop import claims, generated_datasets
 from sigprop.cli import compare_golden, compare_ledgers, compute_items
 from sigprop.papers import load_registry
 
@@ -93,3 +96,53 @@ def test_cuda_run_reaches_the_cpu_verdicts(tmp_path):
 def test_rounding_sensitive_claims_are_claims():
     golden = pd.read_csv(ROOT / ".test" / "golden" / "quick_claims.csv")
     assert set(ROUNDING_SENSITIVE) <= set(golden["id"])
+
+
+CURVE_MARGIN = 0.02
+"""Largest accuracy difference (CUDA vs CPU) allowed on a training curve: below the margins the
+training claims decide by (0.05: Dan+20 Fig. 1 ``chance_margin``, Thesis Figs. 6.4, C.5-C.8
+``margin``), so rounding alone cannot move a verdict."""
+
+
+def _training_runs(device: str, root) -> dict[str, torch.Tensor]:
+    """Dan+20 (BN, vanilla, rank pre-trained) and DJB21 (orthogonalized, clipped) trainings at
+    tiny sizes on generated data, every curve."""
+    from sigprop.papers.orthogonality import training_simulations as djb21
+    from sigprop.training.experiment import network_training
+
+    common = dict(data_root=str(root), train_size=512, test_size=128, probe_size=64,
+                  eval_size=128, batch_size=64, epochs=2, n_runs=2, device=device)  # fmt: skip
+    pre = {"variant": "layer_wise", "optimizer": "adam", "lr": 0.01, "batch_size": 64, "steps": 2}
+    dan = network_training(
+        depths=[2, 6], width=32, lrs=[0.03, 0.1], log_every=3, pretraining=pre,
+        networks={"BN": {"norm": "batch_norm"}, "vanilla": {"norm": "none"},
+                  "pre": {"norm": "none", "pretrain_iterations": 2, "same_init_as": "vanilla"}},
+        experiment_id="parity.dan", **common,
+    )  # fmt: skip
+    with generated_datasets.unchecked_cifar():
+        djb = djb21.depth_orthogonality(
+            dataset="cifar10", depths=[4], width=32, lrs=[0.01], bias=False, init="xavier_relu",
+            init_batch_size=96, probes=["orthogonality_gap"], **common,
+            networks={"Xavier": {"norm": "none"}, "AGC": {"norm": "none", "agc": 0.01},
+                      "it": {"norm": "none", "orthogonalize": "code", "same_init_as": "Xavier"}},
+        )  # fmt: skip
+    out = {f"dan {k}": v for k, v in dan.values.items()}
+    return out | {f"djb21 {k}": v for k, v in djb.values.items()}
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+def test_cuda_training_simulations_reach_the_cpu_curves(tmp_path):
+    """The training simulations on CUDA (graph replay) and on the CPU: losses within 1e-3
+    relative, accuracies within ``CURVE_MARGIN``, the clipping shares within two of an epoch's
+    40 (step, weight) pairs (a gradient at the threshold may be clipped on one device only)."""
+    generated_datasets.write("fashion_mnist", tmp_path, 600, 200)
+    generated_datasets.write("cifar10", tmp_path, 600, 200)
+    cpu, cuda = (_training_runs(device, tmp_path) for device in ("cpu", "cuda"))
+    assert cpu.keys() == cuda.keys()
+    for key, value in cpu.items():
+        other = cuda[key]
+        if "accuracy" in key or "clip_share" in key:
+            margin = 2 / 40 if "clip_share" in key else CURVE_MARGIN
+            assert (other - value).nan_to_num().abs().max() <= margin, key
+        elif "loss" in key:
+            assert torch.allclose(other, value, rtol=1e-3, atol=1e-5, equal_nan=True), key

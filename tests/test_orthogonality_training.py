@@ -413,7 +413,7 @@ def test_clip_recorder_counts_what_eq_a21_clips(lam, share):
     """The simulation's recorder sees the clipping test of every weight gradient (4 blocks and
     the read-out: 5 per step) and leaves training unchanged."""
     from sigprop.papers.orthogonality.training_simulations import clip_recorder, clip_shares
-    from sigprop.training import experiment, loop
+    from sigprop.training import experiment
 
     x = torch.randn(64, 12, generator=gen(5))
     y = (x[:, 0] > 0).long()
@@ -431,20 +431,47 @@ def test_clip_recorder_counts_what_eq_a21_clips(lam, share):
 
     plain, _ = run(False)
     curves, record = run(True)
-    assert loop.adaptive_gradient_clip is adaptive_gradient_clip and experiment.train is train
-    assert len(record["flags"]) == 2 * 4 * 5  # epochs x steps x weight matrices
+    assert experiment.train is train
+    assert (record["epochs"], record["steps"], record["weights"]) == (2, 4, 5)
+    assert torch.equal(torch.stack(record["counts"]), torch.full((2, 2), 4 * 5 * share))
     assert clip_shares(record, 3, 2)[:, 1:].eq(share).all()
     for name, tensor in plain.tensors().items():
         assert torch.equal(tensor, curves.tensors()[name]), name
 
 
 def test_clip_shares_per_epoch():
+    """Per epoch: the share of (step, weight) pairs clipped; with points inside epochs, the
+    whole run's share."""
     from sigprop.papers.orthogonality.training_simulations import clip_shares
 
-    flags = [torch.tensor([True, False])] * 4 + [torch.tensor([False, False])] * 4
-    shares = clip_shares({"flags": flags, "epochs": 2, "steps": 2}, 3, 2)
-    assert shares.tolist() == [[0.0, 1.0, 0.0], [0.0, 0.0, 0.0]]
+    record = {"counts": [torch.tensor([4.0, 0.0]), torch.tensor([1.0, 0.0])], "epochs": 2,
+              "steps": 2, "weights": 2}  # fmt: skip
+    assert clip_shares(record, 3, 2).tolist() == [[0.0, 1.0, 0.25], [0.0, 0.0, 0.0]]
+    assert clip_shares(record, 5, 2)[:, 1:].tolist() == [[0.625] * 4, [0.0] * 4]
     assert clip_shares(None, 3, 2).abs().sum() == 0
+    with pytest.raises(ValueError, match="1 epochs of clipping counts"):
+        clip_shares(record | {"counts": record["counts"][:1]}, 3, 2)
+
+
+def test_clip_counts_equal_the_eq_a21_test_per_call():
+    """``sgd_step``'s device-side count is the number of weight gradients whose Eq. (A.21) test
+    holds, the test ``adaptive_gradient_clip`` applies."""
+    g = gen(3)
+    params = {"a.weight": torch.randn(3, 4, 5, generator=g), "a.bias": torch.randn(3, 4),
+              "b.weight": torch.randn(3, 5, 4, generator=g)}  # fmt: skip
+    grads = {k: torch.randn(v.shape, generator=g) * (1 + 9 * (k == "b.weight")) for k, v in
+             params.items()}  # fmt: skip
+    expected = sum(
+        torch.linalg.vector_norm(grads[k], dim=(1, 2))
+        / torch.linalg.vector_norm(params[k], dim=(1, 2)).clamp_min(1e-2)
+        >= 1.0
+        for k in ("a.weight", "b.weight")
+    )
+    for k, v in params.items():
+        v.grad = grads[k]
+    counted = torch.zeros(3, dtype=torch.float64)
+    sgd_step(params, torch.full((3,), 0.1), 0.0, {}, clip=1.0, clipped=counted)
+    assert counted.tolist() == expected.double().tolist() and 0 < counted.sum() < 6
 
 
 def test_fig7_claims_hold_and_fail():

@@ -55,7 +55,9 @@ GPU_TABLE = Path("bench") / "results" / "gpu_cost.csv"
 
 GPU_TRAINING_TABLE = Path("bench") / "results" / "gpu_training.csv"
 """Real-data simulations at paper shapes on a GPU (``bench/gpu_training.py``: item, status,
-projected_paper_s_high: the paper run projected from two cut runs, set-up counted per epoch)."""
+projected_paper_s_high: the paper run projected from a cut run, per stack of runs and step
+sizes, with the time outside training counted once; tables before issue 39: from two cut runs,
+set-up counted per epoch)."""
 
 MEMORY_MARGIN = 1.5
 

@@ -10,14 +10,23 @@ elementwise, so a per-run learning rate trains each run as ``torch.optim.SGD`` w
 grid point of a learning-rate search is one more run of the stack.
 
 Every run draws its minibatch order from its own stream (``seeding``, stream "batches").
+
+One step definition serves every device (``_Steps``): the data stays on the device, the minibatch
+is gathered there, and nothing in a step waits for the host (losses, non-finite runs and clipping
+counts accumulate in device tensors, read at log points). On CUDA the step is captured once as a
+CUDA graph and replayed (``Engine``, ``training.graphs``): one launch per step instead of hundreds.
+On a CPU the arithmetic is the previous loop's, bit for bit (tests/test_training_engine.py).
 """
 
 from __future__ import annotations
 
 import copy
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import torch
@@ -29,6 +38,7 @@ from .. import seeding
 from ..chains import progress
 from ..nets.mlp import MLP, Activation
 from . import checkpoints
+from .graphs import WARMUP, CapturedStep
 from .probes import (
     GRADIENT_PROBES,
     LAYER_PROBES,
@@ -40,10 +50,14 @@ from .probes import (
 )
 
 __all__ = [
+    "EAGER",
     "Curves",
+    "Engine",
     "RunStack",
     "TrainData",
     "adaptive_gradient_clip",
+    "log_points",
+    "measured",
     "sgd_step",
     "stacked_mlp",
     "stacked_mlp_supports",
@@ -261,34 +275,49 @@ AGC_WEIGHT_FLOOR = 1e-2
 """||W||_F^* = max(||W||_F, 1e-2), Thesis Eq. (A.21)."""
 
 
+def _clipped(weight: Tensor, grad: Tensor, clip: float) -> tuple[Tensor, Tensor]:
+    """``adaptive_gradient_clip``'s gradient and the (R,) bool of the runs it rescaled (the test
+    of Eq. (A.21), ||G||_F / ||W||_F^* >= clip)."""
+    dims = tuple(range(1, grad.dim()))
+    w_norm = torch.linalg.vector_norm(weight, dim=dims).clamp_min(AGC_WEIGHT_FLOOR)
+    g_norm = torch.linalg.vector_norm(grad, dim=dims)
+    hit = g_norm / w_norm >= clip
+    scale = torch.where(hit, clip * w_norm / g_norm, torch.ones_like(g_norm))
+    return grad * scale.view(-1, *([1] * len(dims))), hit
+
+
 @torch.no_grad()
 def adaptive_gradient_clip(weight: Tensor, grad: Tensor, clip: float) -> Tensor:
     """Adaptive gradient clipping, Thesis App. A.5 (ii), Eq. (A.21) (Brock et al. 2021, per
     layer): G <- clip ||W||_F^* / ||G||_F G where ||G||_F / ||W||_F^* >= clip, else G, with
     ||W||_F^* = max(||W||_F, 1e-2). Batched over runs: weight and grad (R, ...), one norm per
     run. Returns the clipped gradient (a new tensor)."""
-    dims = tuple(range(1, grad.dim()))
-    w_norm = torch.linalg.vector_norm(weight, dim=dims).clamp_min(AGC_WEIGHT_FLOOR)
-    g_norm = torch.linalg.vector_norm(grad, dim=dims)
-    scale = torch.where(g_norm / w_norm >= clip, clip * w_norm / g_norm, torch.ones_like(g_norm))
-    return grad * scale.view(-1, *([1] * len(dims)))
+    return _clipped(weight, grad, clip)[0]
 
 
 @torch.no_grad()
 def sgd_step(
-    params: dict[str, Tensor], lrs: Tensor, momentum: float, state: dict, clip: float = 0.0
+    params: dict[str, Tensor],
+    lrs: Tensor,
+    momentum: float,
+    state: dict,
+    clip: float = 0.0,
+    clipped: Tensor | None = None,
 ) -> None:
     """p <- p - lr_r * v with v <- momentum v + grad (``torch.optim.SGD``'s rule, dampening 0,
     no weight decay), lr_r the learning rate of run r; grads are consumed and cleared.
     Parameters without a gradient (outside the objective) are left alone. ``clip`` > 0: the
     gradient of every weight matrix (a Linear's or conv's ``weight``, dim > 2 with the run dim)
-    is first clipped by ``adaptive_gradient_clip`` (biases are not)."""
+    is first clipped by ``adaptive_gradient_clip`` (biases are not), and ``clipped`` (R,), if
+    given, counts per run the weight gradients it rescaled (on the device: no host sync)."""
     for name, p in params.items():
         grad = p.grad
         if grad is None:  # not in the objective (the read-out in rank pre-training)
             continue
         if clip and name.endswith("weight") and p.dim() > 2:
-            grad = adaptive_gradient_clip(p, grad, clip)
+            grad, hit = _clipped(p, grad, clip)
+            if clipped is not None:
+                clipped.add_(hit)
         if momentum:
             buf = state.get(name)
             grad = (
@@ -329,6 +358,11 @@ class Curves:
     epoch: list[float] = field(default_factory=list)
     values: dict[str, list[Tensor]] = field(default_factory=dict)
     seconds: float = 0.0
+    timing: dict = field(default_factory=dict)
+    """Where ``train``'s wall time went (``_Timer``): ``engine`` (how the steps ran), ``steps``,
+    ``setup_steps`` (the first steps: warm-up and capture, first calls), ``setup_s``,
+    ``step_s`` (the other steps), ``log_points``, ``log_s`` (log points and checkpoints),
+    ``nonfinite_runs`` (runs whose minibatch loss was ever NaN or infinite). Not checkpointed."""
 
     def add(self, step: int, epoch: float, row: dict[str, Tensor]) -> None:
         self.step.append(step)
@@ -346,6 +380,48 @@ EVAL_CHUNK = 128
 cache (one CPU thread, 512 samples: ResNet-50 x 1/16 2.7x faster than one pass, VGG-19 x 1/16
 1.6x, the depth-32 MLP 1.1x; bench/README "Training"). Each sample's logits do not depend
 on the chunk in eval mode (tested)."""
+
+EVAL_CHUNK_CUDA = 2048
+"""Samples per evaluation pass of a stacked MLP on CUDA (``Engine``): its activations are small
+(R x 2048 x width) and each pass's kernels are launched from Python, so fewer passes are faster;
+conv nets keep ``EVAL_CHUNK``."""
+
+GRAPHS_ENV = "SIGPROP_CUDA_GRAPHS"
+"""Set to 0 to train on CUDA without graphs by default (``Engine.graphs`` None)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """How ``train`` launches its work; the arithmetic is the same either way.
+
+    Attributes:
+        graphs: capture the SGD step once as a CUDA graph and replay it (``training.graphs``);
+            None: on a CUDA device, unless the environment sets ``SIGPROP_CUDA_GRAPHS=0``.
+            True needs CUDA. A step that cannot be captured falls back to eager launches.
+        eval_chunk: samples per forward pass of an evaluation; None: ``EVAL_CHUNK_CUDA`` for a
+            stacked MLP on CUDA, else ``EVAL_CHUNK``.
+    """
+
+    graphs: bool | None = None
+    eval_chunk: int | None = None
+
+    def resolved(self, stack: RunStack, device: torch.device) -> tuple[bool, int]:
+        """(graphs, eval_chunk) for ``stack`` on ``device``."""
+        cuda = device.type == "cuda"
+        graphs = self.graphs
+        if graphs is None:
+            graphs = cuda and os.environ.get(GRAPHS_ENV, "1") != "0"
+        elif graphs and not cuda:
+            raise ValueError(f"CUDA graphs need a CUDA device, not {device}")
+        if self.eval_chunk is not None:
+            return graphs, self.eval_chunk
+        return graphs, EVAL_CHUNK_CUDA if cuda and stack.stacked_products else EVAL_CHUNK
+
+
+EAGER = Engine(graphs=False, eval_chunk=EVAL_CHUNK)
+"""The engine before CUDA graphs: every kernel of a step launched from Python, evaluations in
+chunks of ``EVAL_CHUNK`` (``bench/training_engine.py``'s baseline on CUDA; on a CPU it is the
+default engine)."""
 
 
 def _evaluate(
@@ -369,10 +445,12 @@ def _evaluate(
     return loss / len(x), correct / len(x)
 
 
-def _log_point(stack: RunStack, data: TrainData, probes: Sequence[str]) -> dict[str, Tensor]:
+def _log_point(
+    stack: RunStack, data: TrainData, probes: Sequence[str], chunk: int = EVAL_CHUNK
+) -> dict[str, Tensor]:
     n = data.eval_size or len(data.train_x)
-    train_loss, train_acc = _evaluate(stack, data.train_x[:n], data.train_y[:n])
-    test_loss, test_acc = _evaluate(stack, data.test_x, data.test_y)
+    train_loss, train_acc = _evaluate(stack, data.train_x[:n], data.train_y[:n], chunk)
+    test_loss, test_acc = _evaluate(stack, data.test_x, data.test_y, chunk)
     with torch.no_grad():
         h = stack.hidden(data.probe_x.expand(stack.size, *data.probe_x.shape)).double()
     row = {"train_loss": train_loss, "train_accuracy": train_acc}
@@ -460,6 +538,125 @@ def _check_probes(probes: Sequence[str], data: TrainData) -> None:
         )
 
 
+@dataclass
+class _Measure:
+    cut_steps: int | None
+    records: list[dict]
+
+
+_MEASURE: ContextVar[_Measure | None] = ContextVar("training_measure", default=None)
+
+
+@contextmanager
+def measured(cut_steps: int | None = None) -> Iterator[list[dict]]:
+    """Record how every ``train`` call inside the block spends its time: one dict per call,
+    its ``Curves.timing`` with ``desc``, ``members``, ``steps_per_epoch``, ``epochs``,
+    ``log_every`` and ``seconds``. With ``cut_steps``, each call stops after that many SGD steps
+    and logs its epoch-end point there, and nothing is checkpointed: a cut run at paper shapes
+    (``bench/gpu_training.py`` projects the paper run from it)."""
+    records: list[dict] = []
+    token = _MEASURE.set(_Measure(cut_steps, records))
+    try:
+        yield records
+    finally:
+        _MEASURE.reset(token)
+
+
+class _Timer:
+    """Wall seconds per bucket, each ``mark`` closing an interval (the device drained first: the
+    one host sync, at log points and after the first steps, never per step)."""
+
+    def __init__(self, device: torch.device):
+        self.device, self.seconds = device, {"setup_s": 0.0, "step_s": 0.0, "log_s": 0.0}
+        self.last = self._now()
+
+    def _now(self) -> float:
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+        return time.perf_counter()
+
+    def mark(self, bucket: str) -> None:
+        now = self._now()
+        self.seconds[bucket] += now - self.last
+        self.last = now
+
+
+class _Steps:
+    """``train``'s SGD step, one definition on every device: minibatch k of the epoch's order,
+    gathered from the data where it lies (the device), every run's mean cross-entropy, backward,
+    ``sgd_step``; the runs' minibatch losses summed (and clipped gradients counted) in device
+    tensors, read at log points only. Nothing in it waits for the host.
+
+    With ``graphs`` (CUDA), the step reads its minibatch indices from one fixed tensor and runs
+    as a ``graphs.CapturedStep``: warm-up, capture, replay (eager if capture fails)."""
+
+    def __init__(self, stack, data, lrs, momentum, state, clip, batch_size, graphs, count_clips):
+        self.stack, self.data, self.lrs = stack, data, lrs
+        self.momentum, self.state, self.clip, self.batch_size = momentum, state, clip, batch_size
+        device, runs = data.train_x.device, stack.size
+        self.loss_sum = torch.zeros(runs, dtype=torch.float64, device=device)
+        self.clipped = torch.zeros_like(self.loss_sum) if count_clips else None
+        self.index, self.captured = None, None
+        if graphs:
+            self.index = torch.zeros(runs, batch_size, dtype=torch.long, device=device)
+            self.captured = CapturedStep(lambda: self.step(self.index), self.drop_grads)
+        self.setup_steps = WARMUP + 1 if graphs else 1
+
+    @property
+    def mode(self) -> str:
+        return "eager" if self.captured is None else self.captured.mode
+
+    def __call__(self, order: Tensor, k: int) -> None:
+        idx = order[:, k * self.batch_size : (k + 1) * self.batch_size]
+        if self.captured is None:
+            self.step(idx)
+        else:
+            self.index.copy_(idx)
+            self.captured()
+
+    def step(self, idx: Tensor) -> None:
+        x, y, flat = self.data.train_x, self.data.train_y, idx.reshape(-1)
+        out = self.stack.logits(x.index_select(0, flat).view(*idx.shape, *x.shape[1:]), True)
+        loss = F.cross_entropy(out.flatten(0, 1), y.index_select(0, flat), reduction="none")
+        per_run = loss.view(self.stack.size, -1).mean(-1)
+        per_run.sum().backward()
+        self.stack.collect_grads()
+        sgd_step(self.stack.params, self.lrs, self.momentum, self.state, self.clip, self.clipped)
+        self.loss_sum.add_(per_run.detach())
+
+    def drop_grads(self) -> None:
+        for p in self.stack.params.values():
+            p.grad = None
+
+    def release(self) -> None:
+        """Free the captured graph's memory now (``self`` and its step form a reference cycle
+        that only the garbage collector would break)."""
+        if self.captured is not None:
+            self.captured.graph = None
+        self.captured = None
+
+
+def log_points(epochs: int, steps_per_epoch: int, log_every: int = 0) -> int:
+    """How many points ``train`` logs in ``epochs`` epochs: at initialization, after each epoch,
+    and every ``log_every`` steps where that is not an epoch's end."""
+    inside = 0
+    if log_every:
+        for epoch in range(epochs):
+            first, last = epoch * steps_per_epoch + 1, (epoch + 1) * steps_per_epoch - 1
+            inside += max(0, last // log_every - (first - 1) // log_every)
+    return 1 + epochs + inside
+
+
+def _epoch_order(gens: Sequence[torch.Generator], n: int, device: torch.device) -> Tensor:
+    """Each run's shuffle of the n training samples from its own generator (on the CPU, as
+    ``seeding`` draws everything), (R, n) on the device; on CUDA through pinned memory,
+    without waiting for the copy."""
+    order = torch.stack([torch.randperm(n, generator=g) for g in gens])
+    if device.type == "cuda":
+        return order.pin_memory().to(device, non_blocking=True)
+    return order.to(device)
+
+
 def train(
     stack: RunStack,
     data: TrainData,
@@ -473,63 +670,119 @@ def train(
     probes: Sequence[str] = ("rank", "r_lower_bound"),
     desc: str = "train",
     clip: float = 0.0,
+    engine: Engine | None = None,
+    clip_counts: list | None = None,
 ) -> Curves:
     """SGD with minibatches of ``batch_size`` for ``epochs`` epochs, every run at once.
 
     ``probes``: names in ``probes.PROBES`` (of H_L), ``probes.GRADIENT_PROBES`` (of the
     read-out's per-sample gradients) and ``probes.LAYER_PROBES`` (per Linear layer, (R, layers)
     per log point), on the probe batch at every log point. ``clip`` > 0: adaptive gradient
-    clipping with that lambda (``sgd_step``).
+    clipping with that lambda (``sgd_step``); ``clip_counts``, a list, gets per epoch the (R,)
+    float64 count of weight gradients it rescaled (not checkpointed). ``engine``: how the steps
+    are launched (``Engine``; default: CUDA graphs on CUDA).
 
     Run r (stack member r, seeding run index ``runs[r]``) shuffles the training set each epoch
     from its own generator and uses learning rate ``lrs[r]``; a last partial minibatch is
-    dropped. Logs at initialization, every ``log_every`` iterations (0: none) and after each
-    epoch. Inside ``checkpoints.resumable`` it saves its state after each epoch and resumes
-    from a saved one (the same computation, so the same result).
+    dropped, so every step has one shape. Logs at initialization, every ``log_every``
+    iterations (0: none) and after each epoch. Inside ``checkpoints.resumable`` it saves its
+    state after each epoch and resumes from a saved one (the same computation, so the same
+    result).
     """
+    _check_train(stack, data, lrs, runs, batch_size, probes)
+    n, device = len(data.train_x), data.train_x.device
+    graphs, chunk = (engine or Engine()).resolved(stack, device)
+    lrs = lrs.to(device, data.train_x.dtype)
+    measure = _MEASURE.get()
+    cut = measure.cut_steps if measure else None
+    checkpoint = None if cut else checkpoints.path_for(experiment_id)
+    identity = dict(experiment_id=experiment_id, runs=list(runs), lrs=lrs.tolist(), epochs=epochs,
+                    batch_size=batch_size, log_every=log_every, momentum=momentum,
+                    probes=list(probes), clip=clip, samples=n)  # fmt: skip
+    gens = seeding.generators(experiment_id, list(runs), "batches")
+    curves, state, start = Curves(), {}, time.monotonic()
+    timer = _Timer(device)
+
+    def log_point(step: int, epoch: float) -> None:
+        timer.mark("step_s")
+        curves.add(step, epoch, _log_point(stack, data, probes, chunk))
+        timer.mark("log_s")
+
+    saved = checkpoints.load(checkpoint, identity)
+    if saved is None:
+        first, step = 0, 0
+        log_point(0, 0.0)
+    else:
+        first, step = _restore(saved, stack, state, gens, curves)
+    steps = _Steps(stack, data, lrs, momentum, state, clip, batch_size, graphs,
+                   clip_counts is not None)  # fmt: skip
+    for p in stack.params.values():
+        p.requires_grad_(True)
+    taken = 0
+    for epoch in progress(epochs, desc, unit="epochs", start=first):
+        order = _epoch_order(gens, n, device)
+        step, taken = _epoch_steps(steps, order, epoch, step, taken, cut, n // batch_size,
+                                   log_every, log_point, timer)  # fmt: skip
+        _end_epoch(epoch, step, log_point, steps, clip_counts, checkpoint, identity, gens, curves,
+                   desc)  # fmt: skip
+        timer.mark("log_s")
+        if cut and taken >= cut:
+            break
+    _finished(curves, steps, timer, taken, time.monotonic() - start)
+    if measure is not None:
+        measure.records.append({"desc": desc, "members": stack.size, "epochs": epochs,
+                                "steps_per_epoch": n // batch_size, "log_every": log_every,
+                                "seconds": curves.seconds, **curves.timing})  # fmt: skip
+    return curves
+
+
+def _finished(curves: Curves, steps: _Steps, timer: _Timer, taken: int, seconds: float) -> None:
+    """``curves``' seconds and timing (one read of the device tallies); the graph let go."""
+    curves.seconds = seconds
+    curves.timing = {"engine": steps.mode, "steps": taken, "setup_steps": steps.setup_steps,
+                     "log_points": len(curves.step), **timer.seconds,
+                     "nonfinite_runs": int((~torch.isfinite(steps.loss_sum)).sum())}  # fmt: skip
+    steps.release()
+
+
+def _check_train(stack, data, lrs, runs, batch_size, probes) -> None:
+    """A ValueError for ``train``'s arguments that do not fit together."""
     _check_probes(probes, data)
     if len(runs) != stack.size or lrs.shape != (stack.size,):
         raise ValueError(f"need {stack.size} runs and lrs, got {len(runs)} and {tuple(lrs.shape)}")
     n = len(data.train_x)
-    steps_per_epoch = n // batch_size
-    if steps_per_epoch < 1:
+    if n // batch_size < 1:
         raise ValueError(f"batch_size {batch_size} exceeds the {n} training samples")
-    device = data.train_x.device
-    lrs = lrs.to(device, data.train_x.dtype)
-    gens = seeding.generators(experiment_id, list(runs), "batches")
-    params = stack.params
-    curves, state, start = Curves(), {}, time.monotonic()
-    checkpoint = checkpoints.path_for(experiment_id)
-    identity = dict(experiment_id=experiment_id, runs=list(runs), lrs=lrs.tolist(), epochs=epochs,
-                    batch_size=batch_size, log_every=log_every, momentum=momentum,
-                    probes=list(probes), clip=clip, samples=n)  # fmt: skip
-    saved = checkpoints.load(checkpoint, identity)
-    if saved is None:
-        first, step = 0, 0
-        curves.add(0, 0.0, _log_point(stack, data, probes))
-    else:
-        first, step = _restore(saved, stack, state, gens, curves)
-    for p in params.values():
-        p.requires_grad_(True)
-    for epoch in progress(epochs, desc, unit="epochs", start=first):
-        order = torch.stack([torch.randperm(n, generator=g) for g in gens]).to(device)
-        for k in range(steps_per_epoch):
-            idx = order[:, k * batch_size : (k + 1) * batch_size]
-            out = stack.logits(data.train_x[idx], training=True)
-            loss = F.cross_entropy(out.flatten(0, 1), data.train_y[idx].flatten(), reduction="none")
-            loss.view(stack.size, -1).mean(-1).sum().backward()
-            stack.collect_grads()
-            sgd_step(params, lrs, momentum, state, clip)
-            step += 1
-            if log_every and step % log_every == 0 and k + 1 < steps_per_epoch:
-                curves.add(step, epoch + (k + 1) / steps_per_epoch, _log_point(stack, data, probes))
-        curves.add(step, epoch + 1.0, _log_point(stack, data, probes))
-        if checkpoint is not None:
-            kept = _state(identity, epoch + 1, step, stack, state, gens, curves)
-            checkpoints.save(checkpoint, kept)
-        last = curves.values["train_loss"][-1]
-        log.info(
-            "%s: epoch %d, train loss %.4g (mean over runs)", desc, epoch + 1, float(last.mean())
-        )
-    curves.seconds = time.monotonic() - start
-    return curves
+
+
+def _epoch_steps(steps, order, epoch, step, taken, cut, per_epoch, log_every, log_point, timer):
+    """One epoch's SGD steps of ``train`` with the log points within it; ``taken`` counts this
+    call's steps, which stop at ``cut`` (``measured``). Returns (step, taken)."""
+    for k in range(per_epoch):
+        if cut and taken >= cut:
+            break
+        steps(order, k)
+        step, taken = step + 1, taken + 1
+        if taken == steps.setup_steps:
+            timer.mark("setup_s")
+        if log_every and step % log_every == 0 and k + 1 < per_epoch:
+            log_point(step, epoch + (k + 1) / per_epoch)
+    return step, taken
+
+
+def _end_epoch(epoch, step, log_point, steps, clip_counts, checkpoint, identity, gens, curves,
+               desc) -> None:  # fmt: skip
+    """``train``'s work after each epoch: the log point, the clipping counts, the checkpoint
+    and the log line (the one read of the runs' summed minibatch losses)."""
+    log_point(step, epoch + 1.0)
+    if clip_counts is not None:
+        clip_counts.append(steps.clipped.to("cpu", copy=True))
+        steps.clipped.zero_()
+    if checkpoint is not None:
+        kept = _state(identity, epoch + 1, step, steps.stack, steps.state, gens, curves)
+        checkpoints.save(checkpoint, kept)
+    nonfinite = int((~torch.isfinite(steps.loss_sum)).sum())
+    last = curves.values["train_loss"][-1]
+    log.info("%s: epoch %d, train loss %.4g (mean over runs), %d of %d runs with a non-finite "
+             "minibatch loss", desc, epoch + 1, float(last.mean()), nonfinite,
+             steps.stack.size)  # fmt: skip

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import torch
 
 from ...store import Labelled
-from ...training import checkpoints, experiment, loop
+from ...training import checkpoints, experiment
 
 __all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
 
@@ -40,62 +40,53 @@ def deep_convnets(**setup) -> Labelled:
 
 @contextlib.contextmanager
 def clip_recorder() -> Iterator[dict]:
-    """Record, per ``training.loop.train`` call, whether each weight gradient was clipped.
+    """Record, per ``training.loop.train`` call, how often each run's weight gradients were clipped.
 
-    Inside the block, every ``loop.adaptive_gradient_clip`` call appends its (R,) boolean "this
-    run's gradient was rescaled" (the test of Eq. (A.21): ||G||_F / ||W||_F^* >= lambda) to the
-    list of the current ``train`` call, keyed by its ``desc`` (``"<network> L=<depth>"``), with the
-    call's ``epochs`` and steps per epoch. The training itself is unchanged (the wrapped functions
-    return what the originals do).
+    Inside the block, every ``experiment.train`` call counts on the device, per epoch and run, the
+    weight gradients that adaptive gradient clipping rescaled (the test of Eq. (A.21):
+    ||G||_F / ||W||_F^* >= lambda; ``train``'s ``clip_counts``), keyed by its ``desc``
+    (``"<network> L=<depth>"``), with the call's ``epochs`` and steps per epoch. The training
+    itself is unchanged, and nothing waits for the device per step.
 
     Yields:
-        desc -> {"flags": [(R,) bool tensors in call order], "epochs": int, "steps": int}.
+        desc -> {"counts": [(R,) float64 per epoch], "epochs": int, "steps": int, "weights": the
+        weight matrices ``sgd_step`` clips per step}.
     """
     records: dict = {}
-    current: list = [None]
-    clip, train = loop.adaptive_gradient_clip, experiment.train
-
-    def counting_clip(weight, grad, lam):
-        dims = tuple(range(1, grad.dim()))
-        w_norm = torch.linalg.vector_norm(weight, dim=dims).clamp_min(loop.AGC_WEIGHT_FLOOR)
-        ratio = torch.linalg.vector_norm(grad, dim=dims) / w_norm
-        records[current[0]]["flags"].append((ratio >= lam).cpu())
-        return clip(weight, grad, lam)
+    train = experiment.train
 
     def recording_train(stack, data, lrs, epochs, batch_size, *args, desc="train", **kwargs):
-        current[0] = desc
         steps = len(data.train_x) // batch_size
-        records[desc] = {"flags": [], "epochs": epochs, "steps": steps}
-        with checkpoints.suspended():  # the flags live here, outside a checkpoint: no resume
-            return train(stack, data, lrs, epochs, batch_size, *args, desc=desc, **kwargs)
+        weights = sum(name.endswith("weight") and p.dim() > 2 for name, p in stack.params.items())
+        records[desc] = {"counts": [], "epochs": epochs, "steps": steps, "weights": weights}
+        with checkpoints.suspended():  # the counts live here, outside a checkpoint: no resume
+            return train(stack, data, lrs, epochs, batch_size, *args, desc=desc,
+                         clip_counts=records[desc]["counts"], **kwargs)  # fmt: skip
 
-    loop.adaptive_gradient_clip, experiment.train = counting_clip, recording_train
+    experiment.train = recording_train
     try:
         yield records
     finally:
-        loop.adaptive_gradient_clip, experiment.train = clip, train
+        experiment.train = train
 
 
 def clip_shares(record: dict, n_points: int, members: int) -> torch.Tensor:
     """(members, n_points) float64: per log point (one per epoch after point 0), the share of
     (step, weight matrix) pairs of that epoch whose gradient was clipped; with log points inside
-    epochs (``log_every`` > 0), the whole run's share at every point after 0; zeros without
-    calls."""
+    epochs (``log_every`` > 0), the whole run's share at every point after 0; zeros without a
+    record (a network without clipping)."""
     out = torch.zeros(members, n_points, dtype=torch.float64)
-    flags = record["flags"] if record else []
-    if not flags:
+    counts = record["counts"] if record else []
+    if not counts:
         return out
-    epochs, steps = record["epochs"], record["steps"]
-    per_step = len(flags) // (epochs * steps)
-    if per_step * epochs * steps != len(flags):
-        raise ValueError(
-            f"{len(flags)} clipping calls do not split into {epochs} epochs x {steps} steps"
-        )
-    stacked = torch.stack(flags).to(torch.float64).view(epochs, steps * per_step, members)
+    epochs, steps, weights = record["epochs"], record["steps"], record["weights"]
+    if len(counts) != epochs:
+        raise ValueError(f"{len(counts)} epochs of clipping counts, expected {epochs}")
+    per_epoch = torch.stack(counts)  # (epochs, members)
     if n_points == epochs + 1:
-        out[:, 1:] = stacked.mean(dim=1).T
+        out[:, 1:] = (per_epoch / (steps * weights)).T
     else:  # log points within epochs (log_every > 0): the whole run's share at every point
-        out[:, 1:] = stacked.mean(dim=(0, 1))[:, None]
+        out[:, 1:] = (per_epoch.sum(0) / (epochs * steps * weights))[:, None]
     return out
 
 
