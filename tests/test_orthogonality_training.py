@@ -496,3 +496,40 @@ def test_fig7_small_differences_do_not_hold_against_the_margin():
     out = verdicts(fig7_claims(frame, 0.05))
     assert out["proposed_init_slower_shallow"] in ("fails", "undecided")
     assert out["proposed_init_faster_deep"] == "holds"
+
+
+def test_a_resumed_training_keeps_its_clipping_counts(tmp_path, monkeypatch):
+    """DJB21's AGC trainings checkpoint like every training: the clipping counts of the epochs
+    done go into the checkpoint, so a job stopped after epoch 1 resumes to the counts and
+    curves of an uninterrupted run."""
+    from sigprop.training import checkpoints
+
+    x = torch.randn(64, 12, generator=gen(5))
+    y = (x[:, 0] > 0).long()
+    data = TrainData(x, y, x[:16], y[:16], x[:16], 0, y[:16])
+
+    def run():
+        nets = [init_weights(MLP(12, 16, 4, 10, bias=False), "xavier_relu", gen(10 + r))
+                for r in range(2)]  # fmt: skip
+        counts: list = []
+        curves = train(RunStack(nets), data, torch.tensor([0.05, 0.5]), 3, 16, "t.agc", [0, 1],
+                       probes=("orthogonality_gap",), clip=0.05, clip_counts=counts)  # fmt: skip
+        return curves.tensors(), counts
+
+    uninterrupted = run()
+    save = checkpoints.save
+
+    def stop_after_first(path, state):
+        save(path, state)
+        raise KeyboardInterrupt  # the job stopped right after its first checkpoint
+
+    with checkpoints.resumable(tmp_path):
+        monkeypatch.setattr(checkpoints, "save", stop_after_first)
+        with pytest.raises(KeyboardInterrupt):
+            run()
+        monkeypatch.setattr(checkpoints, "save", save)
+        resumed = run()
+    assert torch.equal(torch.stack(resumed[1]), torch.stack(uninterrupted[1]))
+    assert torch.stack(uninterrupted[1]).sum() > 0  # the test clipped something
+    for name, tensor in uninterrupted[0].items():
+        assert torch.equal(tensor, resumed[0][name]), name

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import torch
 
-__all__ = ["SET_ASIDE", "load", "path_for", "resumable", "save", "set_aside", "suspended"]
+__all__ = ["SET_ASIDE", "load", "path_for", "resumable", "save", "set_aside"]
 
 log = logging.getLogger(__name__)
 
@@ -49,17 +49,6 @@ def resumable(directory: str | os.PathLike) -> Iterator[Path]:
     token = _DIRECTORY.set(path)
     try:
         yield path
-    finally:
-        _DIRECTORY.reset(token)
-
-
-@contextmanager
-def suspended() -> Iterator[None]:
-    """No checkpoints inside the block: for training whose results include state kept outside
-    ``train`` (a probe that records every step from outside the loop would lose its records)."""
-    token = _DIRECTORY.set(None)
-    try:
-        yield
     finally:
         _DIRECTORY.reset(token)
 

@@ -500,10 +500,11 @@ def _readout_alignment(stack: RunStack, h: Tensor, y: Tensor) -> Tensor:
     return out
 
 
-def _state(identity, epoch, step, stack, momentum, gens, curves) -> dict:
-    """What ``train`` needs to go on after ``epoch`` epochs (``checkpoints``)."""
+def _state(identity, epoch, step, stack, momentum, gens, curves, clip_counts=None) -> dict:
+    """What ``train`` needs to go on after ``epoch`` epochs (``checkpoints``), with the
+    clipping counts of the epochs done where the caller records them."""
     return {
-        "identity": identity, "epoch": epoch, "step": step,
+        "identity": identity, "epoch": epoch, "step": step, "clip_counts": clip_counts,
         "params": {k: v.detach() for k, v in stack.params.items()},
         "buffers": dict(stack.buffers), "momentum": dict(momentum),
         "generators": [g.get_state() for g in gens],
@@ -512,8 +513,13 @@ def _state(identity, epoch, step, stack, momentum, gens, curves) -> dict:
 
 
 @torch.no_grad()
-def _restore(saved: dict, stack: RunStack, momentum: dict, gens, curves: Curves) -> tuple[int, int]:
-    """Put a checkpoint's state back in place; returns (epochs done, steps done)."""
+def _restore(
+    saved: dict, stack: RunStack, momentum: dict, gens, curves: Curves, clip_counts=None
+) -> tuple[int, int]:
+    """Put a checkpoint's state back in place (the clipping counts into ``clip_counts``);
+    returns (epochs done, steps done)."""
+    if clip_counts is not None:
+        clip_counts[:] = list(saved["clip_counts"])
     for live, kept in ((stack.params, saved["params"]), (stack.buffers, saved["buffers"])):
         for k, v in live.items():
             v.copy_(kept[k])
@@ -698,7 +704,8 @@ def train(
     checkpoint = None if cut else checkpoints.path_for(experiment_id)
     identity = dict(experiment_id=experiment_id, runs=list(runs), lrs=lrs.tolist(), epochs=epochs,
                     batch_size=batch_size, log_every=log_every, momentum=momentum,
-                    probes=list(probes), clip=clip, samples=n)  # fmt: skip
+                    probes=list(probes), clip=clip, samples=n,
+                    clip_counts=clip_counts is not None)  # fmt: skip
     gens = seeding.generators(experiment_id, list(runs), "batches")
     curves, state, start = Curves(), {}, time.monotonic()
     timer = _Timer(device)
@@ -713,7 +720,7 @@ def train(
         first, step = 0, 0
         log_point(0, 0.0)
     else:
-        first, step = _restore(saved, stack, state, gens, curves)
+        first, step = _restore(saved, stack, state, gens, curves, clip_counts)
     steps = _Steps(stack, data, lrs, momentum, state, clip, batch_size, graphs,
                    clip_counts is not None)  # fmt: skip
     for p in stack.params.values():
@@ -779,7 +786,9 @@ def _end_epoch(epoch, step, log_point, steps, clip_counts, checkpoint, identity,
         clip_counts.append(steps.clipped.to("cpu", copy=True))
         steps.clipped.zero_()
     if checkpoint is not None:
-        kept = _state(identity, epoch + 1, step, steps.stack, steps.state, gens, curves)
+        kept = _state(
+            identity, epoch + 1, step, steps.stack, steps.state, gens, curves, clip_counts
+        )
         checkpoints.save(checkpoint, kept)
     nonfinite = int((~torch.isfinite(steps.loss_sum)).sum())
     last = curves.values["train_loss"][-1]

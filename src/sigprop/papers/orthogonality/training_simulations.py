@@ -19,7 +19,7 @@ from collections.abc import Iterator
 import torch
 
 from ...store import Labelled
-from ...training import checkpoints, experiment
+from ...training import experiment
 
 __all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
 
@@ -59,9 +59,9 @@ def clip_recorder() -> Iterator[dict]:
         steps = len(data.train_x) // batch_size
         weights = sum(name.endswith("weight") and p.dim() > 2 for name, p in stack.params.items())
         records[desc] = {"counts": [], "epochs": epochs, "steps": steps, "weights": weights}
-        with checkpoints.suspended():  # the counts live here, outside a checkpoint: no resume
-            return train(stack, data, lrs, epochs, batch_size, *args, desc=desc,
-                         clip_counts=records[desc]["counts"], **kwargs)  # fmt: skip
+        # the counts go into train's checkpoints with the rest: a resumed job keeps them
+        return train(stack, data, lrs, epochs, batch_size, *args, desc=desc,
+                     clip_counts=records[desc]["counts"], **kwargs)  # fmt: skip
 
     experiment.train = recording_train
     try:
