@@ -92,7 +92,8 @@ def run_simulation(
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
 
-    Training inside it is resumable (``training.checkpoints``): its checkpoints go to
+    Training inside it is resumable (``training.checkpoints``), and so are the chains declared
+    resumable (``chains.simulate``) and ``a1_grid``'s pixels: their checkpoints go to
     ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/`` and are removed once
     the tensors are saved, so a killed job, rerun, resumes where it stopped.
 
