@@ -91,6 +91,18 @@ def test_a_finished_chain_is_not_run_again(tmp_path):
     assert calls == 0 and _equal(first.values, again.values)
 
 
+def test_a_chain_with_a_checkpoint_saves_its_end(tmp_path):
+    """Once a chain has saved, its end is saved too, however soon: a rerun skips it whole."""
+    with checkpoints.resumable(tmp_path):
+        with pytest.raises(Interrupted):
+            _chain("explicit", fail_at=101)
+        resumed, calls = _chain("explicit", every_s=1e9)
+        (saved,) = tmp_path.glob("chain-*.pt")
+        assert calls == DEPTH - 100 and torch.load(saved, weights_only=True)["epoch"] == DEPTH
+        again, calls = _chain("explicit", every_s=1e9)
+    assert calls == 0 and _equal(resumed.values, again.values)
+
+
 def test_another_chain_ignores_the_checkpoint(tmp_path):
     """Another input is another identity, hence another file: nothing is resumed across chains."""
     with checkpoints.resumable(tmp_path):

@@ -445,15 +445,14 @@ class _ChainCheckpoint:
     the layer index and the product's random streams (``state_dict``). The file is named by a
     hash of the chain's identity (input bytes, streams' starting states, step, observers, depth,
     recorded layers, runs), so only the very same chain resumes from it: two calls with one
-    identity are one computation. Inactive without ``every_s`` or outside ``resumable``; the
-    product needs ``state_dict`` and ``load_state_dict``. The last state is kept once the chain
-    ends (when unsaved work exceeds ``every_s``), so a job of several chains skips the finished
-    ones when rerun.
+    identity are one computation. Inactive unless ``active``, and outside ``resumable``; the
+    product needs ``state_dict`` and ``load_state_dict``. A chain that saved once saves its last
+    state too, so a job of several chains skips the finished ones when rerun.
     """
 
-    def __init__(self, h0, step, product, depth, layers, runs, observers, every_s):
+    def __init__(self, h0, step, product, depth, layers, runs, observers, every_s, active):
         self.path = None
-        if every_s is None or checkpoints.path_for("chain") is None:
+        if not active or checkpoints.path_for("chain") is None:
             return
         start = product.state_dict()
         self.identity = {
@@ -468,18 +467,25 @@ class _ChainCheckpoint:
         }
         text = json.dumps(self.identity, sort_keys=True).encode()
         self.path = checkpoints.path_for(f"chain-{hashlib.sha256(text).hexdigest()[:20]}")
-        self.every_s, self.last = every_s, time.monotonic()
+        self.every_s, self.last, self.saved = every_s, time.monotonic(), None
 
     def resume(self, product) -> dict | None:
         """The saved state of this chain with its streams restored, or None (start afresh)."""
         state = None if self.path is None else checkpoints.load(self.path, self.identity)
         if state is not None:
             product.load_state_dict(state["product"])
+            self.saved = state["epoch"]
         return state
 
-    def maybe_save(self, layer: int, h: Tensor, values: Mapping[str, Tensor], product) -> None:
-        """Save after ``layer`` if ``every_s`` seconds passed since the last save (or start)."""
-        if self.path is None or time.monotonic() - self.last < self.every_s:
+    def maybe_save(
+        self, layer: int, h: Tensor, values: Mapping[str, Tensor], product, last: bool
+    ) -> None:
+        """Save after ``layer`` if ``every_s`` seconds passed since the last save (or start), or
+        at the ``last`` layer of a chain that has a checkpoint (a rerun then skips it whole)."""
+        if self.path is None:
+            return
+        due = time.monotonic() - self.last >= self.every_s
+        if not (due or (last and self.saved is not None and self.saved < layer)):
             return
         state = {
             "identity": self.identity,
@@ -489,7 +495,7 @@ class _ChainCheckpoint:
             "product": product.state_dict(),
         }
         checkpoints.save(self.path, state)
-        self.last = time.monotonic()
+        self.last, self.saved = time.monotonic(), layer
 
 
 @torch.no_grad()
@@ -559,10 +565,8 @@ def simulate(
                 else:
                     store_value(name, out, layer)
 
-    every_s = checkpoint_every_s if checkpoint_every_s is not None else CHECKPOINT_EVERY_S
-    saver = _ChainCheckpoint(
-        h0, step, product, depth, layers, runs, observers, every_s if resumable else None
-    )
+    every_s = CHECKPOINT_EVERY_S if checkpoint_every_s is None else checkpoint_every_s
+    saver = _ChainCheckpoint(h0, step, product, depth, layers, runs, observers, every_s, resumable)
     state = saver.resume(product)
     if state is None:
         h, start = h0.clone(), 0
@@ -573,7 +577,7 @@ def simulate(
     for i in progress(depth, desc, start=start):
         h = step(h, product)
         observe(h, i + 1)
-        saver.maybe_save(i + 1, h, values, product)
+        saver.maybe_save(i + 1, h, values, product, last=i + 1 == depth)
     return Trace(torch.tensor(layers), runs, {k: v.cpu() for k, v in values.items()})
 
 
