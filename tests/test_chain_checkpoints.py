@@ -51,15 +51,19 @@ def _product(kind):
     return chains.GaussianGramProduct("x.gram", [0, 1, 2, 3], 8, 8)
 
 
-def _chain(kind, fail_at=None, every_s=0.0):
-    product = _Failing(_product(kind), fail_at)
+def _chain_of(product, every_s=0.0):
+    """The test chain (resumable, a checkpoint after every layer or span by default)."""
     h0 = torch.randn(4, 8, 8, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
     step = chains.Step("bn_rms", gamma=(0.5, math.inf))
     observers = {"stats": partial(metrics.spectral_statistics, taus=[0.5])}
-    trace = chains.simulate(
+    return chains.simulate(
         h0, step, product, DEPTH, observers, LAYERS, resumable=True, checkpoint_every_s=every_s
     )
-    return trace, product.calls
+
+
+def _chain(kind, fail_at=None, every_s=0.0):
+    product = _Failing(_product(kind), fail_at)
+    return _chain_of(product, every_s), product.calls
 
 
 def _bytes(t):
@@ -219,3 +223,73 @@ def test_an_interrupted_a1_grid_skips_its_finished_pixels(tmp_path, monkeypatch)
         resumed = grid()
     assert calls == [(4, 48), (12, 12), (12, 48)]  # 5 valid pixels, 2 done before it stopped
     assert _equal(resumed.values, uninterrupted.values)
+
+
+def _eager_spans(monkeypatch, spans, fail_after=None):
+    """Run ``_LayerGraphs`` on the CPU with an eager 'capture': the spans' bookkeeping (block
+    positions, records, checkpoints) is then checked against the layer-by-layer loop."""
+
+    def graphs(step, product, h, layers):
+        if not isinstance(product, chains.ExplicitProduct):
+            return None
+        made = chains._LayerGraphs(step, product, h, layers, capture=lambda fn: fn)
+        span = made.span
+
+        def counted(done, depth):
+            if fail_after is not None and done >= fail_after:
+                raise Interrupted
+            spans.append(span(done, depth))
+            return spans[-1]
+
+        made.span = counted
+        return made
+
+    monkeypatch.setattr(chains, "_layer_graphs", graphs)
+
+
+def _plain(product):  # the same product, seen as no ExplicitProduct: layer by layer
+    return _Failing(product)
+
+
+@pytest.mark.parametrize("d, every", [(8, 7), (64, 100)])  # blocks of 64 and of 256 layers
+def test_spans_of_layers_equal_the_layer_by_layer_chain(monkeypatch, d, every):
+    def run(wrap):
+        product = chains.ExplicitProduct(["x.a", "x.b"], [0, 1], d, "gaussian")
+        h0 = torch.randn(4, d, d, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+        observers = {"stats": partial(metrics.spectral_statistics, taus=[0.5])}
+        step, layers = chains.Step("bn_rms", gamma=(0.1, math.inf)), range(30, 301, every)
+        return chains.simulate(h0, step, wrap(product), 300, observers, layers).values
+
+    plain, spans = run(_plain), []
+    _eager_spans(monkeypatch, spans)
+    spanned = run(lambda product: product)
+    assert _equal(spanned, plain) and sum(spans) == 300 and max(spans) > 1
+
+
+def test_spans_of_layers_resume_to_the_same_bytes(tmp_path, monkeypatch):
+    uninterrupted, _ = _chain("explicit")
+    with checkpoints.resumable(tmp_path):
+        _eager_spans(monkeypatch, [], fail_after=100)
+        with pytest.raises(Interrupted):
+            _chain_of(_product("explicit"))
+        (saved,) = tmp_path.glob("chain-*.pt")
+        epoch = torch.load(saved, weights_only=True)["epoch"]
+        spans = []
+        _eager_spans(monkeypatch, spans)
+        resumed = _chain_of(_product("explicit"))
+    assert 50 < epoch < DEPTH and sum(spans) == DEPTH - epoch and max(spans) > 1
+    assert _equal(resumed.values, uninterrupted.values)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="CUDA not available")
+def test_cuda_graph_spans_equal_the_eager_cuda_chain(monkeypatch):
+    def run():
+        product = chains.ExplicitProduct(["x.a", "x.b"], [0, 1], 32, "gaussian", device="cuda")
+        h0 = torch.randn(4, 32, 32, generator=torch.Generator().manual_seed(0)).double().cuda()
+        observers = {"stats": partial(metrics.spectral_statistics, taus=[0.5])}
+        step = chains.Step("bn_rms", gamma=(0.1, math.inf))
+        return chains.simulate(h0, step, product, 500, observers, range(100, 501, 30)).values
+
+    graphed = run()
+    monkeypatch.setattr(chains, "GRAPH_LAYERS", False)
+    assert _equal(graphed, run())

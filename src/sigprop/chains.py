@@ -3,7 +3,9 @@
 State: a tensor of shape (runs, d, n). Each layer draws one W_l per run from that run's own
 stream (``seeding``), applies the step to all runs in one batched operation, and hands the new
 state to observers that reduce it to a few numbers per run. Only recorded metrics are kept, so a
-chain of 10^6 layers runs in memory independent of its depth.
+chain of 10^6 layers runs in memory independent of its depth. Long chains can be resumable
+(checkpoints, ``simulate(resumable=True)``), and on CUDA the layers between two recorded ones
+run as captured graphs of several layers each (``GRAPH_LAYERS``), the same kernels as one by one.
 
 Steps covered (``Step``):
     Dan+20 Eq. (1):  H_{l+1} = BN(H_l + gamma W_l H_l), gamma = inf meaning BN(W_l H_l)
@@ -24,6 +26,7 @@ either to give W_l F(c H_l), the activation-before-weights order of DJB21 App. F
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import logging
@@ -498,6 +501,98 @@ class _ChainCheckpoint:
         self.last, self.saved = time.monotonic(), layer
 
 
+GRAPH_LAYERS = True
+"""On CUDA, ``simulate`` runs the layers of an ``ExplicitProduct`` chain between two recorded
+layers, within one block of draws, as one captured CUDA graph (``_LayerGraphs``)."""
+
+MAX_GRAPHS = 64
+"""Captured spans kept per chain (each holds its own memory); further spans run eagerly."""
+
+
+def _cuda_graph(layers: Callable[[], Tensor]) -> Callable[[], Tensor]:
+    """``layers`` captured once as a CUDA graph (after a warm-up on a side stream, which sets
+    up cuBLAS outside the capture); the returned call replays it and gives its static output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        layers()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = layers()
+
+    def replay() -> Tensor:
+        graph.replay()
+        return out
+
+    return replay
+
+
+class _LayerGraphs:
+    """k layers of ``step`` in one launch: the layers on the draws ``buffer[:, j .. j+k-1]`` of
+    an ``ExplicitProduct``'s block, captured once per (j, k) by ``capture`` (``_cuda_graph``).
+
+    A captured layer is the eager one kernel for kernel: W_l H is ``buffer[:, j] @ H`` as in
+    ``ExplicitProduct``, and the block buffer is refilled in place between blocks, outside the
+    graphs, so the stream contract (CPU generators) is unchanged. Only the launches go: about ten
+    per layer (product, residual, BN) become one per span. ``span`` never crosses a recorded
+    layer or a block end, so observers and checkpoints see the same states as layer by layer.
+    """
+
+    def __init__(self, step, product, h, layers, capture=_cuda_graph):
+        self.step, self.stream, self.capture = step, product._stream, capture
+        self.records = list(layers)
+        self.static_in = torch.empty_like(h)
+        self.graphs: dict[tuple[int, int], Callable[[], Tensor]] = {}
+
+    def span(self, done: int, depth: int) -> int:
+        """Layers the next launch advances after ``done`` layers (to a record or block end)."""
+        position = 0 if self.stream._next == self.stream.block else self.stream._next
+        k = min(self.stream.block - position, depth - done)
+        after = bisect.bisect_right(self.records, done)
+        return min(k, self.records[after] - done) if after < len(self.records) else k
+
+    def _layers(self, j: int, k: int) -> Tensor:
+        h = self.static_in
+        for t in range(k):
+            h = self.step(h, partial(torch.matmul, self.stream._buffer[:, j + t]))
+        return h
+
+    def advance(self, h: Tensor, k: int) -> Tensor:
+        """H after k more layers (``span``); the stream moves on k layers."""
+        if self.stream._next == self.stream.block:
+            self.stream._refill()
+        j = self.stream._next
+        if (j, k) not in self.graphs and len(self.graphs) < MAX_GRAPHS:
+            self.graphs[(j, k)] = self.capture(partial(self._layers, j, k))
+        self.static_in.copy_(h)
+        out = self.graphs[(j, k)]() if (j, k) in self.graphs else self._layers(j, k)
+        self.stream._next += k
+        return out
+
+
+def _layer_graphs(step, product, h: Tensor, layers: Sequence[int]) -> _LayerGraphs | None:
+    """``_LayerGraphs`` for an ``ExplicitProduct`` chain on CUDA, else None (layer by layer)."""
+    if GRAPH_LAYERS and h.device.type == "cuda" and isinstance(product, ExplicitProduct):
+        return _LayerGraphs(step, product, h, layers)
+    return None
+
+
+def _advance(h, start, depth, step, product, layers, observe, save, desc) -> None:
+    """Layers start+1 .. depth of ``simulate``: one at a time, or spans of them on CUDA."""
+    graphs = _layer_graphs(step, product, h, layers)
+    ticks, i = progress(depth, desc, start=start), start
+    while i < depth:
+        k = 1 if graphs is None else graphs.span(i, depth)
+        h = step(h, product) if k == 1 else graphs.advance(h, k)
+        for _ in range(k):
+            next(ticks)
+        i += k
+        observe(h, i)
+        save(i, h, last=i == depth)
+    next(ticks, None)  # the progress line of the last layer
+
+
 @torch.no_grad()
 def simulate(
     h0: Tensor,
@@ -574,10 +669,8 @@ def simulate(
     else:
         h, start = state["h"].to(h0.device), state["epoch"]
         values.update({k: v.to(h0.device) for k, v in state["values"].items()})
-    for i in progress(depth, desc, start=start):
-        h = step(h, product)
-        observe(h, i + 1)
-        saver.maybe_save(i + 1, h, values, product, last=i + 1 == depth)
+    save = partial(saver.maybe_save, values=values, product=product)
+    _advance(h, start, depth, step, product, layers, observe, save, desc)
     return Trace(torch.tensor(layers), runs, {k: v.cpu() for k, v in values.items()})
 
 
