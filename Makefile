@@ -10,9 +10,10 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 # every core of this machine: more concurrent jobs than cores only add start-up contention
 CORES ?= all
-# pytest-xdist workers of the first test phase (one per core; tests handed out one by one and
-# stolen by an idle worker: the paper-shape smoke's minute-long items spread over both)
-TEST_WORKERS ?= auto
+# pytest-xdist workers of the first test phase: one per core, plus one for the SLURM time-limit
+# test (tests/test_time_limit.py), which mostly waits for SLURM; tests are handed out one by one
+# and stolen by an idle worker, so the paper-shape smoke's minute-long items spread out
+TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
 
 .PHONY: all test lint bench golden smoke clean
 
@@ -47,7 +48,7 @@ smoke: $(VENV)/.installed
 
 golden: all
 	$(BIN)/sigprop golden --write
-	$(BIN)/sigprop summary --readme README.md .test/golden/quick_claims.csv
+	$(BIN)/sigprop summary --readme README.md --readme docs/items.md .test/golden/quick_claims.csv
 	$(BIN)/python -m sigprop.config_docs
 
 bench: $(VENV)/.installed

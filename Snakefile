@@ -30,9 +30,18 @@ RUN_STARTED = time.time()
 onsuccess:
     # Where this run's time went: results/benchmarks.csv (sigprop.job_benchmarks).
     from sigprop.job_benchmarks import write
+    from sigprop.jobs import remove_finished_checkpoints
 
+    remove_finished_checkpoints()
     if write(since=RUN_STARTED).size:
         print("job times: results/benchmarks.csv (summary: sigprop benchmarks)")
+
+
+onerror:
+    # Finished simulations' checkpoints go; a failed or stopped one's stay, to resume from.
+    from sigprop.jobs import remove_finished_checkpoints
+
+    remove_finished_checkpoints()
 
 
 rule all:

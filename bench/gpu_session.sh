@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What a session that is lent a GPU runs, once, within 8 minutes of device time (issue 25, item 5):
+# What a GPU machine runs, once, within 8 minutes of device time (issue 25, item 5):
 #   bench/gpu_session.sh [OUT]        (OUT defaults to $OUT, else bench/results/gpu)
 # 1. the paper-shape smoke of every real-data simulation on CUDA (tests/test_paper_smoke.py),
 #    $SMOKE_CAP s (default 280);
@@ -8,7 +8,7 @@
 # 3. real-data simulations at paper shapes on generated data (bench/gpu_training.py), $TRAIN_CAP s
 #    (120);
 # 4. the cheapest paper-scale claims on CUDA end to end through Snakemake, timed by its
-#    benchmark files, $JOBS_CAP s (0: skipped; the first GPU session ran it);
+#    benchmark files, $JOBS_CAP s (0: skipped; run on the H100 on 2026-11-26);
 # 5. what ran where: nvidia-smi, torch and CUDA versions.
 # On a bare GPU machine with torch but no Snakemake, carry a wheel folder and install from it
 # first (the device tool: carry [".whl"]):
@@ -55,8 +55,8 @@ if [ "${TEST_CAP:-130}" -gt 0 ]; then
     tail -5 "$out/cuda_tests.txt"
 fi
 
-# 3. Real-data simulations at paper shapes: those the last sessions left unprojected (bench/
-#    README.md, "The third session with a GPU"); bench/gpu_cost.py, which timed the synthetic
+# 3. Real-data simulations at paper shapes: those left unprojected so far (bench/README.md,
+#    "GPU"); bench/gpu_cost.py, which timed the synthetic
 #    items, is kept for a rerun after engine changes.
 if [ "${TRAIN_CAP:-120}" -gt 0 ]; then
     timeout "${TRAIN_CAP:-120}" "$python" bench/gpu_training.py --out "$out/gpu_training.csv" \

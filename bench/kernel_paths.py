@@ -20,7 +20,7 @@ variables must be set before torch loads), and records per (item, path):
 Usage:  python bench/kernel_paths.py [--items family/item ...] [--paths NAME ...] [--out CSV]
         [--append]
 
-Recorded (bench/results/kernel_paths.csv) on the 2-core AVX-512 machine while other sessions
+Recorded (bench/results/kernel_paths.csv) on the 2-core AVX-512 machine while other work
 loaded it (load average about 12): seconds and ratios there are noisy; ``threads2`` was run for
 the cheapest item only (two threads on a loaded 2-core machine: a theorem measurement took 27x
 longer, 769 s, with the same bytes).

@@ -20,7 +20,7 @@ Per item, one thread, in this process (torch imported once; times are process CP
    decompositions (eigh, svd, qr, ...) the measured CPU time / 5; plus the host work outside
    torch ops (process CPU time - thread CPU time inside ops - 5 us per op), which stays on the
    CPU. Views and allocations count no kernel. Fitted over A and B and projected to s = 1 like
-   the CPU time. See bench/README.md, "Paper-scale cost".
+   the CPU time. See bench/README.md, "Paper cost".
 
 Writes ``bench/results/paper_cost.csv`` and ``bench/results/paper_cost.md`` and prints the table.
 

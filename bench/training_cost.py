@@ -14,7 +14,7 @@ Per simulation, at ``config/config.yaml`` (quick) and ``config/paper.yaml`` merg
 4. Paper projections: CPU at that achieved rate (one core, same efficiency), and one H100 at two
    assumed sustained rates, 30 TFLOP/s (FP32 without TF32) and 150 TFLOP/s (TF32 or bf16 mixed
    precision with channels_last, about a third of the dense tensor-core peak). Assumptions, not
-   measurements: no GPU was lent to the session that wrote this; replace them with measured
+   measurements: no GPU was available when this was written; replace them with measured
    times (``snakemake --configfile config/paper.yaml results/<family>/<sim>.safetensors``).
 
 Writes ``bench/results/training_cost.csv`` and prints a Markdown table.

@@ -125,6 +125,32 @@ def _one_node_slurm(directory: Path) -> tuple[dict | None, str]:
     return {**os.environ, "SLURM_CONF": str(directory / "slurm.conf")}, ""
 
 
+def submitted_jobs(log: str) -> dict:
+    """The cluster submissions of a Snakemake log: ``submitted``, [rule folder, job folder] per
+    job submitted alone (``rule_simulate``, ``orthogonality_gap_chain``); ``grouped``, the
+    [rule, family_item] of each job submitted inside a group job; ``group_jobs``, how many."""
+    submitted, grouped, members, group_jobs = [], [], [], 0
+    rule = None
+    for line in log.splitlines():
+        if "] Group job " in line:
+            members = []
+        elif line.startswith("    rule ") and line.rstrip().endswith(":"):
+            rule = line.split()[1].rstrip(":")
+        elif line.startswith("        wildcards: family=") and rule is not None:
+            wildcards = dict(part.strip().split("=") for part in line.split(":", 1)[1].split(","))
+            members.append([f"rule_{rule}", f"{wildcards['family']}_{wildcards['item']}"])
+            rule = None
+        elif "submitted with SLURM jobid" in line:
+            folder = line.split("slurm_logs/")[1].split("/")[:2]
+            if folder[0].startswith("group_"):
+                grouped.extend(members)
+                group_jobs += 1
+                members = []
+            else:
+                submitted.append(folder)
+    return {"submitted": submitted, "grouped": grouped, "group_jobs": group_jobs}
+
+
 @pytest.fixture(scope="session")
 def quick_run(tmp_path_factory):
     """The whole quick DAG (default config), run once in a copy of the workflow.
@@ -151,11 +177,7 @@ def quick_run(tmp_path_factory):
     record = {
         "executor": "local" if env is None else "slurm",
         "why_local": reason if env is None else "",
-        "submitted": [
-            line.split("slurm_logs/")[1].split("/")[:2]
-            for line in run.stderr.splitlines()
-            if "submitted with SLURM jobid" in line
-        ],
+        **submitted_jobs(run.stderr),
     }
     (work / "quick_run.json").write_text(json.dumps(record, indent=1))
     return work

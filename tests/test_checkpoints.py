@@ -115,6 +115,47 @@ def test_a_checkpoint_of_other_settings_is_ignored(tmp_path, monkeypatch):
     assert _equal(longer, _snapshot(*_run(2)))
 
 
+def test_a_checkpoint_of_other_settings_is_set_aside(tmp_path, caplog):
+    with checkpoints.resumable(tmp_path):
+        _run(1)
+        with caplog.at_level("WARNING", logger="sigprop.training.checkpoints"):
+            _run(2)
+    assert (tmp_path / f"test.resume.pt{checkpoints.SET_ASIDE}").exists()
+    assert torch.load(tmp_path / "test.resume.pt", weights_only=True)["epoch"] == 2
+    assert "made for other settings" in caplog.text
+
+
+@pytest.mark.parametrize("damage", ["truncated", "empty", "not a checkpoint"])
+def test_an_unreadable_checkpoint_is_set_aside_and_training_starts_afresh(tmp_path, caplog, damage):
+    """A checkpoint cut short (a full disk, a node lost mid-write without the atomic rename)
+    must not fail the job and every retry: it is set aside, with a warning, and the training
+    runs from the start to the bytes of an uninterrupted run."""
+    with checkpoints.resumable(tmp_path):
+        _run(1)
+    path = tmp_path / "test.resume.pt"
+    data = path.read_bytes()
+    damaged = {"truncated": data[: len(data) // 2], "empty": b"", "not a checkpoint": b"x" * 99}
+    path.write_bytes(damaged[damage])
+    with checkpoints.resumable(tmp_path), caplog.at_level("WARNING"):
+        resumed = _snapshot(*_run(EPOCHS))
+    assert _equal(resumed, _snapshot(*_run(EPOCHS)))
+    assert "cannot be read" in caplog.text
+    assert (tmp_path / f"test.resume.pt{checkpoints.SET_ASIDE}").read_bytes() == damaged[damage]
+
+
+def test_a_save_is_flushed_to_disk_before_the_rename(tmp_path, monkeypatch):
+    """fsync of the file, then the rename, then fsync of the folder: a crash of the node
+    leaves a whole checkpoint (the old or the new one)."""
+    events = []
+    fsync, replace = os.fsync, os.replace
+    monkeypatch.setattr(os, "fsync", lambda fd: events.append("fsync") or fsync(fd))
+    monkeypatch.setattr(os, "replace", lambda a, b: events.append("replace") or replace(a, b))
+    checkpoints.save(tmp_path / "x.pt", {"epoch": 1})
+    assert events == ["fsync", "replace", "fsync"]
+    assert torch.load(tmp_path / "x.pt", weights_only=True) == {"epoch": 1}
+    assert not list(tmp_path.glob("*.partial"))
+
+
 def test_a_finished_checkpoint_returns_the_trained_state_without_training(tmp_path, monkeypatch):
     with checkpoints.resumable(tmp_path):
         first = _snapshot(*_run(2))
@@ -141,19 +182,34 @@ def test_checkpoint_names_are_plain_file_names(tmp_path, name):
     assert path.parent == tmp_path and "/" not in path.name and " " not in path.name
 
 
-def test_a_simulation_job_removes_its_checkpoints_once_saved(tmp_path):
-    from sigprop.jobs import checkpoint_root, run_simulation
+def test_a_simulation_job_keeps_its_finished_checkpoint_until_the_workflow_removes_it(tmp_path):
+    """A job stopped (at its time limit) after saving its tensors loses them (Snakemake deletes
+    a failed job's outputs) but not its finished checkpoint: the rerun takes it without
+    training. The workflow's end removes the checkpoints of every simulation whose tensors
+    exist, and only those."""
+    from sigprop.jobs import checkpoint_root, remove_finished_checkpoints, run_simulation
     from sigprop.store import Labelled
-
-    seen = []
 
     def experiment(device):
         stack, curves = _run(1)
-        seen.append(sorted(p.name for p in checkpoint_root(out).rglob("*.pt")))
         return Labelled(dims=["point"], coords={"point": list(range(len(curves.step)))},
                         values={"loss": curves.tensors()["train_loss"][0]}, seeds={})  # fmt: skip
 
-    out = tmp_path / "sim.safetensors"
+    out = tmp_path / "family" / "sim.safetensors"
+    out.parent.mkdir()
     run_simulation(experiment, {}, "cpu", str(out))
-    assert seen == [["test.resume.pt"]]
-    assert out.exists() and not checkpoint_root(out).exists()
+    first = out.read_bytes()
+    assert [p.name for p in checkpoint_root(out).rglob("*.pt")] == ["test.resume.pt"]
+    out.unlink()  # the failed job's outputs, deleted
+    import sigprop.training.loop as loop
+
+    step, loop.sgd_step = loop.sgd_step, _no_step
+    try:
+        run_simulation(experiment, {}, "cpu", str(out))
+    finally:
+        loop.sgd_step = step
+    assert out.read_bytes() == first
+    other = tmp_path / "family" / "unfinished.checkpoints"
+    other.mkdir()
+    assert remove_finished_checkpoints(tmp_path) == [checkpoint_root(out)]
+    assert not checkpoint_root(out).exists() and other.exists()

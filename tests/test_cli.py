@@ -253,41 +253,64 @@ def test_summary_counts_claims_per_kind_family_and_verdict(checkout, capsys):
     ledger.to_csv(checkout / "l.csv", index=False)
     assert cli.main(["summary", "l.csv"]) == 0
     assert capsys.readouterr().out == table
-    readme = checkout / "README.md"
-    readme.write_text(f"# x\n\n{cli.SUMMARY_START}\nold\n{cli.SUMMARY_END}\n\n## y\n")
-    assert cli.main(["summary", "l.csv", "--readme", "README.md"]) == 0
-    assert readme.read_text() == f"# x\n\n{cli.SUMMARY_START}\n{table}{cli.SUMMARY_END}\n\n## y\n"
-    readme.write_text("# no block\n")
+    readme, docs = checkout / "README.md", checkout / "items.md"
+    readme.write_text(f"# x\n\n{cli.HEADLINE_START}\nold\n{cli.HEADLINE_END}\n\n## y\n")
+    docs.write_text(f"# x\n\n{cli.SUMMARY_START}\nold\n{cli.SUMMARY_END}\n\n## y\n")
+    assert cli.main(["summary", "l.csv", "--readme", "README.md", "--readme", "items.md"]) == 0
+    headline = cli.headline_table(ledger)
+    wrapped = "# x\n\n{}\n{}{}\n\n## y\n"
+    assert readme.read_text() == wrapped.format(cli.HEADLINE_START, headline, cli.HEADLINE_END)
+    assert docs.read_text() == wrapped.format(cli.SUMMARY_START, table, cli.SUMMARY_END)
+    assert headline.splitlines() == [
+        lines[0],
+        "",
+        "| kind | holds | fails | undecided | invalid | claims |",
+        "|---|---:|---:|---:|---:|---:|",
+        "| paper | 1 | 0 | 1 | 0 | 2 |",
+        "| control | 0 | 1 | 0 | 0 | 1 |",
+        "| identity | 1 | 0 | 0 | 0 | 1 |",
+    ]
+    readme.write_text(f"# no end\n\n{cli.HEADLINE_START}\nold\n")
     with pytest.raises(SystemExit, match="no block between"):
+        cli.main(["summary", "l.csv", "--readme", "README.md"])
+    readme.write_text("# no block\n")
+    with pytest.raises(SystemExit, match="no generated block"):
         cli.main(["summary", "l.csv", "--readme", "README.md"])
 
 
-def test_the_readme_block_is_the_summary_of_the_golden_file(capsys, monkeypatch):
-    """README.md's claims table is generated: `sigprop summary --readme README.md
-    .test/golden/quick_claims.csv` rewrites it after the golden file changes."""
-    monkeypatch.chdir(ROOT)
-    text = (ROOT / "README.md").read_text()
-    block = text.split(cli.SUMMARY_START + "\n")[1].split(cli.SUMMARY_END)[0]
-    assert cli.main(["summary", str(cli.GOLDEN)]) == 0
-    assert block == capsys.readouterr().out, (
-        "README.md's claims summary is stale: run "
-        "`sigprop summary --readme README.md .test/golden/quick_claims.csv`"
-    )
+def _block(path: Path, start: str, end: str) -> str:
+    """The generated block between ``start`` and ``end`` in ``path`` (under the repository)."""
+    text = (ROOT / path).read_text()
+    assert start in text, f"{path} has no block {start}"
+    return text.split(start + "\n")[1].split(end)[0]
 
 
-def test_the_readme_items_are_generated_from_registry_and_golden_file(monkeypatch):
-    """README.md's table of items: one row per figure, table and theorem, what it shows taken
+STALE = "`sigprop summary --readme README.md --readme docs/items.md .test/golden/quick_claims.csv`"
+"""The command that rewrites the generated blocks (``make golden`` runs it)."""
+
+
+def test_the_generated_blocks_are_those_of_the_golden_file():
+    """README.md's headline and docs/items.md's summary are generated from the golden ledger:
+    ``sigprop summary --readme README.md --readme docs/items.md`` rewrites both after the golden
+    file changes."""
+    golden = pd.read_csv(ROOT / cli.GOLDEN, keep_default_na=False, na_values=[""])
+    readme, docs = cli.DOCS
+    headline = _block(readme, cli.HEADLINE_START, cli.HEADLINE_END)
+    assert headline == cli.headline_table(golden), f"README.md's headline is stale: run {STALE}"
+    summary = _block(docs, cli.SUMMARY_START, cli.SUMMARY_END)
+    assert summary == cli.summary_table(golden), f"{docs}'s summary is stale: run {STALE}"
+    assert headline.splitlines()[0] == summary.splitlines()[0]  # one headline
+
+
+def test_the_items_table_is_generated_from_registry_and_golden_file(monkeypatch):
+    """docs/items.md's table of items: one row per figure, table and theorem, what it shows taken
     from its script's caption or its measurement's docstring, its claims counted from the golden
     ledger; rewritten by the same `sigprop summary --readme` command."""
     monkeypatch.chdir(ROOT)
-    text = (ROOT / "README.md").read_text()
-    block = text.split(cli.ITEMS_START + "\n")[1].split(cli.ITEMS_END)[0]
+    block = _block(cli.DOCS[1], cli.ITEMS_START, cli.ITEMS_END)
     golden = pd.read_csv(cli.GOLDEN, keep_default_na=False, na_values=[""])
     expected = cli.items_table(load_registry(), golden)
-    assert block == expected, (
-        "README.md's table of items is stale: run "
-        "`sigprop summary --readme README.md .test/golden/quick_claims.csv`"
-    )
+    assert block == expected, f"docs/items.md's table of items is stale: run {STALE}"
     registry = load_registry()
     judged = [i for _, i in registry.items() if i.kind != "simulation"]
     assert len(block.splitlines()) == 2 + len(judged)

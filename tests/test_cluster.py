@@ -25,9 +25,10 @@ def _record(quick_run) -> dict:
 
 @pytest.mark.workflow
 def test_every_compute_job_and_nothing_else_went_to_the_cluster(quick_run):
-    """Each simulate and measure job once (so a GPU can be requested for it); judges, figures,
-    tables, the ledger and the data rule ran on the submitting machine (``localrules``)."""
-    submitted = _record(quick_run)["submitted"]
+    """Each simulate and measure job once, alone or inside a group job (the tiny ones:
+    ``job_resources.TINY_GROUP``, several to a submission); judges, figures, tables, the ledger
+    and the data rule ran on the submitting machine (``localrules``)."""
+    record = _record(quick_run)
     jobs = pd.read_csv(quick_run / "results" / "benchmarks.csv")
     compute = jobs[jobs["rule"].isin(["simulate", "measure"])]
     expected = []
@@ -36,7 +37,19 @@ def test_every_compute_job_and_nothing_else_went_to_the_cluster(quick_run):
         expected.append([f"rule_{rule}", f"{family}_{name.removeprefix(f'{rule}_')}"])
     expected.sort()
     assert len(compute) > 50
-    assert sorted(submitted) == expected
+    assert sorted(record["submitted"] + record["grouped"]) == expected
+
+
+@pytest.mark.workflow
+def test_tiny_jobs_went_to_the_cluster_in_groups(quick_run):
+    """The quick DAG's sub-minute jobs go several to a cluster job (``group-components`` of
+    ``profiles/slurm``): fewer submissions than compute jobs."""
+    record = _record(quick_run)
+    assert record["group_jobs"] >= 1
+    assert len(record["grouped"]) >= 2 * record["group_jobs"]
+    assert record["group_jobs"] + len(record["submitted"]) < len(record["grouped"]) + len(
+        record["submitted"]
+    )
 
 
 @pytest.mark.workflow

@@ -25,10 +25,12 @@ def quick_config():
 merged = merge_configs
 
 
-def test_quick_and_paper_configs_are_valid():
+def test_quick_paper_and_tiny_configs_are_valid():
+    """Each as Snakemake merges it over config/config.yaml (the tiny one: .test/config/)."""
     for config in (
         quick_config(),
         merged(quick_config(), yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())),
+        merged(quick_config(), yaml.safe_load((ROOT / ".test/config/config.yaml").read_text())),
     ):
         validate(config, SCHEMA)
         check_all(config)
@@ -78,8 +80,6 @@ def test_schema_rejects_unknown_keys_at_every_level():
         ),
         ({"gradients": {"isometry_chain": {"widths": [32, 32]}}}, r"need >= 2 widths"),
         ({"gradients": {"lemma6_2": {"d_range": [8, 4]}}}, r"d_range \[8, 4\] is not ordered"),
-        ({"gradients": {"lemma_c8_c9": {"spreads": [0.003, 0.01]}}}, "every input has psi <="),
-        ({"gradients": {"lemma_c8_c9": {"spreads": [0.3, 1.0]}}}, "every input has psi >"),
     ],
 )
 def test_consistency_errors_name_both_keys(override, message):
@@ -100,23 +100,27 @@ def test_a_window_error_names_the_full_key_paths():
         check_all(config)
 
 
-def test_the_lemma_c9_slices_checked_without_torch_straddle_and_cover_the_shipped_configs():
-    """The shipped configs skip the inputs' draws at load (``LEMMA_C9_CHECKED_INPUTS``): each
-    listed slice straddles psi = 1/(16 d) when drawn, and every shipped config's slice is listed."""
-    from sigprop.papers.gradients.config_checks import LEMMA_C9_CHECKED_INPUTS, _input_key
-    from sigprop.papers.gradients.isometry_theorems import input_gaps
+@pytest.mark.parametrize(
+    "spreads, message", [((0.003, 0.01), "every input has psi <="), ((0.3, 1.0), "psi >")]
+)
+def test_lemma_c9_inputs_on_one_side_stop_its_measure_before_any_compute(spreads, message):
+    """That the inputs straddle psi = 1/(16 d) needs their draws, so the measure checks it (a
+    config check draws nothing): an error naming the keys, before the spectra and Haar draws."""
+    from sigprop.papers.gradients.isometry_theorems import measure_lemma_c8_c9
 
-    for widths, spreads in LEMMA_C9_CHECKED_INPUTS:
-        low = [
-            psi <= 1 / (16 * d)
-            for (d, _), psi in input_gaps("lemma_c8_c9", widths, spreads).items()
-        ]
-        assert any(low) and not all(low), (widths, spreads)
+    with pytest.raises(ConfigError, match=rf"gradients.lemma_c8_c9.spreads .*{message}"):
+        measure_lemma_c8_c9(widths=(4, 8, 16), spreads=spreads, device="cpu")
+
+
+def test_every_shipped_config_has_lemma_c9_inputs_on_both_sides():
+    from sigprop.papers.gradients.isometry_theorems import check_inputs_straddle
+
     quick = quick_config()
     paper = merged(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))
     tiny = merged(quick, yaml.safe_load((ROOT / ".test" / "config" / "config.yaml").read_text()))
     for config in (quick, paper, tiny):
-        assert _input_key(config["gradients"]["lemma_c8_c9"]) in LEMMA_C9_CHECKED_INPUTS
+        c89 = config["gradients"]["lemma_c8_c9"]
+        check_inputs_straddle(c89["widths"], c89["spreads"])
 
 
 def test_the_split_schema_reads_as_one_document():

@@ -3,7 +3,7 @@ reaches the verdicts of a ``device=cpu`` run, each measured value inside the CPU
 (the criterion the golden file applies between two CPUs, ``cli.compare_golden``): every random
 number is drawn on the CPU (``sigprop.seeding``), so the two runs differ by rounding only.
 
-Skipped without CUDA; a GPU session runs it (``bench/gpu_session.sh``). Real-data items are left
+Skipped without CUDA; a GPU machine runs it (``bench/gpu_session.sh``). Real-data items are left
 out: the GPU machines have no dataset and no network.
 """
 
@@ -32,7 +32,7 @@ ROUNDING_SENSITIVE = {
     "depth, recorded without an interval: -0.0030 on the CPU, -0.0037 on an H100",
 }
 """Claims whose tiny-config numbers move beyond their intervals under CUDA's rounding (first
-H100 session, bench/README.md): for them the two devices must only not contradict each other
+H100 run, bench/README.md "GPU"): for them the two devices must only not contradict each other
 (no claim holds on one and fails on the other)."""
 
 
@@ -78,7 +78,7 @@ def test_cuda_run_reaches_the_cpu_verdicts(tmp_path):
         log = (tmp_path / device / "snakemake.log").read_text()
         assert run.returncode == 0, f"{device}:\n{log[-4000:]}"
     cpu, cuda = (claims.ledger([tmp_path / d / t for t in targets]) for d in ("cpu", "cuda"))
-    keep = os.environ.get("SIGPROP_PARITY_OUT")  # a GPU session keeps the comparison
+    keep = os.environ.get("SIGPROP_PARITY_OUT")  # a GPU run keeps the comparison
     if keep:
         compare_ledgers(cuda, cpu).to_csv(Path(keep) / "cuda_parity.csv", index=False)
     problems = [p for p in compare_golden(cuda, cpu) if p.split(":")[0] not in ROUNDING_SENSITIVE]

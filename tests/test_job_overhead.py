@@ -65,7 +65,7 @@ def _heavy_jobs() -> set[str]:
         if _imports_torch({item.judge.__module__}):
             heavy.add(f"judge:{family}.{item.name}")
         if item.kind != "theorem":
-            script = ROOT / "workflow" / "scripts" / family / item.script_file
+            script = ROOT / "workflow" / "scripts" / item.script_path
             if _imports_torch(_module_level_imports(script, "")):
                 heavy.add(f"draw:{family}.{item.name}")
     return heavy

@@ -101,7 +101,7 @@ ROLE_SUFFIXES = {
     "measure": ("_theorems", "_lemmas"),
     "judge": ("_judges",),
 }
-"""The module suffix of each registry role's functions (README: "A file's name says its role")."""
+"""The module suffix of each registry role's functions (docs/architecture.md, file roles)."""
 
 
 def test_every_registry_function_lives_in_a_module_named_for_its_role():
@@ -128,7 +128,7 @@ def test_every_figure_and_table_script_docstring_is_its_caption():
     a first line saying what is plotted, then the description."""
     missing = []
     for family, item in _drawn_items():
-        script = SCRIPTS / family / item.script_file
+        script = SCRIPTS / item.script_path
         first, _, description = script_description(script).partition("\n\n")
         if not first.strip() or not description.strip():
             missing.append(f"{family}.{item.name}: {script.relative_to(ROOT)}")
@@ -174,7 +174,7 @@ def test_captions_render_and_leave_the_claims_to_the_verdicts(scale):
     config = {**_scale_configs()[scale], "scale": scale}
     restating = []
     for family, item in _drawn_items():
-        template = script_description(SCRIPTS / family / item.script_file)
+        template = script_description(SCRIPTS / item.script_path)
         params = {"source": item.source, **resolve(item.params, config), **item.constants}
         wildcards = {"family": family, "item": item.name}
         text = render_description(template, params, config, wildcards, REPORT / "setups")

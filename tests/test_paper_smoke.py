@@ -33,16 +33,16 @@ IN_CI = {  # seconds of the cut run on one thread of the 2-core CPU machine (202
     "gradients/depth_tanh": 1.4, "gradients/depth_sin": 1.4, "gradients/depth_gaussian": 1.3,
     "gradients/depth_no_mean_reduction": 1.2, "gradients/depth_orthogonal": 1.2,
     "orthogonality/real_gap": 2.5, "rank_collapse/depth_training": 0.6,
-    # session 35, the AMD EPYC 2-core machine (with writing the generated dataset, where first)
+    # 2026-11-27, the AMD EPYC 2-core machine (with writing the generated dataset, where first)
     "gradients/shaped_cifar100": 16.9, "gradients/shaped_cifar10": 15.6,
     "gradients/weight_orthogonality": 14.2, "rank_collapse/pretrain_levels": 10.9,
     "gradients/shaped_mnist": 10.7, "gradients/shaped_fmnist": 10.7, "gradients/table_c1": 6.0,
     "rank_collapse/pretrain_vs_bn": 4.2, "rank_collapse/pretrain_vs_bn_fmnist": 2.5,
-    # session 36, the same machine, another item's cut run on the other core
+    # 2026-11-27, the same machine, another item's cut run on the other core
     "rank_collapse/gradient_alignment_vgg": 66.3, "rank_collapse/breaking_bn_vgg": 60.0,
     "orthogonality/init_mlp": 14.1, "orthogonality/deep_convnets": 13.5,
     "orthogonality/depth_orthogonality": 7.2,
-    # session 37, the same machine, alone, with heap_allocations
+    # 2026-11-27, the same machine, alone, with heap_allocations
     "rank_collapse/breaking_bn_resnet": 115.6,
 }  # fmt: skip
 

@@ -65,7 +65,7 @@ def test_every_entry_resolves(scale):
             resolve(item.judge_args, config)
             for ref in item.reads.values():
                 REGISTRY.read_of(family, ref)
-            script = ROOT / "workflow" / "scripts" / family / item.script_file
+            script = ROOT / "workflow" / "scripts" / item.script_path
             assert script.exists(), script  # its docstring, the caption: tests/test_layout.py
 
 
@@ -100,6 +100,37 @@ def test_resolve_names_the_missing_key():
         resolve({"x": "a/b/c"}, {"a": {"b": {}}})
     assert resolve("a/b", {"a": {"b": {"k": 1}}}) == {"k": 1}
     assert resolve({"k": "a/b/k"}, {"a": {"b": {"k": 1}}}) == {"k": 1}
+
+
+def test_references_are_relative_to_the_item_unless_they_are_paths():
+    """A bare key is the item's own section's, "." the section itself, a path starts at the
+    root ("/key": a top-level key); a script without a folder is the family's."""
+    registry = Registry()
+    registry.add_family(
+        "f",
+        [
+            Simulation("s", source="s", run=len, setup={"a": "a", "b": "g/x/b", "c": "/c"},
+                       extra={"root": "data/root"}, datasets=("d",)),
+            Figure("x", source="s", judge=len, params={"w": "w", "n": {"k": "k"}}, judge_args="."),
+            Figure("y", source="s", judge=len, judge_args={"z": "f/x/z"}, script="kinds/l.py"),
+        ],
+    )  # fmt: skip
+    sim = registry.get("f", "s", "simulation")
+    assert sim.setup == {"a": "f/s/a", "b": "g/x/b", "c": "c"} and sim.datasets == ("f/s/d",)
+    assert sim.extra == {"root": "data/root"}
+    x, y = registry.get("f", "x", "figure"), registry.get("f", "y", "figure")
+    assert x.params == {"w": "f/x/w", "n": {"k": "f/x/k"}} and x.judge_args == "f/x"
+    assert (x.script_path, y.script_path, y.judge_args) == ("f/x.py", "kinds/l.py", {"z": "f/x/z"})
+    assert resolve(x.judge_args, {"f": {"x": {"q": 1}}}) == {"q": 1}
+
+
+def test_a_selection_names_judged_items_only():
+    assert REGISTRY.selected() == list(REGISTRY.judged())
+    assert REGISTRY.selected(["rank_collapse.fig2"]) == [
+        ("rank_collapse", REGISTRY.get("rank_collapse", "fig2", "figure"))
+    ]
+    with pytest.raises(KeyError, match="depth_rank"):
+        REGISTRY.selected(["rank_collapse.depth_rank"])  # a simulation: no claims of its own
 
 
 def _graph() -> dict[str, set[str]]:

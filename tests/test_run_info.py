@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 import yaml
 
 from sigprop.config import merge_configs
@@ -168,3 +169,42 @@ def test_cost_table_takes_projected_training_seconds_on_the_gpu(tmp_path):
     assert (on_gpu.device, on_gpu.gpus) == ("cuda", 1)
     assert on_gpu.runtime == 3600 / 60 * 3 + 5  # RUNTIME_MARGIN x projection + overhead
     assert placement("f/t", "cpu", 600, 4000, rows).runtime == 600  # the CPU has no projection
+
+
+def test_a_job_longer_than_the_partition_maximum_asks_for_the_maximum_on_each_attempt():
+    """``max_runtime`` (the partition's MaxTime, a site setting): a job whose runtime would
+    exceed it asks for exactly the maximum, and its rule's retries cover its attempts."""
+    from sigprop.job_resources import MAX_TIME_LIMIT_ATTEMPTS, placement, retries_for
+
+    rows = {"f/t": {"gpu_s": "36000"}, "f/s": {"gpu_s": "60"}}  # 10 h and 1 min on the GPU
+    whole = placement("f/t", "cuda", 600, 4000, rows).runtime
+    assert whole == 36000 / 60 * 3 + 5
+    capped = placement("f/t", "cuda", 600, 4000, rows, max_runtime=1440)
+    assert (capped.runtime, capped.attempts) == (1440, -(-whole // 1440))
+    short = placement("f/s", "cuda", 600, 4000, rows, max_runtime=1440)
+    assert (short.runtime, short.attempts) == (placement("f/s", "cuda", 600, 4000, rows).runtime, 1)
+    assert retries_for({"t": capped, "s": short}, retries=1) == (1 + capped.attempts - 1, [])
+    assert retries_for({"s": short}, retries=2) == (2, [])
+    tiny = placement("f/t", "cuda", 600, 4000, rows, max_runtime=10)
+    assert tiny.attempts > MAX_TIME_LIMIT_ATTEMPTS
+    assert retries_for({"t": tiny}, retries=1) == (MAX_TIME_LIMIT_ATTEMPTS, ["t"])
+    with pytest.raises(ValueError, match="max_runtime"):
+        placement("f/t", "cuda", 600, 4000, rows, max_runtime=0)
+
+
+def test_a_tiny_job_runs_on_the_cpu_in_the_tiny_group_with_a_short_runtime():
+    """A job projected under a minute on one CPU core asks for no GPU (its start-up alone would
+    cost more), for its projection with a small margin, and joins the group that a cluster
+    profile submits many to a job; at quick scale the projection is the quick config's."""
+    from sigprop.job_resources import TINY_GROUP, placement
+
+    rows = {"f/tiny": {"cpu_paper_s": "12", "paper_gpu_s": "0.5", "quick_s": "0.2"},
+            "f/long": {"cpu_paper_s": "600", "paper_gpu_s": "30", "quick_s": "90"}}  # fmt: skip
+    tiny = placement("f/tiny", "cuda", 30, 2000, rows)
+    assert (tiny.device, tiny.gpus, tiny.runtime, tiny.group) == ("cpu", 0, 3, TINY_GROUP)
+    long = placement("f/long", "cuda", 30, 2000, rows)
+    assert (long.device, long.gpus, long.group) == ("cuda", 1, None)
+    assert placement("f/tiny", "auto", 30, 2000, rows).device == "auto"
+    assert placement("f/long", "cpu", 30, 2000, rows, paper_scale=False).group is None
+    assert placement("f/tiny", "cpu", 30, 2000, rows, paper_scale=False).group == TINY_GROUP
+    assert placement("f/unknown", "cuda", 30, 2000, rows).group is None  # no projection

@@ -6,7 +6,7 @@ import torch
 from sigprop import seeding
 
 
-def test_derive_seed_is_stable_across_sessions():
+def test_derive_seed_is_stable_across_processes():
     """sha256-based: the same address gives the same seed on every platform and release."""
     assert seeding.derive_seed("orthogonality.gap_chain.d32", 3, "gram") == seeding.derive_seed(
         "orthogonality.gap_chain.d32", 3, "gram"

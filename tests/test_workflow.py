@@ -66,7 +66,7 @@ def test_quick_scale_reproduces_its_verdicts_and_definitions(quick_run):
         "the quick ledger differs from .test/golden/quick_claims.csv or from "
         "ledgers/claim_definitions.csv; if the change is intended, record both with "
         "`sigprop golden --write` after `snakemake all` and commit them with the change "
-        "(README, Development)"
+        "(docs/development.md, The golden check)"
     )
 
 
@@ -203,7 +203,7 @@ def test_part_of_the_dag_under_another_kernel_path_keeps_the_golden_verdicts(tmp
     golden = golden[golden["id"].str.startswith(tuple(f"{i}." for i in PART))]
     assert len(golden) >= 10 and set(golden["id"]) == set(ledger["id"])
     # exact values within 0.1%, or within the slack the golden file recorded for this very
-    # kernel path (bench/README.md, "Golden agreement across machines")
+    # kernel path (bench/README.md, "Golden agreement and kernel paths")
     assert compare_golden(ledger, golden) == []
 
 

@@ -12,7 +12,8 @@ run with the recorded golden verdicts and intervals and every claim's definition
 recorded definitions (``--write`` records both anew). ``sigprop findings`` prints every failing or
 fails-leaning paper claim with its analysis (``sigprop.findings``).
 ``sigprop summary [LEDGER]`` prints a Markdown table of a ledger's claims per kind, family and
-verdict (paper claims first; ``--readme README.md`` rewrites the README's generated block).
+verdict (paper claims first; ``--readme FILE``, repeatable, rewrites the generated blocks a file
+holds: the README's headline, ``docs/items.md``'s summary and table of items).
 ``sigprop check-config FILE...`` validates config files as the workflow does, naming the file
 and line of a YAML error and the full path of a bad key.
 """
@@ -212,7 +213,7 @@ def cmd_show(registry: Registry, args) -> int:
         if hasattr(item, role):
             print(f"{role + ':':12}{_where(getattr(item, role))}")
     if item.kind in ("figure", "table"):
-        print(f"script:     workflow/scripts/{family}/{item.script_file}")
+        print(f"script:     workflow/scripts/{item.script_path}")
     print("outputs:    " + ", ".join(item_files(family, item)))
     scale = item_scale(registry, family, item, config, reference_configs(Path("config")))
     print(f"scale:      {scale} (this item's config slice and what it reads, vs quick and paper)")
@@ -274,7 +275,7 @@ def cmd_findings(registry: Registry, args) -> int:
 EXACT_RTOL_ACROSS_MACHINES = 1e-3
 """The relative slack of an ``exact`` claim's value (a deterministic function of seeded draws)
 between machines: every exact value of the quick ledger was bit for bit the same on an AMD EPYC
-and an Intel Xeon (2026-11-28, bench/README "Golden agreement across machines"); a code change
+and an Intel Xeon (2026-11-28, bench/README "Golden agreement and kernel paths"); a code change
 that moves an exact number by 0.1% shows. Where another kernel path moves a value more (Cor.
 15's smallest rank by 0.9% under AVX2 and MKL's compatible path), its recorded ``slack`` is the
 slack (``measured_slack``)."""
@@ -556,9 +557,33 @@ def cmd_golden(registry: Registry, args) -> int:
     return 1 if problems else 0
 
 
+HEADLINE_START = "<!-- claims-headline:start -->"
+HEADLINE_END = "<!-- claims-headline:end -->"
+"""The markers of README.md's generated headline (``sigprop summary --readme README.md``)."""
 SUMMARY_START = "<!-- claims-summary:start -->"
 SUMMARY_END = "<!-- claims-summary:end -->"
-"""The markers of the README's generated block (``sigprop summary --readme README.md``)."""
+"""The markers of ``docs/items.md``'s generated summary (``sigprop summary --readme FILE``)."""
+DOCS = (Path("README.md"), Path("docs/items.md"))
+"""The files whose generated blocks ``make golden`` rewrites from the golden ledger."""
+
+
+def headline_table(table: pd.DataFrame) -> str:
+    """The paper claims' headline (``summary_table``'s first line) and a ledger's claims per
+    kind and verdict, every family together, as a Markdown table."""
+    kind = table["kind"] if "kind" in table else pd.Series("(none)", index=table.index)
+    verdicts = [*VERDICTS, *sorted(set(table["verdict"]) - set(VERDICTS))]
+    kinds = [k for k in [*KINDS, *sorted(set(kind) - set(KINDS))] if (kind == k).any()]
+    counts = pd.crosstab(kind, table["verdict"]).reindex(columns=verdicts, fill_value=0)
+    lines = [
+        summary_table(table).splitlines()[0],
+        "",
+        "| kind | " + " | ".join(verdicts) + " | claims |",
+        "|---|" + "---:|" * (len(verdicts) + 1),
+    ]
+    for k in kinds:
+        cells = " | ".join(str(int(counts.loc[k, v])) for v in verdicts)
+        lines.append(f"| {k} | {cells} | {int(counts.loc[k].sum())} |")
+    return "\n".join(lines) + "\n"
 
 
 def summary_table(table: pd.DataFrame) -> str:
@@ -625,20 +650,23 @@ def undecided_table(table: pd.DataFrame) -> str:
 
 ITEMS_START = "<!-- items:start -->"
 ITEMS_END = "<!-- items:end -->"
-"""The markers of the README's generated table of items (``sigprop summary --readme``)."""
+"""The markers of ``docs/items.md``'s generated table of items (``sigprop summary --readme``)."""
 
 
 def item_title(family: str, item) -> str:
-    """What an item shows, in one line: its script's first docstring line (a figure or table),
-    or its measurement's (a theorem), without the leading "<source>: "."""
+    """What an item shows, in one line: its script's first docstring line (a figure or table;
+    a shared script's filled from the item's ``source`` and ``constants``), or its
+    measurement's (a theorem), without the leading "<source>: "."""
     if item.kind == "theorem":
         function = getattr(item.measure, "resolve", lambda: item.measure)()
         text = inspect.getdoc(function) or ""
     else:
-        from .jobs import script_description
+        from .jobs import render_description, script_description
 
-        script = Path("workflow/scripts") / family / item.script_file
-        text = script_description(script) if script.exists() else ""
+        script = Path("workflow/scripts") / item.script_path
+        text = script_description(script).split("\n\n")[0] if script.exists() else ""
+        params = {"source": item.source, **item.constants}
+        text = render_description(text, params, {}, {"family": family, "item": item.name})
     first = " ".join(text.split("\n\n")[0].split())
     return first.split(": ", 1)[1] if ": " in first[:80] else first
 
@@ -692,17 +720,26 @@ def cmd_summary(registry: Registry, args) -> int:
     if args.readme is None:
         print(block, end="")
         return 0
-    text = args.readme.read_text()
-    try:
-        updated = replace_block(text, block)
-        if ITEMS_START in text:  # the table of items, where the README has one
-            updated = replace_block(updated, items_table(registry, ledger), ITEMS_START, ITEMS_END)
-    except ValueError as error:
-        raise SystemExit(f"sigprop: {args.readme}: {error}") from None
-    if updated != text:
-        args.readme.write_text(updated)
-    state = "rewritten" if updated != text else "up to date"
-    print(f"{args.readme}: claims summary of {args.ledger} {state}")
+    blocks = {
+        (HEADLINE_START, HEADLINE_END): lambda: headline_table(ledger),
+        (SUMMARY_START, SUMMARY_END): lambda: block,
+        (ITEMS_START, ITEMS_END): lambda: items_table(registry, ledger),
+    }
+    for path in args.readme:
+        text = updated = path.read_text()
+        found = [markers for markers in blocks if markers[0] in text]
+        if not found:
+            starts = ", ".join(start for start, _ in blocks)
+            raise SystemExit(f"sigprop: {path}: no generated block (none of {starts})")
+        try:
+            for start, end in found:
+                updated = replace_block(updated, blocks[start, end](), start, end)
+        except ValueError as error:
+            raise SystemExit(f"sigprop: {path}: {error}") from None
+        if updated != text:
+            path.write_text(updated)
+        state = "rewritten" if updated != text else "up to date"
+        print(f"{path}: generated blocks from {args.ledger} {state}")
     return 0
 
 
@@ -894,7 +931,9 @@ def _parser() -> argparse.ArgumentParser:
     summary.add_argument(
         "--readme",
         type=Path,
-        help=f"rewrite the block between {SUMMARY_START} and {SUMMARY_END} in this file",
+        action="append",
+        help="rewrite the generated blocks this file holds (headline, summary, items: the "
+        "markers <!-- claims-headline|claims-summary|items:start -->); repeat for several files",
     )
     check = sub.add_parser(
         "check-config",

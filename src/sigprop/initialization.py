@@ -248,7 +248,7 @@ def _leading_singular(h: Tensor, c: int) -> tuple[Tensor, Tensor, Tensor]:
     does not see them). A wide float32 H (d <= n, the unfolded input of a convolution) goes
     through the eigendecomposition of H H^T = U Sigma^2 U^T in float64 and V_c^T = Sigma_c^-1
     U_c^T H: faster than the thin SVD, which forms all d x n of V^T (DJB21 Fig. 7's quick
-    simulation 61 -> 34 s, bench/README "Session 35"), and more accurate
+    simulation 61 -> 34 s, bench/README "Engine"), and more accurate
     (float32 products are exact in float64, so Sigma is off by ~1e-16 sigma_max^2 / sigma, below
     the float32 SVD's ~1e-7 sigma_max). Otherwise the thin SVD. Results in float64 then."""
     d, n = h.shape

@@ -51,7 +51,7 @@ def collect(
 ) -> pd.DataFrame:
     """One row per job: job, rule, s, cpu_s, startup_s, max_rss_mb, start, end (epoch seconds).
 
-    ``since``: keep only jobs that ended at or after this time (the jobs of one run).
+    ``since``: keep only jobs that ended at or after ``since`` (the jobs of one run).
     A job's end is its benchmark file's modification time and its start that less ``s``.
     """
     rows = []

@@ -16,6 +16,13 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
   declared ``runtime`` where the table projects nothing. Real-data trainings on CUDA take the
   projection of ``bench/results/gpu_training.csv`` (cut runs at paper shapes on an H200) where
   it has one; training checkpoints every epoch, so a job that hits its limit resumes when rerun.
+- **Tiny jobs** (projected under ``TINY_SECONDS`` on one CPU core at the run's scale): on the
+  CPU, asking for their projection plus ``TINY_OVERHEAD_MIN``, in the group ``TINY_GROUP``,
+  which the SLURM profile submits many to a job (``group-components``).
+- **Time limit** (``max_runtime``, minutes: the partition's maximum time, a site setting): a
+  job whose runtime would exceed it asks for exactly the maximum and needs ``attempts`` > 1:
+  SLURM stops it at the limit, Snakemake resubmits it (the compute rules' ``retries`` cover the
+  longest job, ``retries_for``), and it continues from its checkpoint until done.
 - **Memory**: the item's declared ``mem_mb``, raised to ``MEMORY_MARGIN`` times the peak that a
   paper-scale run measured where one did (``bench/results/paper_cpu_jobs.csv``: CPU seconds and
   peak resident memory per job of the first paper-scale ledger); a measured CPU time also
@@ -32,9 +39,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = [
-    "COST_TABLE", "GPU_TABLE", "GPU_TRAINING_TABLE", "MEASURED_TABLE", "Placement", "cost_table",
-    "gpu_seconds",
-    "number", "placement",
+    "COST_TABLE", "GPU_TABLE", "GPU_TRAINING_TABLE", "MAX_TIME_LIMIT_ATTEMPTS", "MEASURED_TABLE",
+    "TINY_GROUP", "TINY_SECONDS",
+    "Placement", "cost_table", "gpu_seconds", "number", "placement", "retries_for",
 ]  # fmt: skip
 
 COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
@@ -59,15 +66,32 @@ RUNTIME_MARGIN = 3.0
 RUNTIME_OVERHEAD_MIN = 5
 MIN_RUNTIME_MIN = 10
 
+TINY_SECONDS = 60.0
+"""A job projected under this many seconds on one CPU core is tiny: it runs on the CPU (no GPU
+request: a GPU's start-up alone costs seconds) in the ``TINY_GROUP`` group, so that a cluster
+runs many of them in one submission (the profile's ``group-components``)."""
+
+TINY_GROUP = "tiny"
+TINY_OVERHEAD_MIN = 2
+"""Minutes added to a tiny job's runtime for its start-up (imports) inside a group job."""
+
+MAX_TIME_LIMIT_ATTEMPTS = 20
+"""The most attempts a job is given to finish across time limits (``retries_for``): a job
+projected to need more asks for a longer partition (``max_runtime``) or a GPU instead."""
+
 
 @dataclass(frozen=True)
 class Placement:
-    """One job's device (``cpu``, ``cuda`` or ``auto``) and cluster resources."""
+    """One job's device (``cpu``, ``cuda`` or ``auto``) and cluster resources; ``attempts``:
+    how many time limits of ``runtime`` minutes its projected work spans (1 without a cap);
+    ``group``: the Snakemake group it is submitted in (``TINY_GROUP`` or None: alone)."""
 
     device: str
     gpus: int
     runtime: int
     mem_mb: int
+    attempts: int = 1
+    group: str | None = None
 
 
 def cost_table(
@@ -134,23 +158,53 @@ def placement(
     mem_mb: int,
     costs: dict[str, dict[str, str]],
     paper_scale: bool = True,
+    max_runtime: int | None = None,
 ) -> Placement:
     """The placement of item ``key`` (``family/item``) under config ``device``; ``runtime``
     (minutes) and ``mem_mb`` are the item's declared resources. The paper-scale measurements
-    (``cpu_s``, ``max_rss_mb``) apply only where the item runs at paper scale."""
+    (``cpu_s``, ``max_rss_mb``) apply only where the item runs at paper scale. ``max_runtime``
+    (minutes, the partition's maximum; None: no cap) caps the runtime asked for."""
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
+    if max_runtime is not None and max_runtime < 1:
+        raise ValueError(f"max_runtime must be at least 1 minute, got {max_runtime}")
     row = costs.get(key)
     ratio = number(row, "cpu_over_gpu")  # measured on an H100 beats the model's flag
     cpu_faster = ratio < 1 if math.isfinite(ratio) else CPU_FASTER in (row or {}).get("flags", "")
-    chosen = "cpu" if device == "cpu" or cpu_faster else device
+    cpu_seconds = _cpu_seconds(row, paper_scale)
+    tiny = cpu_seconds < TINY_SECONDS
+    chosen = "cpu" if device == "cpu" or cpu_faster or (tiny and device == "cuda") else device
     projected = gpu_seconds(row) if chosen == "cuda" else number(row, "cpu_paper_s")
     if paper_scale and chosen != "cuda" and math.isfinite(number(row, "cpu_s")):
         projected = number(row, "cpu_s")  # measured beats projected
-    if math.isfinite(projected):
+    if tiny:
+        runtime = math.ceil(cpu_seconds / 60 * RUNTIME_MARGIN) + TINY_OVERHEAD_MIN
+    elif math.isfinite(projected):
         minutes = projected / 60 * RUNTIME_MARGIN + RUNTIME_OVERHEAD_MIN
         runtime = max(MIN_RUNTIME_MIN, math.ceil(minutes))
     peak = number(row, "max_rss_mb")
     if paper_scale and math.isfinite(peak):
         mem_mb = max(mem_mb, 500 * math.ceil(peak * MEMORY_MARGIN / 500))
-    return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb))
+    attempts = 1 if max_runtime is None else max(1, math.ceil(runtime / max_runtime))
+    runtime = runtime if max_runtime is None else min(runtime, max_runtime)
+    group = TINY_GROUP if tiny else None
+    return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb), attempts, group)
+
+
+def _cpu_seconds(row: dict[str, str] | None, paper_scale: bool) -> float:
+    """Projected seconds of the job on one CPU core at its scale (NaN where unknown): at paper
+    scale measured (``cpu_s``) or projected (``cpu_paper_s``), at quick scale the cost table's
+    timing of the quick config (``quick_s``)."""
+    if not paper_scale:
+        return number(row, "quick_s")
+    measured = number(row, "cpu_s")
+    return measured if math.isfinite(measured) else number(row, "cpu_paper_s")
+
+
+def retries_for(placements: dict[str, Placement], retries: int) -> tuple[int, list[str]]:
+    """The retries a compute rule needs: ``retries`` (for failures) plus the extra attempts of
+    its longest job across time limits, at most ``MAX_TIME_LIMIT_ATTEMPTS`` in all; and the
+    jobs (keys of ``placements``) projected to need more than that."""
+    most = max((p.attempts for p in placements.values()), default=1)
+    beyond = sorted(k for k, p in placements.items() if p.attempts > MAX_TIME_LIMIT_ATTEMPTS)
+    return retries + min(most, MAX_TIME_LIMIT_ATTEMPTS) - 1, beyond

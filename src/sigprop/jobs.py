@@ -25,6 +25,7 @@ __all__ = [
     "import_function",
     "item_params",
     "log_to_file",
+    "remove_finished_checkpoints",
     "render_description",
     "run_judge",
     "run_measure",
@@ -94,8 +95,10 @@ def run_simulation(
 
     Training inside it is resumable (``training.checkpoints``), and so are the chains declared
     resumable (``chains.simulate``) and ``a1_grid``'s pixels: their checkpoints go to
-    ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/`` and are removed once
-    the tensors are saved, so a killed job, rerun, resumes where it stopped.
+    ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/``, so a killed job,
+    rerun, resumes where it stopped. They outlive the job: one stopped at its time limit after
+    saving its tensors (which Snakemake then deletes as a failed job's) reruns from its finished
+    checkpoint in seconds; the workflow removes them at its end (``remove_finished_checkpoints``).
 
     Args:
         experiment: the registry item's ``run`` function.
@@ -106,8 +109,6 @@ def run_simulation(
         nonfinite: value names that may hold NaN or inf (the item's declaration).
         code: the fingerprint of the experiment's code (a resumed job must run the same code).
     """
-    import shutil
-
     from .training.checkpoints import resumable
 
     root = checkpoint_root(tensor_path)
@@ -117,8 +118,21 @@ def run_simulation(
         dict(setup), result.seeds, resolved, wall, experiment=qualified_name(experiment)
     )
     store.save(tensor_path, result, meta, nonfinite=nonfinite)
-    shutil.rmtree(root, ignore_errors=True)
     logging.getLogger("sigprop").info("wrote %s in %.2fs", tensor_path, wall)
+
+
+def remove_finished_checkpoints(results: str | os.PathLike = "results") -> list[Path]:
+    """Remove every simulation's checkpoints (``checkpoint_root``) under ``results`` whose
+    tensors exist (the Snakefile's ``onsuccess``/``onerror``: Snakemake deletes the outputs of
+    a failed job, so tensors that exist are a finished job's). Returns the removed folders."""
+    import shutil
+
+    removed = []
+    for root in sorted(Path(results).glob("*/*.checkpoints")):
+        if root.with_name(root.name.removesuffix(".checkpoints") + ".safetensors").exists():
+            shutil.rmtree(root, ignore_errors=True)
+            removed.append(root)
+    return removed
 
 
 def checkpoint_root(tensor_path: str | os.PathLike) -> Path:

@@ -23,21 +23,28 @@ Items name the functions of modules that import torch through ``lazy_functions``
 registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job
 imports only the module of its own function (``import_function``).
 
-Config references are Snakemake ``lookup`` paths from the config root, ``"family/item/key"``
-(e.g. ``"orthogonality/gap_chain"``). A mapping ``{"name": "path"}`` passes each value under its
-name; a single path passes the dict found there as keyword arguments.
+Config references are relative to the item's own section by default: ``"window"`` is the key
+``window`` of ``<family>/<item>``, ``"."`` that section itself. A path with a slash starts at the
+config root, for another item's keys (``"orthogonality/gap_chain/widths"``) or a top-level section
+(``"data/root"``); ``"/scale"`` is a top-level key. A mapping ``{"name": "ref"}`` passes each value
+under its name; a single reference passes the dict found there as keyword arguments.
+``Registry.add_family`` rewrites every reference from the config root (``anchored``), so whatever
+reads a registered item sees root paths only.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
     "LazyFunction",
     "import_function",
+    "absolute",
+    "anchored",
     "lazy_functions",
     "qualified_name",
     "Figure",
@@ -53,7 +60,8 @@ __all__ = [
 ]
 
 ConfigRefs = Mapping[str, str] | str
-"""``{"argument": "family/item/key"}``, or one path to a dict spread as keyword arguments."""
+"""``{"argument": "key"}`` (a key of the item's section, or a root path ``"family/item/key"``), or
+one reference to a dict spread as keyword arguments (``"."``: the item's own section)."""
 
 
 @dataclass(frozen=True)
@@ -64,12 +72,12 @@ class Simulation:
         name: the output stem, ``results/<family>/<name>.safetensors``.
         source: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
         run: the function (in the family package); its keyword arguments are the config slice.
-        setup: config references for its arguments; default: the slice ``<family>/<name>``.
+        setup: config references for its arguments; default: its own section ``<family>/<name>``.
         extra: more arguments from elsewhere in the config, added to the setup (e.g. the data
             directory ``data/root``).
-        datasets: config paths naming the datasets it reads (a ``sigprop.data`` name or a list
-            of them, e.g. ``"orthogonality/real_gap/dataset"``); the data rule prepares each
-            before the simulation runs. Empty for synthetic inputs.
+        datasets: config references naming the datasets it reads (a ``sigprop.data`` name or a
+            list of them, e.g. ``"dataset"``); the data rule prepares each before the simulation
+            runs. Empty for synthetic inputs.
         nonfinite: value names that may hold NaN or inf by design (e.g. "never crossed"); the
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
@@ -97,12 +105,15 @@ class _Drawn:
         source: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
         reads: script input name -> a simulation (its tensors) or a theorem item (its measured
             table) of the same family, or ``family/name``.
-        params: script parameter name -> config path (``params.<name>`` in the script).
-        constants: fixed script parameters, e.g. which curves a shared script draws.
+        params: script parameter name -> config reference (``params.<name>`` in the script).
+        constants: fixed script parameters, e.g. the rows and the caption's first line of a script
+            that several items share.
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
         judge_args: config references of the judge's keyword arguments.
-        script: ``workflow/scripts/<family>/<script>``; default ``<name>.py``. Its module
-            docstring is the item's report caption (``sigprop.jobs.script_description``).
+        script: ``workflow/scripts/<family>/<script>``, default ``<name>.py``; a path with a
+            folder is from ``workflow/scripts/`` (``kinds/lines.py``: a figure kind any family
+            draws). Its module docstring is the item's report caption
+            (``sigprop.jobs.script_description``).
         nonfinite: columns of the CSV that may hold NaN or inf by design (e.g. "not applicable
             to this row's kind"); the judge handles them explicitly. Anywhere else a non-finite
             number stops the judge before it can average around it.
@@ -119,8 +130,8 @@ class _Drawn:
     nonfinite: tuple[str, ...] = ()
 
     @property
-    def script_file(self) -> str:
-        """The script's file name in ``workflow/scripts/<family>/``."""
+    def script_path(self) -> str:
+        """The script's path under ``workflow/scripts/`` (of a registered item: ``anchored``)."""
         return self.script or f"{self.name}.py"
 
 
@@ -170,17 +181,17 @@ Item = Simulation | Figure | Table | Theorem
 
 
 def training_simulation(
-    family: str, name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
+    name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
 ) -> Simulation:
     """A simulation that trains networks (``sigprop.training.experiment``) on the dataset named
-    at config key ``<family>/<name>/dataset``, with the data root ``data/root``; ``nonfinite``:
-    the curves, NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
+    at its config key ``dataset``, with the data root ``data/root``; ``nonfinite``: the curves,
+    NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
     return Simulation(
         name,
         source=source,
         run=run,
         extra={"data_root": "data/root"},
-        datasets=(f"{family}/{name}/dataset",),
+        datasets=("dataset",),
         nonfinite=nonfinite,
         mem_mb=4000,
         runtime=600,
@@ -270,6 +281,41 @@ def _lookup(config: Mapping, path: str) -> Any:
     return node
 
 
+def absolute(ref: str, scope: str) -> str:
+    """A config reference as a path from the config root; ``scope`` is the item's section
+    (``family/item``): ``"key"`` -> ``scope/key``, ``"."`` -> ``scope``, ``"/key"`` -> ``key``;
+    a path with a slash is one already."""
+    if ref == ".":
+        return scope
+    if ref.startswith("/"):
+        return ref[1:]
+    return ref if "/" in ref else f"{scope}/{ref}"
+
+
+def _absolute_refs(refs, scope: str):
+    """``absolute`` over a reference, or a (nested) mapping of them."""
+    if refs is None or isinstance(refs, str):
+        return refs if refs is None else absolute(refs, scope)
+    return {name: _absolute_refs(ref, scope) for name, ref in refs.items()}
+
+
+def anchored(family: str, item: Item) -> Item:
+    """``item`` as registered: every config reference from the config root (``absolute``) and
+    its script's path from ``workflow/scripts/`` (``<family>/<script>`` unless it names a
+    folder)."""
+    scope = f"{family}/{item.name}"
+    changes: dict[str, Any] = {
+        attr: _absolute_refs(getattr(item, attr), scope)
+        for attr in ("setup", "extra", "params", "judge_args")
+        if hasattr(item, attr)
+    }
+    if isinstance(item, Simulation):
+        changes["datasets"] = tuple(absolute(ref, scope) for ref in item.datasets)
+    if isinstance(item, _Drawn) and "/" not in item.script_path:
+        changes["script"] = f"{family}/{item.script_path}"
+    return dataclasses.replace(item, **changes)
+
+
 def resolve(refs: ConfigRefs | None, config: Mapping, default: str | None = None) -> dict:
     """Config references -> keyword arguments (see the module docstring); a nested mapping of
     references gives a nested dict (e.g. one argument holding a batch's settings)."""
@@ -328,24 +374,23 @@ class Registry:
     """All items of all families: ``registry[family][name]`` per kind, with derived lists."""
 
     families: dict[str, dict[str, list[Item]]] = field(default_factory=dict)
-    seeds: dict[str, str] = field(default_factory=dict)
     config_checks: dict[str, Callable[[Mapping], None]] = field(default_factory=dict)
 
     def add_family(
         self,
         family: str,
         items: list[Item],
-        seed: str = "",
         check_config: Callable[[Mapping], None] | None = None,
     ) -> None:
-        """Register a family's items; names must be unique per kind and output path.
+        """Register a family's items (``anchored``); names must be unique per kind and output
+        path.
 
         ``check_config(config)`` checks the relations between the family's config keys that
         the schema cannot express (it raises ``sigprop.config.ConfigError`` naming the keys).
         """
         by_kind: dict[str, list[Item]] = {kind: [] for kind in KINDS}
         for item in items:
-            by_kind[item.kind].append(item)
+            by_kind[item.kind].append(anchored(family, item))
         for kind, listed in by_kind.items():
             names = [i.name for i in listed]
             twice = sorted({n for n in names if names.count(n) > 1})
@@ -359,7 +404,6 @@ class Registry:
         if clash:
             raise ValueError(f"{family}: items {clash} would write the same results file")
         self.families[family] = by_kind
-        self.seeds[family] = seed
         if check_config is not None:
             self.config_checks[family] = check_config
 
@@ -405,6 +449,16 @@ class Registry:
         for family, item in self.items():
             if item.kind != "simulation":
                 yield family, item
+
+    def selected(self, names: Iterable[str] = ()) -> list[tuple[str, Item]]:
+        """The judged items named ``family.item`` (config ``items``), in registry order; no
+        names: every judged item. A KeyError names those that are not judged items."""
+        names = set(names)
+        found = [(f, i) for f, i in self.judged() if not names or f"{f}.{i.name}" in names]
+        unknown = names - {f"{f}.{i.name}" for f, i in found}
+        if unknown:
+            raise KeyError(f"no figure, table or theorem item {sorted(unknown)} (sigprop list)")
+        return found
 
     def simulations_for(self, targets) -> list[tuple[str, Simulation]] | None:
         """The simulations that Snakemake ``targets`` (file paths) need, or None for all of

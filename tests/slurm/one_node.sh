@@ -86,6 +86,8 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
+# a job past its time limit is killed 2 s after its SIGTERM (the time-limit test, test_time_limit.py)
+KillWait=2
 SchedulerParameters=sched_interval=1
 NodeName=$host CPUs=$cpus RealMemory=$memory State=UNKNOWN
 PartitionName=local Nodes=$host Default=YES MaxTime=INFINITE State=UP

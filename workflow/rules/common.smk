@@ -27,6 +27,7 @@ from sigprop.job_resources import (
     MEASURED_TABLE,
     cost_table,
     placement,
+    retries_for,
 )
 from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
 from sigprop.claims import ledger_headline
@@ -64,11 +65,24 @@ def requested_targets():
 REGISTRY = load_registry()
 """Every paper item of the ported families (sigprop.papers.<family>.items)."""
 REGISTRY.check_config(config)
+SELECTED = REGISTRY.selected(config["items"])
+"""The judged items this run covers: config ``items`` (``family.item``), or every one."""
+
+
+def data_targets():
+    """The files whose simulations need data: the requested targets, or the claims of the
+    selected items where only the default, ``all`` or the ledger is asked for."""
+    targets = requested_targets()
+    ledger = {"all", "results/claims.csv", "results/claims.md"}
+    if config["items"] and set(targets) <= ledger:
+        return [f"results/claims/{family}/{item.name}.json" for family, item in SELECTED]
+    return targets
+
 
 # Every dataset the requested targets read can be had (prepared, local, Debian package,
 # download), or the run stops here, before any job, with the data layer's message. Only the
 # main process checks: a cluster job re-reads this file on its node, after the data is ready.
-NEEDED = REGISTRY.simulations_for(requested_targets())
+NEEDED = REGISTRY.simulations_for(data_targets())
 DATASETS = (
     preflight(
         [
@@ -100,35 +114,58 @@ def get_placement(kind, field):
     from its item, the config's device and the cost table (sigprop.job_resources)."""
 
     def of_job(wildcards):
-        item = _item(wildcards, kind)
-        scale = item_scale(REGISTRY, wildcards.family, item, config, SCALE_REFERENCES)
-        where = placement(
-            f"{wildcards.family}/{item.name}",
-            config["device"],
-            item.runtime,
-            item.mem_mb,
-            COSTS,
-            paper_scale=scale == "paper",
-        )
-        return getattr(where, field)
+        return getattr(_placement(wildcards.family, _item(wildcards, kind)), field)
 
     return of_job
 
 
+def _placement(family, item):
+    scale = item_scale(REGISTRY, family, item, config, SCALE_REFERENCES)
+    return placement(
+        f"{family}/{item.name}",
+        config["device"],
+        item.runtime,
+        item.mem_mb,
+        COSTS,
+        paper_scale=scale == "paper",
+        max_runtime=config.get("max_runtime"),
+    )
+
+
+def get_retries(kind):
+    """A compute rule's retries: Snakemake's ``--retries`` for failures, plus the attempts its
+    longest job needs across the partition's time limit (``max_runtime``; each attempt resumes
+    from the checkpoint of the last, ``sigprop.job_resources.retries_for``)."""
+    placements = {
+        f"{family}/{item.name}": _placement(family, item) for family, item in REGISTRY.items(kind)
+    }
+    retries, beyond = retries_for(
+        placements, getattr(workflow.execution_settings, "retries", 0) or 0
+    )
+    if beyond:
+        print(
+            f"warning: {', '.join(beyond)} would need more attempts than the retries allow at "
+            f"max_runtime={config.get('max_runtime')} minutes: use a longer partition or a GPU",
+            file=sys.stderr,
+        )
+    return retries
+
+
 def get_figures():
-    """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table."""
+    """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table (of
+    the selected items)."""
     return [
         path
-        for family, item in REGISTRY.items()
+        for family, item in SELECTED
         if item.kind in ("figure", "table")
         for path in item_outputs(family, item)
     ]
 
 
 def get_claims():
-    """Every claims file, one per checked figure, table or theorem item:
+    """Every claims file, one per checked figure, table or theorem item (of the selected items):
     results/claims/<family>/<item>.json."""
-    return [f"results/claims/{family}/{item.name}.json" for family, item in REGISTRY.judged()]
+    return [f"results/claims/{family}/{item.name}.json" for family, item in SELECTED]
 
 
 def get_findings():
@@ -250,7 +287,7 @@ def get_script_code(wildcards):
 
 def get_script(wildcards):
     item = _judged_item(wildcards)
-    return f"../scripts/{wildcards.family}/{item.script_file}"
+    return f"../scripts/{item.script_path}"
 
 
 def get_judge_args(wildcards):

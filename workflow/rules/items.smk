@@ -37,6 +37,9 @@ rule simulate:
     wildcard_constraints:
         item="|".join(REGISTRY.names("simulation")) or "(?!)",
     priority: previous_run_seconds("simulate")
+    retries: get_retries("simulation")
+    group:
+        get_placement("simulation", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
@@ -127,6 +130,9 @@ rule measure:
     wildcard_constraints:
         item="|".join(REGISTRY.names("theorem")) or "(?!)",
     priority: previous_run_seconds("measure")
+    retries: get_retries("theorem")
+    group:
+        get_placement("theorem", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1

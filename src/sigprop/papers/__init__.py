@@ -1,9 +1,9 @@
 """The paper families, one package each: ``sigprop.papers.<family>``.
 
-A family package holds its item table (``items.py``: ``SEED``, the seed it reproduces, and
-``ITEMS``, its simulations, figures, tables and theorem checks; optionally ``CHECK_CONFIG``, the
-cross-key check of its config), its simulations, judges and
-theorem measurements, and the mathematics only it uses. It imports the core library
+A family package holds its item table (``items.py``: ``ITEMS``, its simulations, figures, tables
+and theorem checks; optionally ``CHECK_CONFIG``, the cross-key check of its config; its
+docstring names the seed it reproduces), its simulations, judges and theorem measurements, and
+the mathematics only it uses. It imports the core library
 (``sigprop.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
 """
 
@@ -23,16 +23,8 @@ def load_registry() -> Registry:
     """Import every family's ``items.py`` into one ``Registry``."""
     registry = Registry()
     for family in FAMILIES:
-        try:
-            items = importlib.import_module(f"{__name__}.{family}.items")
-        except ModuleNotFoundError as error:  # a family not yet moved into its package
-            if error.name not in (f"{__name__}.{family}", f"{__name__}.{family}.items"):
-                raise
-            continue
+        items = importlib.import_module(f"{__name__}.{family}.items")
         registry.add_family(
-            family,
-            list(items.ITEMS),
-            seed=items.SEED,
-            check_config=getattr(items, "CHECK_CONFIG", None),
+            family, list(items.ITEMS), check_config=getattr(items, "CHECK_CONFIG", None)
         )
     return registry

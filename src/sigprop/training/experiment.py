@@ -252,7 +252,7 @@ PER_RUN_FASTER = {("resnet50", "batch_norm")}
 """(architecture, norm) of the networks that ``RunStack`` trains run by run on a CPU (on a GPU the
 stack's batched kernels are the point): faster there than its vmap path on one thread (1.43x
 for ResNet-50 with BN; VGG19, the MLPs and ResNet-50 without centering gain nothing),
-bench/README "Where the quick DAG's time goes"."""
+bench/README "Training"."""
 
 
 def _trained(

@@ -134,7 +134,7 @@ class RunStack:
     def _per_run(self, x: Tensor, training: bool, output: str) -> Tensor:
         """``outputs`` run by run through the members (``per_run``): the same functions, each
         run's own kernels (faster than vmap's batched ones for BN ResNets and the shaped MLPs on
-        one CPU thread, bench/README "Where the quick DAG's time goes")."""
+        one CPU thread, bench/README "Training")."""
         outs = []
         for r, member in enumerate(self.members):
             if member.training is not training:
@@ -218,7 +218,7 @@ def stacked_mlp(
 ) -> Tensor:
     """R stacked MLPs on their own x[r], (R, B, ...) -> (R, B, ...), as batched products: what
     ``vmap(functional_call(base))`` computes (equal to round-off, tested), 1.1-1.3x faster per
-    SGD step on one CPU thread (bench/README, "The stacked MLP as batched products"). A Linear is
+    SGD step on one CPU thread (bench/README, "Training"). A Linear is
     one ``baddbmm`` over the runs; a BatchNorm1d normalizes the (B, R * C) matrix of every run's
     channels side by side, so each run keeps its own batch and running statistics (updated in
     ``buffers`` in training mode). ``output``: "logits" or "last_hidden" (``MLP.forward``)."""
@@ -344,7 +344,7 @@ class Curves:
 EVAL_CHUNK = 128
 """Samples per forward pass of an evaluation: small enough that a conv net's activations stay in
 cache (one CPU thread, 512 samples: ResNet-50 x 1/16 2.7x faster than one pass, VGG-19 x 1/16
-1.6x, the depth-32 MLP 1.1x; bench/README "Session 35"). Each sample's logits do not depend
+1.6x, the depth-32 MLP 1.1x; bench/README "Training"). Each sample's logits do not depend
 on the chunk in eval mode (tested)."""
 
 

@@ -28,12 +28,13 @@ from torch import Tensor
 
 from ... import gram_isometry as iso
 from ... import ops, seeding
-from ...config import check_widths
+from ...config import ConfigError, check_widths
 from ...devices import resolve_device
 from ...stats import EPS
 from . import isometry_decay as dec
 
 __all__ = [
+    "check_inputs_straddle",
     "input_gaps",
     "measure_lemma6_2",
     "measure_lemma_c8_c9",
@@ -71,6 +72,20 @@ def input_gaps(
         for d in check_widths(widths)
         for s, x in zip(spreads, _inputs(item, d, spreads, device), strict=True)
     }
+
+
+def check_inputs_straddle(widths: Sequence[int], spreads: Sequence[float]) -> None:
+    """Raise ``ConfigError`` naming the keys unless Lemma C.9's Monte Carlo inputs (seeded, no
+    Haar draws: milliseconds) lie on both sides of psi = 1/(16 d): its two regimes need both."""
+    gaps = input_gaps("lemma_c8_c9", widths, spreads)
+    low = [psi <= 1 / (16 * d) for (d, _), psi in gaps.items()]
+    if all(low) or not any(low):
+        side = "<=" if all(low) else ">"
+        raise ConfigError(
+            f"gradients.lemma_c8_c9.spreads {list(spreads)}: every input has psi {side} 1/(16 d) "
+            f"at gradients.lemma_c8_c9.widths {list(widths)}; Lemma C.9's two regimes need inputs "
+            "on both sides (add a smaller and a larger spread)"
+        )
 
 
 def _kappa(x: Tensor) -> Tensor:
@@ -268,6 +283,7 @@ def measure_lemma_c8_c9(
     widths = check_widths(widths)
     if n_spectra < 2:
         raise ValueError(f"need n_spectra >= 2, got {n_spectra}")
+    check_inputs_straddle(widths, spreads)
     frames = []
     for d in widths:
         g = seeding.generator("gradients.lemma_c8_c9", d, "spectra")

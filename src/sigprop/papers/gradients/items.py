@@ -1,4 +1,5 @@
-"""Thesis ch. 6 / app. C items: every simulation, figure, table and theorem check, in seed order."""
+"""Thesis ch. 6 / app. C items (Meterez, Joudaki et al. ICLR 2024; seed 004): every simulation,
+figure, table and theorem check, in seed order."""
 
 from ...registry import Figure, Simulation, Table, Theorem, lazy_functions
 from . import (
@@ -23,7 +24,6 @@ gain_simulations = lazy_functions(f"{__package__}.gain_simulations")
 isometry_chain_simulations = lazy_functions(f"{__package__}.isometry_chain_simulations")
 training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
-SEED = "Meterez, Joudaki et al. ICLR 2024 = Thesis ch. 6 and app. C (seed 004)"
 
 CHECK_CONFIG = check_config
 
@@ -36,14 +36,17 @@ _BATCH = {
 _BATCH_DATASET = ("gradients/data/dataset",)
 
 
-def _slice(item: str, keys: tuple[str, ...], batch: bool = True) -> dict:
-    """Config references of a simulation's arguments: the keys of ``gradients/<item>``, and the
-    one real batch (``gradients/data`` and the data directory) as ``batch``."""
-    refs = {key: f"gradients/{item}/{key}" for key in keys}
+def _slice(keys: tuple[str, ...], batch: bool = True, section: str | None = None) -> dict:
+    """Config references of a simulation's arguments: the keys of its own section (or of
+    ``section``), and the one real batch (``gradients/data`` and the data directory) as
+    ``batch``."""
+    refs = {key: f"{section}/{key}" if section else key for key in keys}
     return {**refs, "batch": _BATCH} if batch else refs
 
 
-_DEPTH_SETUP = _slice("depth_sweep", ("depths", "n_runs", "width", "dtype", "degenerate"))
+_DEPTH_SETUP = _slice(
+    ("depths", "n_runs", "width", "dtype", "degenerate"), section="gradients/depth_sweep"
+)
 _DEPTH_SEEDS = {
     "orthogonal": "Thesis Figs. 6.2, 6.3, C.9 (orthogonal, identity, theory BN)",
     "gaussian": "Thesis Fig. 6.3 (Gaussian weights)",
@@ -107,10 +110,10 @@ def _training_simulation(
         run=getattr(training_simulations, name),
         setup={
             **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
-            **{key: f"gradients/{name}/{key}" for key in own},
+            **{key: key for key in own},
             "data_root": "data/root",
         },
-        datasets=(f"gradients/{name}/dataset",),
+        datasets=("dataset",),
         nonfinite=nonfinite,
         mem_mb=4000,
         runtime=600,
@@ -126,9 +129,9 @@ def _training_figure(name: str, source: str, simulation: str, judge, script: str
         params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
         constants={"figure": name},
         judge=judge,
-        judge_args=f"gradients/{name}"
+        judge_args="."
         if layers
-        else {"settings": f"gradients/{name}", "dataset": f"gradients/{simulation}/dataset"},
+        else {"settings": ".", "dataset": f"gradients/{simulation}/dataset"},
         script=script,
         nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
     )
@@ -147,9 +150,9 @@ ITEMS = [
         "fig6_1",
         source="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
         reads={"gaps": "isometry_chain"},
-        params={"authors_c": "gradients/fig6_1/authors_c"},
+        params={"authors_c": "authors_c"},
         judge=isometry_chain_judges.fig6_1_claims,
-        judge_args="gradients/fig6_1",
+        judge_args=".",
     ),
     Theorem(
         "lemma6_2",
@@ -318,13 +321,12 @@ ITEMS = [
         run=batch_rank_simulations.table_c1,
         setup={
             **_slice(
-                "table_c1",
                 ("datasets", "batch_sizes", "batches", "control_batches", "normalizations"),
                 batch=False,
             ),
             "data_root": "data/root",
         },
-        datasets=("gradients/table_c1/datasets",),
+        datasets=("datasets",),
         nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only
         mem_mb=4000,
     ),
@@ -332,7 +334,7 @@ ITEMS = [
         "table_c1",
         source="Thesis Table C.1, app. C.4",
         reads={"batches": "table_c1"},
-        params={"scale": "scale"},
+        params={"scale": "/scale"},
         judge=batch_rank_judges.table_c1_claims,
         judge_args="gradients/table_c1_check",
         nonfinite=("printed_cosine",),  # NaN where the seed prints no cosine
@@ -343,33 +345,29 @@ ITEMS = [
         source="Thesis Fig. 6.5",
         run=gain_simulations.gain_depth,
         datasets=_BATCH_DATASET,
-        setup=_slice(
-            "gain_depth", ("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)
-        ),
+        setup=_slice(("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)),
     ),
     Figure(
         "fig6_5",
         source="Thesis Fig. 6.5 (ICLR 2024 Fig. 5)",
         reads={"profile": "gain_depth"},
         judge=gain_judges.fig6_5_claims,
-        judge_args="gradients/fig6_5",
+        judge_args=".",
     ),
     Simulation(
         "constant_gain",
         source="Thesis Fig. C.1, Eq. (C.155)",
         run=gain_simulations.constant_gain,
         datasets=_BATCH_DATASET,
-        setup=_slice(
-            "constant_gain", ("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)
-        ),
+        setup=_slice(("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)),
     ),
     Figure(
         "fig_c1",
         source="Thesis Fig. C.1, app. C.5",
         reads={"rates": "constant_gain"},
-        params={"fit_min_gain": "gradients/fig_c1/fit_min_gain"},
+        params={"fit_min_gain": "fit_min_gain"},
         judge=gain_judges.fig_c1_claims,
-        judge_args="gradients/fig_c1",
+        judge_args=".",
     ),
     Simulation(
         "exponent_rate",
@@ -377,7 +375,6 @@ ITEMS = [
         run=gain_simulations.exponent_rate,
         datasets=_BATCH_DATASET,
         setup=_slice(
-            "exponent_rate",
             ("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_KEYS),
         ),
     ),
@@ -386,7 +383,7 @@ ITEMS = [
         source="Thesis Fig. C.2, app. C.5",
         reads={"rates": "exponent_rate"},
         judge=gain_judges.fig_c2_claims,
-        judge_args="gradients/fig_c2",
+        judge_args=".",
     ),
     # App. C.7: more on the depth sweep (Figs. C.9, C.10)
     _depth_figure(

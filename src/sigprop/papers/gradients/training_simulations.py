@@ -13,7 +13,7 @@ one batched stack).
   ln ||dL/dW_{L-1}||_F (the growth of the gradient from the last hidden layer to the thesis's
   "first layer" ``fc_1``, Fig. 6.5's quantity).
 - Figs. 6.6, C.3, C.4 (``weight_orthogonality``): shaped sin and tanh at several depths; per
-  layer and epoch the isometry gap of W_l (``isometry.weight_isometry_gap``) and
+  layer and epoch the isometry gap of W_l (``gram_isometry.weight_isometry_gap``) and
   ||dL/dW_l||_F on a fixed batch of 100 training samples (app. C.6).
 
 The thesis never states the gain exponent of its training runs (app. C.6: "set to a fixed value

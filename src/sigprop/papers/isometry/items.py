@@ -1,4 +1,5 @@
-"""Joudaki 2024 (PhD thesis) ch. 4-5 items: every figure, table and theorem check of the family.
+"""Joudaki 2024 (PhD thesis, seed 004) ch. 4-5 items: every figure, table and theorem check of
+the family.
 
 There are no cached simulations: the figures and tables are deterministic (quadrature, closed
 forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
@@ -24,15 +25,15 @@ isometry_property_theorems = lazy_functions(f"{__package__}.isometry_property_th
 normalization_gain_theorems = lazy_functions(f"{__package__}.normalization_gain_theorems")
 normalization_layer_theorems = lazy_functions(f"{__package__}.normalization_layer_theorems")
 
-SEED = "Joudaki 2024, PhD thesis (ETH Zurich), ch. 4-5 (seed 004)"
 
 CHECK_CONFIG = check_config
 """Cross-key checks of the ``isometry`` config section (the whole config in, ConfigError out)."""
 
 
-def _fig5_params(item: str) -> dict[str, str]:
-    keys = ("rho0", "layers", "order", "case_tolerance", "n_points")
-    return {"subjects": f"isometry/{item}/activations"} | {k: f"isometry/{item}/{k}" for k in keys}
+_FIG5_PARAMS = {"subjects": "activations"} | {
+    key: key for key in ("rho0", "layers", "order", "case_tolerance", "n_points")
+}
+"""Thesis Figs. 5.1, 5.2: the keys of the figure's own section its script reads."""
 
 
 ROUNDOFF = ("roundoff_units",)
@@ -51,9 +52,9 @@ ITEMS = [
         "fig4_1",
         source="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
         params={
-            "labels": "isometry/fig4_1/labels",
-            "parallelograms": "isometry/fig4_1/parallelograms",
-            "parallelepipeds": "isometry/fig4_1/parallelepipeds",
+            "labels": "labels",
+            "parallelograms": "parallelograms",
+            "parallelepipeds": "parallelepipeds",
         },
         judge=parallelepiped_judges.fig4_1_claims,
         judge_args={"tolerance": "isometry/fig4_1_check/tolerance"},
@@ -115,15 +116,15 @@ ITEMS = [
     Table(
         "table5_1",
         source="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
-        params={"max_order": "isometry/table5_1/max_order", "nodes": "isometry/table5_1/nodes"},
+        params={"max_order": "max_order", "nodes": "nodes"},
         judge=hermite_table_judges.table5_1_claims,
-        judge_args={"float_tolerance": "isometry/table5_1/float_tolerance"},
+        judge_args={"float_tolerance": "float_tolerance"},
     ),
     Table(
         "table5_2",
         source="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
         params={
-            key: f"isometry/table5_2/{key}"
+            key: key
             for key in (
                 "activations",
                 "order",
@@ -136,8 +137,8 @@ ITEMS = [
         },
         judge=hermite_table_judges.table5_2_claims,
         judge_args={
-            "float_tolerance": "isometry/table5_2/float_tolerance",
-            "mc_margin": "isometry/table5_2/mc_margin",
+            "float_tolerance": "float_tolerance",
+            "mc_margin": "mc_margin",
         },
         nonfinite=("closed_form_error",),  # NaN where no closed form is known
     ),
@@ -177,7 +178,7 @@ ITEMS = [
     Figure(
         "fig5_1",
         source="Thesis Fig. 5.1; Thm. 5.11",
-        params=_fig5_params("fig5_1"),
+        params=_FIG5_PARAMS,
         judge=kernel_convergence_judges.fig5_1_claims,
         judge_args="isometry/fig5_1_check",
         script="fig5_kernel.py",
@@ -186,7 +187,7 @@ ITEMS = [
     Figure(
         "fig5_2",
         source="Thesis Fig. 5.2; Thm. 5.11",
-        params=_fig5_params("fig5_2"),
+        params=_FIG5_PARAMS,
         judge=kernel_convergence_judges.fig5_2_claims,
         judge_args="isometry/fig5_2_check",
         script="fig5_kernel.py",

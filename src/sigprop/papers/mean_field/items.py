@@ -1,5 +1,5 @@
 """Thesis ch. 3 and app. B items: every simulation, figure and theorem check of the mean-field
-family, in the seed's order (Joudaki 2024; JDB23a)."""
+family, in the seed's order (Joudaki 2024, seed 004; JDB23a)."""
 
 from ...registry import Figure, Simulation, Theorem, lazy_functions
 from . import (
@@ -16,7 +16,6 @@ mixing_theorems = lazy_functions(f"{__package__}.mixing_theorems")
 gram_simulations = lazy_functions(f"{__package__}.gram_simulations")
 tail_theorems = lazy_functions(f"{__package__}.tail_theorems")
 
-SEED = "Joudaki 2024 (PhD thesis, ETH Zurich), ch. 3 and app. B (seed 004)"
 
 CHECK_CONFIG = check_config
 
@@ -45,7 +44,7 @@ ITEMS = [
         "fig3_1",
         source="Thesis Fig. 3.1, Sec. 3.3.3",
         reads={"chain": "gram_chain"},
-        params={"fig": "mean_field/fig3_1"},
+        params={"fig": "."},
         judge=gram_judges.fig3_1_claims,
     ),
     Theorem(
@@ -61,31 +60,31 @@ ITEMS = [
         "fig3_2",
         source="Thesis Fig. 3.2; Thm. 3.2, Eq. (3.9)",
         reads={"chain": "gram_chain"},
-        params={"fig": "mean_field/fig3_2"},
+        params={"fig": "."},
         judge=gram_judges.fig3_2_claims,
         judge_args={
-            "batch_size": "mean_field/fig3_2/batch_size",
+            "batch_size": "batch_size",
             "widths": "mean_field/gram_chain/widths",
-            "plateau_from": "mean_field/fig3_2/plateau_from",
-            "plateau_margin": "mean_field/fig3_2/plateau_margin",
+            "plateau_from": "plateau_from",
+            "plateau_margin": "plateau_margin",
         },
     ),
     Figure(
         "fig3_3",
         source="Thesis Fig. 3.3; Thm. 3.2",
         reads={"chain": "gram_chain"},
-        params={"fig": "mean_field/fig3_3"},
+        params={"fig": "."},
         judge=gram_judges.fig3_3_claims,
-        judge_args={"slope_margin": "mean_field/fig3_3/slope_margin"},
+        judge_args={"slope_margin": "slope_margin"},
     ),
     Figure(
         "fig3_4",
         source="Thesis Fig. 3.4; Thm. 3.2",
         reads={"chain": "gram_chain"},
-        params={"fig": "mean_field/fig3_4"},
+        params={"fig": "."},
         judge=gram_judges.fig3_4_claims,
         judge_args={
-            "slope_margin": "mean_field/fig3_4/slope_margin",
+            "slope_margin": "slope_margin",
             "widths": "mean_field/gram_chain/widths",
         },
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf

@@ -33,7 +33,6 @@ init_theorems = lazy_functions(f"{__package__}.init_theorems")
 real_simulations = lazy_functions(f"{__package__}.real_simulations")
 training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
-SEED = "DJB21 (seeds 003-004; Thesis ch. 2 and App. A)"
 
 _TRAINING_CURVES = CURVES
 """NaN once a run diverged (kept, never chosen by the step-size search; a judge that reads it
@@ -43,7 +42,7 @@ is invalid)."""
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
     run = getattr(training_simulations, name)
-    return training_simulation("orthogonality", name, source, run, _TRAINING_CURVES)
+    return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
 def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
@@ -52,9 +51,9 @@ def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
         name,
         source=source,
         reads={"curves": simulation},
-        params={"setup": f"orthogonality/{simulation}", "figure": f"orthogonality/{name}"},
+        params={"setup": f"orthogonality/{simulation}", "figure": "."},
         judge=judge,
-        judge_args=f"orthogonality/{name}",
+        judge_args=".",
         nonfinite=_TRAINING_CURVES,
     )
 
@@ -75,7 +74,7 @@ ITEMS = [
         judge=chain_judges.fig1_claims,
         judge_args={
             "width": "orthogonality/cosine_pair/width",
-            "vanilla_min_final_cosine": "orthogonality/fig1/vanilla_min_final_cosine",
+            "vanilla_min_final_cosine": "vanilla_min_final_cosine",
         },
     ),
     Simulation(
@@ -90,15 +89,15 @@ ITEMS = [
         source="DJB21 Fig. 2a; Thesis Fig. 2.2a",
         reads={"gaps": "gap_chain"},
         params={
-            "widths": "orthogonality/fig2a/widths",
-            "layers": "orthogonality/fig2a/layers",
+            "widths": "widths",
+            "layers": "layers",
             "chain": "orthogonality/gap_chain",
         },
         judge=chain_judges.fig2a_claims,
         judge_args={
-            "decay_window": "orthogonality/fig2a/decay_window",
-            "plateau_window": "orthogonality/fig2a/plateau_window",
-            "plateau_drift": "orthogonality/fig2a/plateau_drift",
+            "decay_window": "decay_window",
+            "plateau_window": "plateau_window",
+            "plateau_drift": "plateau_drift",
         },
     ),
     Figure(
@@ -106,16 +105,16 @@ ITEMS = [
         source="DJB21 Fig. 2b; Thesis Fig. 2.2b",
         reads={"gaps": "gap_chain"},
         params={
-            "window": "orthogonality/fig2b/window",
-            "paper_window": "orthogonality/fig2b/paper_window",
+            "window": "window",
+            "paper_window": "paper_window",
             "chain": "orthogonality/gap_chain",
         },
         judge=chain_judges.fig2b_claims,
         judge_args={
-            "window": "orthogonality/fig2b/window",
-            "slope_margin": "orthogonality/fig2b/slope_margin",
-            "paper_window": "orthogonality/fig2b/paper_window",
-            "paper_slope": "orthogonality/fig2b/paper_slope",
+            "window": "window",
+            "slope_margin": "slope_margin",
+            "paper_window": "paper_window",
+            "paper_slope": "paper_slope",
         },
     ),
     Simulation(
@@ -123,7 +122,7 @@ ITEMS = [
         source="DJB21 Fig. 5 (App. F)",
         run=real_simulations.real_gap,
         extra={"data_root": "data/root"},
-        datasets=("orthogonality/real_gap/dataset",),
+        datasets=("dataset",),
         mem_mb=3000,
         runtime=30,
     ),
@@ -135,10 +134,10 @@ ITEMS = [
         judge=real_judges.fig5_claims,
         judge_args={
             "batch_size": "orthogonality/real_gap/batch_size",
-            "growth_window": "orthogonality/fig5/growth_window",
-            "plateau_window": "orthogonality/fig5/plateau_window",
-            "plateau_drift": "orthogonality/fig5/plateau_drift",
-            "float_tolerance": "orthogonality/fig5/float_tolerance",
+            "growth_window": "growth_window",
+            "plateau_window": "plateau_window",
+            "plateau_drift": "plateau_drift",
+            "float_tolerance": "float_tolerance",
         },
     ),
     Simulation(
@@ -156,19 +155,19 @@ ITEMS = [
         source="DJB21 Thm. 1; Thesis Thm. 2.1",
         reads={"chain": "gaussian_chain"},
         params={
-            "widths": "orthogonality/thm1/widths",
-            "decay_window": "orthogonality/thm1/decay_window",
-            "plateau_window": "orthogonality/thm1/plateau_window",
+            "widths": "widths",
+            "decay_window": "decay_window",
+            "plateau_window": "plateau_window",
             "chain": "orthogonality/gaussian_chain",
         },
         judge=gaussian_bound_judges.thm1_claims,
         judge_args={
-            "widths": "orthogonality/thm1/widths",
-            "decay_window": "orthogonality/thm1/decay_window",
-            "plateau_window": "orthogonality/thm1/plateau_window",
-            "plateau_drift": "orthogonality/thm1/plateau_drift",
-            "exponent_margin": "orthogonality/thm1/exponent_margin",
-            "n_exponent_tolerance": "orthogonality/thm1/n_exponent_tolerance",
+            "widths": "widths",
+            "decay_window": "decay_window",
+            "plateau_window": "plateau_window",
+            "plateau_drift": "plateau_drift",
+            "exponent_margin": "exponent_margin",
+            "n_exponent_tolerance": "n_exponent_tolerance",
             "n_runs": "orthogonality/gaussian_chain/n_runs",
         },
         # NaN at layer 0: the bounds start at layer 1
@@ -182,14 +181,14 @@ ITEMS = [
         "w2_depth",
         source="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"widths": "orthogonality/w2_depth/widths", "chain": "orthogonality/gaussian_chain"},
+        params={"widths": "widths", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_depth_claims,
         # +inf where alpha_hat = 0 (paper scale, deep layers): Cor. 3 needs alpha > 0 and gives
         # no bound there; a ratio to it is 0, and such a layer is never "useful"
         nonfinite=("cor3_literal", "cor3_rigorous"),
         judge_args={
-            "plateau_from": "orthogonality/w2_depth/plateau_from",
-            "float_tolerance": "orthogonality/w2_depth/float_tolerance",
+            "plateau_from": "plateau_from",
+            "float_tolerance": "float_tolerance",
             "n_runs": "orthogonality/gaussian_chain/n_runs",
         },
     ),
@@ -197,16 +196,16 @@ ITEMS = [
         "w2_width",
         source="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"window": "orthogonality/w2_width/window", "chain": "orthogonality/gaussian_chain"},
+        params={"window": "window", "chain": "orthogonality/gaussian_chain"},
         judge=gaussian_bound_judges.w2_width_claims,
-        judge_args={"max_exponent": "orthogonality/w2_width/max_exponent"},
+        judge_args={"max_exponent": "max_exponent"},
     ),
     Table(
         "table1",
         source="DJB21 Table 1; Thesis Table 2.1",
         reads={"chain": "gaussian_chain"},
         params={
-            "batch_size": "orthogonality/table1/batch_size",
+            "batch_size": "batch_size",
             "window": "orthogonality/w2_width/window",
         },
         judge=gaussian_bound_judges.table1_claims,
@@ -232,14 +231,14 @@ ITEMS = [
         "fig6",
         source="DJB21 Fig. 6, Conjecture F.1 (App. F)",
         reads={"fluctuations": "conjecture_chain"},
-        params={"main": "orthogonality/fig6/main", "chain": "orthogonality/conjecture_chain"},
+        params={"main": "main", "chain": "orthogonality/conjecture_chain"},
         judge=conjecture_judges.fig6_claims,
         judge_args={
-            "main": "orthogonality/fig6/main",
-            "fit_min_width": "orthogonality/fig6/fit_min_width",
-            "slope_margin": "orthogonality/fig6/slope_margin",
-            "distinct_margin": "orthogonality/fig6/distinct_margin",
-            "offdiag_share": "orthogonality/fig6/offdiag_share",
+            "main": "main",
+            "fit_min_width": "fit_min_width",
+            "slope_margin": "slope_margin",
+            "distinct_margin": "distinct_margin",
+            "offdiag_share": "offdiag_share",
             "batch_size": "orthogonality/conjecture_chain/batch_size",
         },
     ),
@@ -258,17 +257,17 @@ ITEMS = [
         source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         reads={"grid": "a1_grid"},
         params={
-            "min_fit_points": "orthogonality/fig2_3/min_fit_points",
-            "n2_constant": "orthogonality/fig2_3/n2_constant",
+            "min_fit_points": "min_fit_points",
+            "n2_constant": "n2_constant",
             "grid": "orthogonality/a1_grid",
         },
         judge=assumption_judges.fig2_3_claims,
         judge_args={
             "threshold": "orthogonality/a1_grid/threshold",
             "depth": "orthogonality/a1_grid/depth",
-            "min_fit_points": "orthogonality/fig2_3/min_fit_points",
-            "n2_constant": "orthogonality/fig2_3/n2_constant",
-            "exponent_margin": "orthogonality/fig2_3/exponent_margin",
+            "min_fit_points": "min_fit_points",
+            "n2_constant": "n2_constant",
+            "exponent_margin": "exponent_margin",
         },
         # first_fail NaN: the assumption never failed along the chain; the other three are NaN
         # on invalid pixels (d < n), which the judge leaves out by the `valid` column
@@ -393,7 +392,7 @@ ITEMS = [
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         run=init_simulations.init_gap,
         extra={"data_root": "data/root"},
-        datasets=("orthogonality/init_mlp/dataset",),
+        datasets=("dataset",),
         mem_mb=4000,
         runtime=30,
     ),
@@ -403,7 +402,7 @@ ITEMS = [
         reads={"gaps": "init_mlp"},
         params={"setup": "orthogonality/init_mlp"},
         judge=init_judges.init_gap_claims,
-        judge_args="orthogonality/init_gap",
+        judge_args=".",
     ),
     _training_simulation(
         "depth_orthogonality", "DJB21 Sec. 5, Figs. 3, 4 (Thesis Figs. 2.4, 2.5); Thesis Fig. A.1"

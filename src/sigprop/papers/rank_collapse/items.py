@@ -1,4 +1,5 @@
-"""Dan+20 items: every simulation, figure and theorem check of the rank-collapse paper."""
+"""Dan+20 items (seeds 000-002): every simulation, figure and theorem check of the rank-collapse
+paper."""
 
 from ...registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
 from ...training.experiment_spec import CURVES
@@ -21,13 +22,12 @@ chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
 spectral_lemmas = lazy_functions(f"{__package__}.spectral_lemmas")
 training_simulations = lazy_functions(f"{__package__}.training_simulations")
 
-SEED = "Dan+20 (seeds 000-002)"
 
 CHECK_CONFIG = check_config
 """The cross-key checks of the ``rank_collapse`` config section (whole config in)."""
 
 _FIG1 = {
-    key: f"rank_collapse/fig1/{key}"
+    key: key
     for key in (
         "collapse_fraction",
         "keep_fraction",
@@ -44,7 +44,7 @@ _BN_CHAIN = {"chain": "bn_chain"}
 
 
 def _training_figure(
-    name: str, simulation: str, judge, script: str | None = None, judge_args=None
+    name: str, simulation: str, judge, script: str | None = None, judge_args=None, constants=None
 ) -> Figure:
     """Dan+20 Fig. <n> drawn and judged from the curves of ``simulation`` (judge arguments: the
     figure's config slice unless ``judge_args`` names them)."""
@@ -53,17 +53,27 @@ def _training_figure(
         source=f"Dan+20 Fig. {name[3:]}",
         reads={"curves": simulation},
         params={"setup": f"rank_collapse/{simulation}"},
+        constants=constants or {},
         judge=judge,
-        judge_args=judge_args or f"rank_collapse/{name}",
+        judge_args=judge_args or ".",
         script=script,
         nonfinite=_TRAINING_CURVES,
     )
 
 
+def _curves(shows: str, rows: dict[str, str], seed_dataset: str = "cifar10") -> dict:
+    """What ``pretraining_curves.py`` draws for one figure (Dan+20 Figs. 4, 11, 12): the
+    caption's first words, the rows (curve column -> y label) and the seed's dataset."""
+    return {"shows": shows, "rows": rows, "seed_dataset": seed_dataset}
+
+
+_CURVES_SCRIPT = "pretraining_curves.py"
+
+
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
     run = getattr(training_simulations, name)
-    return training_simulation("rank_collapse", name, source, run, _TRAINING_CURVES)
+    return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
 _BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
@@ -82,7 +92,7 @@ ITEMS = [
         judge=chain_judges.fig2_claims,
         judge_args={
             "width": "rank_collapse/depth_rank/width",
-            "vanilla_rank_tolerance": "rank_collapse/fig2/vanilla_rank_tolerance",
+            "vanilla_rank_tolerance": "vanilla_rank_tolerance",
         },
     ),
     Simulation(
@@ -90,7 +100,7 @@ ITEMS = [
         source="Dan+20 Fig. 1",
         run=training_simulations.depth_training,
         extra={"data_root": "data/root"},
-        datasets=("rank_collapse/depth_training/dataset",),
+        datasets=("dataset",),
         mem_mb=4000,
         runtime=600,
     ),
@@ -105,18 +115,42 @@ ITEMS = [
     _training_simulation("pretrain_vs_bn", "Dan+20 Figs. 4, 11"),
     _training_simulation("pretrain_vs_bn_fmnist", "Dan+20 Fig. 12"),
     _training_simulation("pretrain_levels", "Dan+20 Fig. 6"),
-    _training_figure("fig4", "pretrain_vs_bn", training_judges.fig4_claims),
+    _training_figure(
+        "fig4",
+        "pretrain_vs_bn",
+        training_judges.fig4_claims,
+        _CURVES_SCRIPT,
+        constants=_curves(
+            "training loss of rank-pre-trained vanilla, BN and vanilla ReLU MLPs",
+            {"train_loss": "training loss"},
+        ),
+    ),
     _training_figure(
         "fig11",
         "pretrain_vs_bn",
         training_judges.fig11_claims,
+        _CURVES_SCRIPT,
         judge_args={
-            "slowdown_ratio": "rank_collapse/fig11/slowdown_ratio",
+            "slowdown_ratio": "slowdown_ratio",
             # the setup claim of these runs, judged as Fig. 4's (Fig. 11 shows Fig. 4's runs)
             "rank_gain": "rank_collapse/fig4/rank_gain",
         },
+        constants=_curves(
+            "the runs of Fig. 4, training accuracy (top) and test loss (bottom)",
+            {"train_accuracy": "training accuracy", "test_loss": "test loss"},
+        ),
     ),  # fmt: skip
-    _training_figure("fig12", "pretrain_vs_bn_fmnist", training_judges.fig12_claims),
+    _training_figure(
+        "fig12",
+        "pretrain_vs_bn_fmnist",
+        training_judges.fig12_claims,
+        _CURVES_SCRIPT,
+        constants=_curves(
+            "Fig. 4 on Fashion-MNIST, training loss (top) and test loss (bottom)",
+            {"train_loss": "training loss", "test_loss": "test loss"},
+            seed_dataset="fashion_mnist",
+        ),
+    ),
     _training_figure("fig6", "pretrain_levels", training_judges.fig6_claims),
     _training_simulation("breaking_bn_vgg", "Dan+20 Figs. 5, 7"),
     _training_simulation("breaking_bn_resnet", "Dan+20 Fig. 13"),
@@ -152,7 +186,7 @@ ITEMS = [
         reads={"ranks": "small_batch_rank"},
         params={"setup": "rank_collapse/small_batch_rank"},
         judge=chain_judges.sec3_1_claims,
-        judge_args="rank_collapse/sec3_1",
+        judge_args=".",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Theorem(
@@ -176,7 +210,7 @@ ITEMS = [
         reads=_BN_CHAIN,
         params={"taus": "rank_collapse/bn_chain/taus"},
         judge=corollary15_judges.cor15_claims,
-        judge_args="rank_collapse/cor15",
+        judge_args=".",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Table(
@@ -184,7 +218,7 @@ ITEMS = [
         source="Dan+20 Eq. (52) (Lemma 13)",
         reads=_BN_CHAIN,
         judge=invariance_judges.eq52_claims,
-        judge_args="rank_collapse/eq52",
+        judge_args=".",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Figure(
@@ -195,7 +229,7 @@ ITEMS = [
         judge=chain_judges.fig3a_claims,
         judge_args={
             "taus": "rank_collapse/bn_chain/taus",
-            "min_width": "rank_collapse/fig3a/min_width",
+            "min_width": "min_width",
         },
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -212,7 +246,7 @@ ITEMS = [
         reads={"chain": "collinear_chain"},
         params={"setup": "rank_collapse/collinear_chain"},
         judge=chain_judges.fig3b_claims,
-        judge_args={"min_growth": "rank_collapse/fig3b/min_growth"},
+        judge_args={"min_growth": "min_growth"},
     ),
     Theorem(
         "lemma4",
@@ -274,8 +308,8 @@ ITEMS = [
         params=_BN_CHAIN_SETUP,
         judge=chain_judges.fig8_claims,
         judge_args={
-            "max_alpha_wide": "rank_collapse/fig8/max_alpha_wide",
-            "wide_from": "rank_collapse/fig8/wide_from",
+            "max_alpha_wide": "max_alpha_wide",
+            "wide_from": "wide_from",
         },
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
@@ -300,7 +334,7 @@ ITEMS = [
         reads=_BN_CHAIN,
         params=_BN_CHAIN_SETUP,
         judge=chain_judges.fig9_claims,
-        judge_args={"slope_tolerance": "rank_collapse/fig9/slope_tolerance"},
+        judge_args={"slope_tolerance": "slope_tolerance"},
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
 ]
