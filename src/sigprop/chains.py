@@ -3,7 +3,9 @@
 State: a tensor of shape (runs, d, n). Each layer draws one W_l per run from that run's own
 stream (``seeding``), applies the step to all runs in one batched operation, and hands the new
 state to observers that reduce it to a few numbers per run. Only recorded metrics are kept, so a
-chain of 10^6 layers runs in memory independent of its depth.
+chain of 10^6 layers runs in memory independent of its depth. Long chains can be resumable
+(checkpoints, ``simulate(resumable=True)``), and on CUDA the layers between two recorded ones
+run as captured graphs of several layers each (``GRAPH_LAYERS``), the same kernels as one by one.
 
 Steps covered (``Step``):
     Dan+20 Eq. (1):  H_{l+1} = BN(H_l + gamma W_l H_l), gamma = inf meaning BN(W_l H_l)
@@ -24,18 +26,23 @@ either to give W_l F(c H_l), the activation-before-weights order of DJB21 App. F
 
 from __future__ import annotations
 
+import bisect
+import hashlib
+import json
 import logging
 import math
 import sys
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import torch
 from torch import Tensor
 
 from . import ops
 from .seeding import generators
+from .training import checkpoints
 
 __all__ = [
     "WEIGHT_LAWS",
@@ -59,6 +66,10 @@ WEIGHT_LAWS = ("gaussian", "uniform")
 """Dan+20 Def. 1 laws with the requested variance: N(0, v) and U[-sqrt(3v), sqrt(3v)]."""
 
 _BLOCK_ELEMENTS = 2**20
+
+CHECKPOINT_EVERY_S = 180.0
+"""Seconds of chain work between two checkpoints of ``simulate`` inside
+``training.checkpoints.resumable`` (the simulation rule's jobs): a killed job loses at most this."""
 
 
 def unit_variance_draws(
@@ -114,6 +125,7 @@ class _BlockStream:
         ids = [experiment_id] if isinstance(experiment_id, str) else list(experiment_id)
         self._gens = [g for eid in ids for g in generators(eid, self.runs, stream)]
         self._buffer: Tensor | None = None
+        self._block_start: list[Tensor] = []
         self._next = self.block
 
     def _draw(self, g: torch.Generator, out: Tensor) -> None:
@@ -122,7 +134,19 @@ class _BlockStream:
             out.copy_(torch.randn(size, generator=g, dtype=torch.float32).to(self.device))
         else:
             out.copy_(unit_variance_draws(g, size, self.law, self.dtype, self.device))
-        out.mul_(self.std)
+        if self.std != 1.0:  # x * 1.0 is x: skipping it leaves every byte as it was
+            out.mul_(self.std)
+
+    def _refill(self) -> None:
+        """Draw the next block of every run, keeping the generators' states before it."""
+        if self._buffer is None:
+            self._buffer = torch.empty(
+                len(self._gens), self.block, *self.shape, dtype=self.dtype, device=self.device
+            )
+        self._block_start = [g.get_state() for g in self._gens]
+        for i, g in enumerate(self._gens):
+            self._draw(g, self._buffer[i])
+        self._next = 0
 
     def next(self) -> Tensor:
         """The next layer's draws for all runs, shape (runs, *shape).
@@ -130,16 +154,30 @@ class _BlockStream:
         A view into the block buffer: valid until the next call, which may refill it in place.
         """
         if self._next == self.block:
-            if self._buffer is None:
-                self._buffer = torch.empty(
-                    len(self._gens), self.block, *self.shape, dtype=self.dtype, device=self.device
-                )
-            for i, g in enumerate(self._gens):
-                self._draw(g, self._buffer[i])
-            self._next = 0
+            self._refill()
         out = self._buffer[:, self._next]
         self._next += 1
         return out
+
+    def state_dict(self) -> dict:
+        """Where the streams stand: the generators' states at the start of the current block
+        and the next layer's place in it (a block is redrawn on load, not stored)."""
+        inside = self._next < self.block
+        states = self._block_start if inside else [g.get_state() for g in self._gens]
+        return {"generators": [s.clone() for s in states], "next": self._next}
+
+    def load_state_dict(self, state: Mapping) -> None:
+        """Continue the streams from ``state_dict()``: the same draws as never interrupted."""
+        if len(state["generators"]) != len(self._gens):
+            raise ValueError(
+                f"state holds {len(state['generators'])} streams, not {len(self._gens)}"
+            )
+        for g, s in zip(self._gens, state["generators"], strict=True):
+            g.set_state(s)
+        self._next = self.block
+        if state["next"] < self.block:
+            self._refill()
+            self._next = int(state["next"])
 
 
 class ExplicitProduct:
@@ -169,6 +207,13 @@ class ExplicitProduct:
     def next_weights(self) -> Tensor:
         """Draw the next layer's W_l for all runs, shape (runs, d, d); valid until the next draw."""
         return self._stream.next()
+
+    def state_dict(self) -> dict:
+        """The weight streams' place (``simulate``'s checkpoints)."""
+        return self._stream.state_dict()
+
+    def load_state_dict(self, state: Mapping) -> None:
+        self._stream.load_state_dict(state)
 
     def __call__(self, h: Tensor) -> Tensor:
         return self.next_weights() @ h
@@ -208,6 +253,13 @@ class GaussianGramProduct:
         """Draw the next layer's G_l for all runs, shape (runs, d, n); valid until the next draw."""
         return self._stream.next()
 
+    def state_dict(self) -> dict:
+        """The Gram streams' place (``simulate``'s checkpoints)."""
+        return self._stream.state_dict()
+
+    def load_state_dict(self, state: Mapping) -> None:
+        self._stream.load_state_dict(state)
+
     def __call__(self, h: Tensor) -> Tensor:
         return self.next_draws() @ gram_sqrt(h)
 
@@ -237,6 +289,13 @@ class ActivatedProduct:
     def __call__(self, h: Tensor) -> Tensor:
         return self.product(self._f(self.scale * h))
 
+    def state_dict(self) -> dict:
+        """The wrapped product's state (stateless products have none: no checkpoints)."""
+        return self.product.state_dict()
+
+    def load_state_dict(self, state: Mapping) -> None:
+        self.product.load_state_dict(state)
+
 
 @dataclass(frozen=True)
 class Step:
@@ -259,7 +318,6 @@ class Step:
     gamma: float | tuple[float, ...] = math.inf
     _norm: Callable | None = field(default=None, init=False, repr=False, compare=False)
     _act: Callable | None = field(default=None, init=False, repr=False, compare=False)
-    _coef: dict = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "_act", ops.activation(self.activation))
@@ -275,21 +333,23 @@ class Step:
             raise ValueError(f"gamma must be > 0 (math.inf for no skip), got {self.gamma}")
 
     def _residual(self, h: Tensor, wh: Tensor) -> Tensor:
-        """h + gamma wh per group of runs (wh where gamma = inf), elementwise as for a float."""
-        key = (h.shape[0], h.dtype, h.device)
-        if key not in self._coef:
-            k = len(self.gamma)
-            if h.shape[0] % k:
-                raise ValueError(f"{h.shape[0]} runs do not split into {k} gamma groups")
-            coef = torch.tensor(self.gamma, dtype=h.dtype, device=h.device)
-            coef = coef.repeat_interleave(h.shape[0] // k)[:, None, None]
-            self._coef[key] = (
-                coef,
-                torch.isinf(coef) if any(map(math.isinf, self.gamma)) else None,
-            )
-        coef, skip = self._coef[key]
-        pre = h + coef * wh
-        return pre if skip is None else torch.where(skip, wh, pre)
+        """h + gamma wh per group of runs (wh where gamma = inf), elementwise as for a float.
+
+        Group by group on slices of the run dimension: gamma wh then + h, the two roundings of
+        ``h + gamma * wh`` with a float gamma, and a copy of wh for gamma = inf.
+        """
+        k = len(self.gamma)
+        if h.shape[0] % k:
+            raise ValueError(f"{h.shape[0]} runs do not split into {k} gamma groups")
+        size = h.shape[0] // k
+        pre = torch.empty_like(wh)
+        for i, gamma in enumerate(self.gamma):
+            part, out = slice(i * size, (i + 1) * size), pre[i * size : (i + 1) * size]
+            if math.isinf(gamma):
+                out.copy_(wh[part])
+            else:
+                torch.mul(wh[part], gamma, out=out).add_(h[part])
+        return pre
 
     def __call__(self, h: Tensor, product: Callable[[Tensor], Tensor]) -> Tensor:
         wh = product(h)
@@ -365,6 +425,174 @@ def progress(
             )  # fmt: skip
 
 
+def _describe(fn: Callable) -> str:
+    """A name of an observer that is the same in every process (no object addresses)."""
+    if isinstance(fn, partial):
+        return f"{_describe(fn.func)}{fn.args!r}{sorted(fn.keywords.items())!r}"
+    name = getattr(fn, "__qualname__", type(fn).__qualname__)
+    return f"{getattr(fn, '__module__', type(fn).__module__)}.{name}"
+
+
+def _digest(tensors: Iterable[Tensor]) -> str:
+    """sha256 of the tensors' bytes (shapes and dtypes are in the identity beside it)."""
+    digest = hashlib.sha256()
+    for t in tensors:
+        digest.update(t.detach().cpu().contiguous().reshape(-1).view(torch.uint8).numpy())
+    return digest.hexdigest()
+
+
+class _ChainCheckpoint:
+    """``simulate``'s state saved through ``training.checkpoints`` every ``every_s`` seconds.
+
+    The state is everything the rest of the chain depends on: H_l, the values recorded so far,
+    the layer index and the product's random streams (``state_dict``). The file is named by a
+    hash of the chain's identity (input bytes, streams' starting states, step, observers, depth,
+    recorded layers, runs), so only the very same chain resumes from it: two calls with one
+    identity are one computation. Inactive unless ``active``, and outside ``resumable``; the
+    product needs ``state_dict`` and ``load_state_dict``. A chain that saved once saves its last
+    state too, so a job of several chains skips the finished ones when rerun.
+    """
+
+    def __init__(self, h0, step, product, depth, layers, runs, observers, every_s, active):
+        self.path = None
+        if not active or checkpoints.path_for("chain") is None:
+            return
+        start = product.state_dict()
+        self.identity = {
+            "input": [list(h0.shape), str(h0.dtype), _digest([h0])],
+            "streams": _digest(start["generators"]) + f"/{start['next']}",
+            "product": type(product).__qualname__,
+            "step": repr(step),
+            "observers": {name: _describe(fn) for name, fn in sorted(observers.items())},
+            "depth": int(depth),
+            "layers": [int(x) for x in layers],
+            "runs": [int(r) for r in runs],
+        }
+        text = json.dumps(self.identity, sort_keys=True).encode()
+        self.path = checkpoints.path_for(f"chain-{hashlib.sha256(text).hexdigest()[:20]}")
+        self.every_s, self.last, self.saved = every_s, time.monotonic(), None
+
+    def resume(self, product) -> dict | None:
+        """The saved state of this chain with its streams restored, or None (start afresh)."""
+        state = None if self.path is None else checkpoints.load(self.path, self.identity)
+        if state is not None:
+            product.load_state_dict(state["product"])
+            self.saved = state["epoch"]
+        return state
+
+    def maybe_save(
+        self, layer: int, h: Tensor, values: Mapping[str, Tensor], product, last: bool
+    ) -> None:
+        """Save after ``layer`` if ``every_s`` seconds passed since the last save (or start), or
+        at the ``last`` layer of a chain that has a checkpoint (a rerun then skips it whole)."""
+        if self.path is None:
+            return
+        due = time.monotonic() - self.last >= self.every_s
+        if not (due or (last and self.saved is not None and self.saved < layer)):
+            return
+        state = {
+            "identity": self.identity,
+            "epoch": layer,
+            "h": h.cpu(),
+            "values": {k: v.cpu() for k, v in values.items()},
+            "product": product.state_dict(),
+        }
+        checkpoints.save(self.path, state)
+        self.last, self.saved = time.monotonic(), layer
+
+
+GRAPH_LAYERS = True
+"""On CUDA, ``simulate`` runs the layers of an ``ExplicitProduct`` chain between two recorded
+layers, within one block of draws, as one captured CUDA graph (``_LayerGraphs``)."""
+
+MAX_GRAPHS = 64
+"""Captured spans kept per chain (each holds its own memory); further spans run eagerly."""
+
+
+def _cuda_graph(layers: Callable[[], Tensor]) -> Callable[[], Tensor]:
+    """``layers`` captured once as a CUDA graph (after a warm-up on a side stream, which sets
+    up cuBLAS outside the capture); the returned call replays it and gives its static output."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        layers()
+    torch.cuda.current_stream().wait_stream(side)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        out = layers()
+
+    def replay() -> Tensor:
+        graph.replay()
+        return out
+
+    return replay
+
+
+class _LayerGraphs:
+    """k layers of ``step`` in one launch: the layers on the draws ``buffer[:, j .. j+k-1]`` of
+    an ``ExplicitProduct``'s block, captured once per (j, k) by ``capture`` (``_cuda_graph``).
+
+    A captured layer is the eager one kernel for kernel: W_l H is ``buffer[:, j] @ H`` as in
+    ``ExplicitProduct``, and the block buffer is refilled in place between blocks, outside the
+    graphs, so the stream contract (CPU generators) is unchanged. Only the launches go: about ten
+    per layer (product, residual, BN) become one per span. ``span`` never crosses a recorded
+    layer or a block end, so observers and checkpoints see the same states as layer by layer.
+    """
+
+    def __init__(self, step, product, h, layers, capture=_cuda_graph):
+        self.step, self.stream, self.capture = step, product._stream, capture
+        self.records = list(layers)
+        self.static_in = torch.empty_like(h)
+        self.graphs: dict[tuple[int, int], Callable[[], Tensor]] = {}
+
+    def span(self, done: int, depth: int) -> int:
+        """Layers the next launch advances after ``done`` layers (to a record or block end)."""
+        position = 0 if self.stream._next == self.stream.block else self.stream._next
+        k = min(self.stream.block - position, depth - done)
+        after = bisect.bisect_right(self.records, done)
+        return min(k, self.records[after] - done) if after < len(self.records) else k
+
+    def _layers(self, j: int, k: int) -> Tensor:
+        h = self.static_in
+        for t in range(k):
+            h = self.step(h, partial(torch.matmul, self.stream._buffer[:, j + t]))
+        return h
+
+    def advance(self, h: Tensor, k: int) -> Tensor:
+        """H after k more layers (``span``); the stream moves on k layers."""
+        if self.stream._next == self.stream.block:
+            self.stream._refill()
+        j = self.stream._next
+        if (j, k) not in self.graphs and len(self.graphs) < MAX_GRAPHS:
+            self.graphs[(j, k)] = self.capture(partial(self._layers, j, k))
+        self.static_in.copy_(h)
+        out = self.graphs[(j, k)]() if (j, k) in self.graphs else self._layers(j, k)
+        self.stream._next += k
+        return out
+
+
+def _layer_graphs(step, product, h: Tensor, layers: Sequence[int]) -> _LayerGraphs | None:
+    """``_LayerGraphs`` for an ``ExplicitProduct`` chain on CUDA, else None (layer by layer)."""
+    if GRAPH_LAYERS and h.device.type == "cuda" and isinstance(product, ExplicitProduct):
+        return _LayerGraphs(step, product, h, layers)
+    return None
+
+
+def _advance(h, start, depth, step, product, layers, observe, save, desc) -> None:
+    """Layers start+1 .. depth of ``simulate``: one at a time, or spans of them on CUDA."""
+    graphs = _layer_graphs(step, product, h, layers)
+    ticks, i = progress(depth, desc, start=start), start
+    while i < depth:
+        k = 1 if graphs is None else graphs.span(i, depth)
+        h = step(h, product) if k == 1 else graphs.advance(h, k)
+        for _ in range(k):
+            next(ticks)
+        i += k
+        observe(h, i)
+        save(i, h, last=i == depth)
+    next(ticks, None)  # the progress line of the last layer
+
+
 @torch.no_grad()
 def simulate(
     h0: Tensor,
@@ -375,8 +603,14 @@ def simulate(
     layers: Sequence[int] | None = None,
     runs: Sequence[int] | None = None,
     desc: str = "chain",
+    resumable: bool = False,
+    checkpoint_every_s: float | None = None,
 ) -> Trace:
     """Run ``depth`` layers of ``step`` on all runs at once, recording ``observers`` at ``layers``.
+
+    With ``resumable``, inside ``training.checkpoints.resumable`` (the simulation rule's jobs),
+    the chain saves its state every ``checkpoint_every_s`` seconds and a rerun resumes from it,
+    ending in the same bytes as an uninterrupted run (``_ChainCheckpoint``).
 
     Args:
         h0: input batch, shape (R, d, n), or (d, n) shared by all runs (then ``runs`` is needed).
@@ -390,6 +624,9 @@ def simulate(
         layers: layer indices to record (default: every layer 1..depth); 0 records the input.
         runs: run indices (default ``range(R)``), stored in the trace.
         desc: label for progress lines.
+        resumable: checkpoint the chain; only for observers without state of their own (one
+            that keeps state across layers would miss the layers before a resume).
+        checkpoint_every_s: seconds of work between checkpoints (None: ``CHECKPOINT_EVERY_S``).
     Returns:
         ``Trace`` with values of shape (R, len(layers)), in h0's dtype, on the CPU.
     """
@@ -423,11 +660,17 @@ def simulate(
                 else:
                     store_value(name, out, layer)
 
-    h = h0.clone()
-    observe(h, 0)
-    for i in progress(depth, desc):
-        h = step(h, product)
-        observe(h, i + 1)
+    every_s = CHECKPOINT_EVERY_S if checkpoint_every_s is None else checkpoint_every_s
+    saver = _ChainCheckpoint(h0, step, product, depth, layers, runs, observers, every_s, resumable)
+    state = saver.resume(product)
+    if state is None:
+        h, start = h0.clone(), 0
+        observe(h, 0)
+    else:
+        h, start = state["h"].to(h0.device), state["epoch"]
+        values.update({k: v.to(h0.device) for k, v in state["values"].items()})
+    save = partial(saver.maybe_save, values=values, product=product)
+    _advance(h, start, depth, step, product, layers, observe, save, desc)
     return Trace(torch.tensor(layers), runs, {k: v.cpu() for k, v in values.items()})
 
 

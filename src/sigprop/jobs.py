@@ -93,7 +93,8 @@ def run_simulation(
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
 
-    Training inside it is resumable (``training.checkpoints``): its checkpoints go to
+    Training inside it is resumable (``training.checkpoints``), and so are the chains declared
+    resumable (``chains.simulate``) and ``a1_grid``'s pixels: their checkpoints go to
     ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/``, so a killed job,
     rerun, resumes where it stopped. They outlive the job: one stopped at its time limit after
     saving its tensors (which Snakemake then deletes as a failed job's) reruns from its finished

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import logging
 import math
+import time
 from collections.abc import Sequence
 
 import torch
@@ -22,6 +23,7 @@ from ...devices import resolve_device, resolve_dtype
 from ...inputs import gaussian_inputs
 from ...metrics import smallest_singular_value
 from ...store import Labelled
+from ...training import checkpoints
 
 __all__ = [
     "CHECK_EVERY",
@@ -130,6 +132,17 @@ def _pixel(
     return alpha0, monitor.minimum, monitor.first_fail, monitor.layer
 
 
+def _saved_pixels(path, identity: dict, values: dict[str, Tensor]) -> set[tuple[int, int]]:
+    """The pixels (n, d) a killed ``a1_grid`` job finished, their values copied into ``values``
+    (none outside ``training.checkpoints.resumable`` or for other settings)."""
+    state = checkpoints.load(path, identity)
+    if state is None:
+        return set()
+    for name, value in state["values"].items():
+        values[name].copy_(value)
+    return {(int(n), int(d)) for n, d in state["done"]}
+
+
 def a1_grid(
     batch_sizes: list[int],
     widths: list[int],
@@ -147,7 +160,9 @@ def a1_grid(
     ``"input"``), alpha_0 = sigma_min(H_0) / ||H_0||_F, the BN chain DJB21 Eq. (1) with W_l H_l
     sampled through its Gram matrix (``chains.GaussianGramProduct``, exact in law), and the
     minimum over k = 1..depth of sigma_n(H_k) / alpha_0. Pixels with d < n are not simulated
-    (NaN, ``valid`` = 0). With ``stop_when_all_failed`` a pixel stops at the first multiple of
+    (NaN, ``valid`` = 0). Inside ``training.checkpoints.resumable`` the finished pixels are saved
+    every ``chains.CHECKPOINT_EVERY_S`` seconds and a rerun skips them (the same bytes: each
+    pixel has its own streams). With ``stop_when_all_failed`` a pixel stops at the first multiple of
     ``CHECK_EVERY`` layers at which all its runs have failed: pass/fail and first failing
     layers are unchanged, and ``min_ratio`` is then the minimum over the simulated layers (an
     upper bound on the full one, below the threshold anyway).
@@ -168,9 +183,13 @@ def a1_grid(
     names = ("valid", "alpha0", "min_ratio", "passed", "first_fail", "layers")
     values = {k: torch.full(shape, math.nan, dtype=torch.float64) for k in names}
     values["valid"].zero_()
+    path = checkpoints.path_for(f"{experiment_id}.pixels")
+    identity = {"grid": [list(batch_sizes), list(widths)], "runs": n_runs, "id": experiment_id,
+                "settings": [threshold, depth, dtype, stop_when_all_failed]}  # fmt: skip
+    done, saved = _saved_pixels(path, identity, values), time.monotonic()
     for i, n in enumerate(batch_sizes):
         for j, d in enumerate(widths):
-            if d < n:
+            if d < n or (n, d) in done:
                 continue
             alpha0, minimum, first, layers = _pixel(
                 n, d, runs, threshold, depth, stop_when_all_failed, torch_dtype, device,
@@ -186,6 +205,11 @@ def a1_grid(
                 "n=%d d=%d: %d/%d runs pass, min ratio %.3g, %d layers",
                 n, d, int(values["passed"][i, j].sum()), n_runs, float(minimum.min()), layers,
             )  # fmt: skip
+            done.add((n, d))
+            if path is not None and time.monotonic() - saved >= chains.CHECKPOINT_EVERY_S:
+                state = {"values": values, "done": sorted(done), "epoch": len(done)}
+                checkpoints.save(path, {"identity": identity, **state})
+                saved = time.monotonic()
     return Labelled(
         dims=["n", "d", "run"],
         coords={"n": list(batch_sizes), "d": list(widths), "run": runs},

@@ -167,6 +167,7 @@ def bn_chain(
             layers,
             [r for _ in gammas for r in runs],
             desc=f"bn chain gammas={[_gamma_id(g) for g in gammas]} d={d}",
+            resumable=True,
         )
         for name, value in trace.values.items():
             if name not in stats:
@@ -299,6 +300,7 @@ def small_batch_rank(
                     layers,
                     runs,
                     desc=f"small batch rank gamma={_gamma_id(gamma)} d={d} N={n}",
+                    resumable=True,
                 )
                 fraction[i, k, j] = trace.values["rank"] / n
                 batch[i, k, j] = n
