@@ -293,3 +293,35 @@ def test_cuda_graph_spans_equal_the_eager_cuda_chain(monkeypatch):
     graphed = run()
     monkeypatch.setattr(chains, "GRAPH_LAYERS", False)
     assert _equal(graphed, run())
+
+
+@pytest.mark.parametrize("fail_at", [40, 130])
+def test_a_measure_with_stateful_observers_resumes_to_the_same_table(
+    tmp_path, monkeypatch, fail_at
+):
+    """Dan+20 Lemma 4's measure (20 CPU-minutes at paper scale) checkpoints its chains with the
+    state of its accumulating observers (``_LayerMean``, ``_Buffered``: ``state_dict``); a job
+    stopped inside its first or second chain ends in the table of an uninterrupted one."""
+    from sigprop.papers.rank_collapse.bn_chain_lemmas import measure_lemma4
+
+    settings = dict(width=6, batch_size=6, depth=60, burn_in=10, n_runs=3, gammas=(0.5,),
+                    identity_layers=5, device="cpu")  # fmt: skip
+    uninterrupted = measure_lemma4(**settings)
+    monkeypatch.setattr(chains, "CHECKPOINT_EVERY_S", 0.0)
+    call = chains.ExplicitProduct.__call__
+    calls = [0]
+
+    def stopping(self, h):
+        calls[0] += 1
+        if calls[0] == fail_at:
+            raise Interrupted
+        return call(self, h)
+
+    with checkpoints.resumable(tmp_path):
+        monkeypatch.setattr(chains.ExplicitProduct, "__call__", stopping)
+        with pytest.raises(Interrupted):
+            measure_lemma4(**settings)
+        monkeypatch.setattr(chains.ExplicitProduct, "__call__", call)
+        resumed = measure_lemma4(**settings)
+    assert list(tmp_path.glob("chain-*.pt"))
+    assert resumed.equals(uninterrupted)

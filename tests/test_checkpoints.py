@@ -211,5 +211,8 @@ def test_a_simulation_job_keeps_its_finished_checkpoint_until_the_workflow_remov
     assert out.read_bytes() == first
     other = tmp_path / "family" / "unfinished.checkpoints"
     other.mkdir()
-    assert remove_finished_checkpoints(tmp_path) == [checkpoint_root(out)]
-    assert not checkpoint_root(out).exists() and other.exists()
+    measured = tmp_path / "family" / "theorem.checkpoints"  # a measure's, its table written
+    measured.mkdir()
+    (tmp_path / "family" / "theorem.csv").write_text("a\n1\n")
+    assert remove_finished_checkpoints(tmp_path) == [checkpoint_root(out), measured]
+    assert not checkpoint_root(out).exists() and not measured.exists() and other.exists()

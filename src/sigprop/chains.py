@@ -449,7 +449,8 @@ class _ChainCheckpoint:
     hash of the chain's identity (input bytes, streams' starting states, step, observers, depth,
     recorded layers, runs), so only the very same chain resumes from it: two calls with one
     identity are one computation. Inactive unless ``active``, and outside ``resumable``; the
-    product needs ``state_dict`` and ``load_state_dict``. A chain that saved once saves its last
+    product needs ``state_dict`` and ``load_state_dict``, and so does an observer with state of
+    its own (its state is saved beside the chain's). A chain that saved once saves its last
     state too, so a job of several chains skips the finished ones when rerun.
     """
 
@@ -470,6 +471,7 @@ class _ChainCheckpoint:
         }
         text = json.dumps(self.identity, sort_keys=True).encode()
         self.path = checkpoints.path_for(f"chain-{hashlib.sha256(text).hexdigest()[:20]}")
+        self.stateful = {k: fn for k, fn in observers.items() if hasattr(fn, "state_dict")}
         self.every_s, self.last, self.saved = every_s, time.monotonic(), None
 
     def resume(self, product) -> dict | None:
@@ -477,6 +479,8 @@ class _ChainCheckpoint:
         state = None if self.path is None else checkpoints.load(self.path, self.identity)
         if state is not None:
             product.load_state_dict(state["product"])
+            for name, fn in self.stateful.items():
+                fn.load_state_dict(state["observers"][name])
             self.saved = state["epoch"]
         return state
 
@@ -496,6 +500,7 @@ class _ChainCheckpoint:
             "h": h.cpu(),
             "values": {k: v.cpu() for k, v in values.items()},
             "product": product.state_dict(),
+            "observers": {name: fn.state_dict() for name, fn in self.stateful.items()},
         }
         checkpoints.save(self.path, state)
         self.last, self.saved = time.monotonic(), layer
@@ -624,8 +629,9 @@ def simulate(
         layers: layer indices to record (default: every layer 1..depth); 0 records the input.
         runs: run indices (default ``range(R)``), stored in the trace.
         desc: label for progress lines.
-        resumable: checkpoint the chain; only for observers without state of their own (one
-            that keeps state across layers would miss the layers before a resume).
+        resumable: checkpoint the chain; only for observers without state of their own, or
+            whose state travels through ``state_dict``/``load_state_dict`` (one that keeps
+            other state across layers would miss the layers before a resume).
         checkpoint_every_s: seconds of work between checkpoints (None: ``CHECKPOINT_EVERY_S``).
     Returns:
         ``Trace`` with values of shape (R, len(layers)), in h0's dtype, on the CPU.

@@ -122,21 +122,23 @@ def run_simulation(
 
 
 def remove_finished_checkpoints(results: str | os.PathLike = "results") -> list[Path]:
-    """Remove every simulation's checkpoints (``checkpoint_root``) under ``results`` whose
-    tensors exist (the Snakefile's ``onsuccess``/``onerror``: Snakemake deletes the outputs of
-    a failed job, so tensors that exist are a finished job's). Returns the removed folders."""
+    """Remove every compute job's checkpoints (``checkpoint_root``) under ``results`` whose
+    output exists (a simulation's tensors, a measure's table; the Snakefile's ``onsuccess`` and
+    ``onerror``: Snakemake deletes the outputs of a failed job, so outputs that exist are a
+    finished job's). Returns the removed folders."""
     import shutil
 
     removed = []
     for root in sorted(Path(results).glob("*/*.checkpoints")):
-        if root.with_name(root.name.removesuffix(".checkpoints") + ".safetensors").exists():
+        stem = root.name.removesuffix(".checkpoints")
+        if any(root.with_name(stem + suffix).exists() for suffix in (".safetensors", ".csv")):
             shutil.rmtree(root, ignore_errors=True)
             removed.append(root)
     return removed
 
 
 def checkpoint_root(tensor_path: str | os.PathLike) -> Path:
-    """Where a simulation's training checkpoints live while it runs (beside its output)."""
+    """Where a compute job's checkpoints live while it runs (beside its output)."""
     path = Path(tensor_path)
     return path.with_name(path.stem + ".checkpoints")
 
@@ -154,14 +156,20 @@ def run_measure(
     table_path: str,
     threads: int = 1,
     nonfinite: tuple[str, ...] = (),
+    code: str = "",
 ) -> None:
     """Call a theorem item's ``measure(**setup, device=...)``; save its table with provenance.
 
     The table goes to ``table_path`` (CSV, full float precision); the sidecar beside it
     (``.json``) records the settings, device, versions, git revision and wall time.
-    ``nonfinite``: the columns that may hold NaN or inf (the item's declaration).
+    ``nonfinite``: the columns that may hold NaN or inf (the item's declaration). Long chains
+    inside it checkpoint as a simulation's do (``run_simulation``; ``code``: the fingerprint
+    of the measure's code).
     """
-    table, resolved, wall = _timed_call(measure, setup, device, threads)
+    from .training.checkpoints import resumable
+
+    with resumable(checkpoint_root(table_path) / _settings_hash(setup, device, code)):
+        table, resolved, wall = _timed_call(measure, setup, device, threads)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{qualified_name(measure)} must return a pandas.DataFrame")
     meta = store.provenance(dict(setup), {}, resolved, wall, measure=qualified_name(measure))

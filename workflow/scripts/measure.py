@@ -11,4 +11,5 @@ run_measure(
     snakemake.output.table,
     threads=snakemake.threads,
     nonfinite=tuple(function["nonfinite"]),
+    code=str(snakemake.params.code),
 )

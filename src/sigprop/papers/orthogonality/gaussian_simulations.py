@@ -111,6 +111,7 @@ def gaussian_chain(
                 layers=range(depth + 1),
                 runs=runs,
                 desc=f"gaussian chain n={n} d={d}",
+                resumable=True,
             )
             per_cell.append(trace.values)
     names = list(per_cell[0])

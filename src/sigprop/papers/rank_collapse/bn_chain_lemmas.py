@@ -110,6 +110,13 @@ class _Buffered:
         self._flush()
         return torch.cat(self._values)
 
+    def state_dict(self) -> dict:
+        """The states not yet evaluated and the values so far (a resumable chain's)."""
+        return {"states": list(self._states), "values": list(self._values)}
+
+    def load_state_dict(self, state: dict) -> None:
+        self._states, self._values = list(state["states"]), list(state["values"])
+
 
 class _LayerMean:
     """Observer that accumulates f(h) (any shape per run) over the layers it is called at.
@@ -132,6 +139,13 @@ class _LayerMean:
     @property
     def mean(self) -> Tensor:
         return self.total / self.count
+
+    def state_dict(self) -> dict:
+        """The running total and count (a resumable chain's)."""
+        return {"total": self.total, "count": self.count}
+
+    def load_state_dict(self, state: dict) -> None:
+        self.total, self.count = state["total"], int(state["count"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -402,6 +416,7 @@ def _lemma4_chains(x, gamma: float, eid: str, runs: list[int], depth: int, layer
         layers,
         runs,
         desc=eid,
+        resumable=True,
     )
     centered = chains.simulate(
         x,
@@ -412,6 +427,7 @@ def _lemma4_chains(x, gamma: float, eid: str, runs: list[int], depth: int, layer
         all_layers,
         runs,
         desc=eid + ".centered",
+        resumable=True,
     )
     projected = chains.simulate(
         x - x.mean(dim=-1, keepdim=True),
@@ -422,6 +438,7 @@ def _lemma4_chains(x, gamma: float, eid: str, runs: list[int], depth: int, layer
         all_layers,
         runs,
         desc=eid + ".projected",
+        resumable=True,
     )
     return dict(plain=plain, centered=centered, projected=projected, m_mean=m_mean,
                 row_ms=row_ms, half_plain=half_plain, half_centered=half_centered)  # fmt: skip
