@@ -126,29 +126,21 @@ def _one_node_slurm(directory: Path) -> tuple[dict | None, str]:
 
 
 def submitted_jobs(log: str) -> dict:
-    """The cluster submissions of a Snakemake log: ``submitted``, [rule folder, job folder] per
-    job submitted alone (``rule_simulate``, ``orthogonality_gap_chain``); ``grouped``, the
-    [rule, family_item] of each job submitted inside a group job; ``group_jobs``, how many."""
-    submitted, grouped, members, group_jobs = [], [], [], 0
-    rule = None
+    """The compute jobs of a Snakemake log on a cluster: ``submitted``, [rule folder, job
+    folder] per job submitted (``rule_simulate``, ``orthogonality_gap_chain``); ``local``, the
+    [rule, family_item] of each tiny compute job run on the submitting machine
+    (``simulate_tiny``, ``measure_tiny``)."""
+    submitted, local, rule = [], [], None
     for line in log.splitlines():
-        if "] Group job " in line:
-            members = []
-        elif line.startswith("    rule ") and line.rstrip().endswith(":"):
+        if line.startswith("localrule ") and line.rstrip().endswith("_tiny:"):
             rule = line.split()[1].rstrip(":")
-        elif line.startswith("        wildcards: family=") and rule is not None:
+        elif line.startswith("    wildcards: family=") and rule is not None:
             wildcards = dict(part.strip().split("=") for part in line.split(":", 1)[1].split(","))
-            members.append([f"rule_{rule}", f"{wildcards['family']}_{wildcards['item']}"])
+            local.append([rule, f"{wildcards['family']}_{wildcards['item']}"])
             rule = None
         elif "submitted with SLURM jobid" in line:
-            folder = line.split("slurm_logs/")[1].split("/")[:2]
-            if folder[0].startswith("group_"):
-                grouped.extend(members)
-                group_jobs += 1
-                members = []
-            else:
-                submitted.append(folder)
-    return {"submitted": submitted, "grouped": grouped, "group_jobs": group_jobs}
+            submitted.append(line.split("slurm_logs/")[1].split("/")[:2])
+    return {"submitted": submitted, "local": local}
 
 
 @pytest.fixture(scope="session")

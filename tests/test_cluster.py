@@ -25,31 +25,21 @@ def _record(quick_run) -> dict:
 
 @pytest.mark.workflow
 def test_every_compute_job_and_nothing_else_went_to_the_cluster(quick_run):
-    """Each simulate and measure job once, alone or inside a group job (the tiny ones:
-    ``job_resources.TINY_GROUP``, several to a submission); judges, figures, tables, the ledger
-    and the data rule ran on the submitting machine (``localrules``)."""
+    """Each simulate and measure job once: submitted, or, projected under a minute on one core
+    (``job_resources.TINY_SECONDS``), run on the submitting machine like the judges, figures,
+    tables, the ledger and the data rule (``localrules``)."""
     record = _record(quick_run)
     jobs = pd.read_csv(quick_run / "results" / "benchmarks.csv")
     compute = jobs[jobs["rule"].isin(["simulate", "measure"])]
     expected = []
     for job, rule in zip(compute["job"], compute["rule"], strict=True):
         family, name = job.split("/")  # the benchmark's name, e.g. orthogonality/simulate_gap_chain
-        expected.append([f"rule_{rule}", f"{family}_{name.removeprefix(f'{rule}_')}"])
-    expected.sort()
+        expected.append((rule, f"{family}_{name.removeprefix(f'{rule}_')}"))
+    ran = [(folder.removeprefix("rule_"), job) for folder, job in record["submitted"]]
+    ran += [(rule.removesuffix("_tiny"), job) for rule, job in record["local"]]
     assert len(compute) > 50
-    assert sorted(record["submitted"] + record["grouped"]) == expected
-
-
-@pytest.mark.workflow
-def test_tiny_jobs_went_to_the_cluster_in_groups(quick_run):
-    """The quick DAG's sub-minute jobs go several to a cluster job (``group-components`` of
-    ``profiles/slurm``): fewer submissions than compute jobs."""
-    record = _record(quick_run)
-    assert record["group_jobs"] >= 1
-    assert len(record["grouped"]) >= 2 * record["group_jobs"]
-    assert record["group_jobs"] + len(record["submitted"]) < len(record["grouped"]) + len(
-        record["submitted"]
-    )
+    assert sorted(ran) == sorted(expected)
+    assert len(record["submitted"]) >= 10 and len(record["local"]) >= 30
 
 
 @pytest.mark.workflow

@@ -192,19 +192,20 @@ def test_a_job_longer_than_the_partition_maximum_asks_for_the_maximum_on_each_at
         placement("f/t", "cuda", 600, 4000, rows, max_runtime=0)
 
 
-def test_a_tiny_job_runs_on_the_cpu_in_the_tiny_group_with_a_short_runtime():
+def test_a_tiny_job_runs_on_the_cpu_with_a_short_runtime():
     """A job projected under a minute on one CPU core asks for no GPU (its start-up alone would
-    cost more), for its projection with a small margin, and joins the group that a cluster
-    profile submits many to a job; at quick scale the projection is the quick config's."""
-    from sigprop.job_resources import TINY_GROUP, placement
+    cost more) and for its projection with a small margin, and is marked tiny (the workflow
+    runs it where it runs, never submitted); at quick scale the projection is the quick
+    config's."""
+    from sigprop.job_resources import placement
 
     rows = {"f/tiny": {"cpu_paper_s": "12", "paper_gpu_s": "0.5", "quick_s": "0.2"},
             "f/long": {"cpu_paper_s": "600", "paper_gpu_s": "30", "quick_s": "90"}}  # fmt: skip
     tiny = placement("f/tiny", "cuda", 30, 2000, rows)
-    assert (tiny.device, tiny.gpus, tiny.runtime, tiny.group) == ("cpu", 0, 3, TINY_GROUP)
+    assert (tiny.device, tiny.gpus, tiny.runtime, tiny.tiny) == ("cpu", 0, 3, True)
     long = placement("f/long", "cuda", 30, 2000, rows)
-    assert (long.device, long.gpus, long.group) == ("cuda", 1, None)
+    assert (long.device, long.gpus, long.tiny) == ("cuda", 1, False)
     assert placement("f/tiny", "auto", 30, 2000, rows).device == "auto"
-    assert placement("f/long", "cpu", 30, 2000, rows, paper_scale=False).group is None
-    assert placement("f/tiny", "cpu", 30, 2000, rows, paper_scale=False).group == TINY_GROUP
-    assert placement("f/unknown", "cuda", 30, 2000, rows).group is None  # no projection
+    assert not placement("f/long", "cpu", 30, 2000, rows, paper_scale=False).tiny
+    assert placement("f/tiny", "cpu", 30, 2000, rows, paper_scale=False).tiny
+    assert not placement("f/unknown", "cuda", 30, 2000, rows).tiny  # no projection

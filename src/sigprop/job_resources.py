@@ -17,8 +17,10 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
   projection of ``bench/results/gpu_training.csv`` (cut runs at paper shapes on an H200) where
   it has one; training checkpoints every epoch, so a job that hits its limit resumes when rerun.
 - **Tiny jobs** (projected under ``TINY_SECONDS`` on one CPU core at the run's scale): on the
-  CPU, asking for their projection plus ``TINY_OVERHEAD_MIN``, in the group ``TINY_GROUP``,
-  which the SLURM profile submits many to a job (``group-components``).
+  CPU, asking for their projection plus ``TINY_OVERHEAD_MIN``; the workflow runs them on the
+  main process's machine (rules ``simulate_tiny``, ``measure_tiny``), never submitted: a
+  cluster job starts Snakemake twice (the job and its step) and parses the workflow each time,
+  seconds of CPU that a tiny job's own work does not reach.
 - **Time limit** (``max_runtime``, minutes: the partition's maximum time, a site setting): a
   job whose runtime would exceed it asks for exactly the maximum and needs ``attempts`` > 1:
   SLURM stops it at the limit, Snakemake resubmits it (the compute rules' ``retries`` cover the
@@ -40,7 +42,7 @@ from pathlib import Path
 
 __all__ = [
     "COST_TABLE", "GPU_TABLE", "GPU_TRAINING_TABLE", "MAX_TIME_LIMIT_ATTEMPTS", "MEASURED_TABLE",
-    "TINY_GROUP", "TINY_SECONDS",
+    "TINY_SECONDS",
     "Placement", "cost_table", "gpu_seconds", "number", "placement", "retries_for",
 ]  # fmt: skip
 
@@ -70,12 +72,10 @@ MIN_RUNTIME_MIN = 10
 
 TINY_SECONDS = 60.0
 """A job projected under this many seconds on one CPU core is tiny: it runs on the CPU (no GPU
-request: a GPU's start-up alone costs seconds) in the ``TINY_GROUP`` group, so that a cluster
-runs many of them in one submission (the profile's ``group-components``)."""
+request: a GPU's start-up alone costs seconds) and is not submitted to a cluster."""
 
-TINY_GROUP = "tiny"
 TINY_OVERHEAD_MIN = 2
-"""Minutes added to a tiny job's runtime for its start-up (imports) inside a group job."""
+"""Minutes added to a tiny job's runtime for its start-up (imports)."""
 
 MAX_TIME_LIMIT_ATTEMPTS = 20
 """The most attempts a job is given to finish across time limits (``retries_for``): a job
@@ -86,14 +86,14 @@ projected to need more asks for a longer partition (``max_runtime``) or a GPU in
 class Placement:
     """One job's device (``cpu``, ``cuda`` or ``auto``) and cluster resources; ``attempts``:
     how many time limits of ``runtime`` minutes its projected work spans (1 without a cap);
-    ``group``: the Snakemake group it is submitted in (``TINY_GROUP`` or None: alone)."""
+    ``tiny``: projected under ``TINY_SECONDS`` on one core (run where the workflow runs)."""
 
     device: str
     gpus: int
     runtime: int
     mem_mb: int
     attempts: int = 1
-    group: str | None = None
+    tiny: bool = False
 
 
 def cost_table(
@@ -189,8 +189,7 @@ def placement(
         mem_mb = max(mem_mb, 500 * math.ceil(peak * MEMORY_MARGIN / 500))
     attempts = 1 if max_runtime is None else max(1, math.ceil(runtime / max_runtime))
     runtime = runtime if max_runtime is None else min(runtime, max_runtime)
-    group = TINY_GROUP if tiny else None
-    return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb), attempts, group)
+    return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb), attempts, tiny)
 
 
 def _cpu_seconds(row: dict[str, str] | None, paper_scale: bool) -> float:

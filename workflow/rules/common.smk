@@ -151,6 +151,17 @@ def get_retries(kind):
     return retries
 
 
+def tiny_names(kind, tiny=True):
+    """The compute items of ``kind`` projected under a minute on one core at this run's scale
+    (``sigprop.job_resources.TINY_SECONDS``; ``tiny=False``: the others), as a wildcard
+    pattern. The tiny ones run on the machine of the main process, never submitted to a
+    cluster (``simulate_tiny``, ``measure_tiny``: a submission would cost more than the job)."""
+    placed = [(item.name, _placement(family, item).tiny) for family, item in REGISTRY.items(kind)]
+    small = {name for name, _ in placed} - {name for name, is_tiny in placed if not is_tiny}
+    names = sorted(small if tiny else {name for name, _ in placed} - small)
+    return "|".join(names) or "(?!)"
+
+
 def get_figures():
     """Every figure as PDF and PNG, e.g. figures/orthogonality/fig2b.pdf, and every table (of
     the selected items)."""

@@ -12,8 +12,9 @@ wildcard_constraints:
     family="|".join(REGISTRY.families) or "(?!)",
 
 
-# On a cluster only the compute jobs are submitted; the sub-second jobs and the data rule (a
-# compute node may be offline) run in the main process's machine.
+# On a cluster only the compute jobs are submitted; the sub-second jobs, the compute jobs
+# projected under a minute (simulate_tiny, measure_tiny) and the data rule (a compute node may
+# be offline) run in the main process's machine.
 localrules:
     all,
     draw,
@@ -21,6 +22,8 @@ localrules:
     judge,
     prepare_data,
     claims_ledger,
+    simulate_tiny,
+    measure_tiny,
 
 
 rule simulate:
@@ -35,11 +38,9 @@ rule simulate:
     benchmark:
         "benchmarks/{family}/simulate_{item}.tsv"
     wildcard_constraints:
-        item="|".join(REGISTRY.names("simulation")) or "(?!)",
+        item=tiny_names("simulation", tiny=False),
     priority: previous_run_seconds("simulate")
     retries: get_retries("simulation")
-    group:
-        get_placement("simulation", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
@@ -54,6 +55,11 @@ rule simulate:
         code=get_simulation_code,
     script:
         "../scripts/simulate.py"
+
+
+use rule simulate as simulate_tiny with:
+    wildcard_constraints:
+        item=tiny_names("simulation"),
 
 
 rule draw:
@@ -128,11 +134,9 @@ rule measure:
     benchmark:
         "benchmarks/{family}/measure_{item}.tsv"
     wildcard_constraints:
-        item="|".join(REGISTRY.names("theorem")) or "(?!)",
+        item=tiny_names("theorem", tiny=False),
     priority: previous_run_seconds("measure")
     retries: get_retries("theorem")
-    group:
-        get_placement("theorem", "group")
     conda:
         "../../envs/sigprop.yaml"
     threads: 1
@@ -147,6 +151,11 @@ rule measure:
         code=get_measure_code,
     script:
         "../scripts/measure.py"
+
+
+use rule measure as measure_tiny with:
+    wildcard_constraints:
+        item=tiny_names("theorem"),
 
 
 rule judge:
