@@ -5,7 +5,8 @@ checkout (``--repo``, default this one), with ``device=cuda`` and the profile's
 ``max_runtime``, its real-data datasets generated in their real formats (a few images each,
 ``sigprop.generated_datasets``) so that the check before any job passes without a network, and
 counts what would go to the cluster: cluster jobs (a group job counts once), those with a GPU,
-those asking <= 10 minutes, > 24 h, the longest request, and the compute jobs inside groups. A
+those asking <= 10 minutes, > 24 h, the longest request, the compute jobs inside groups, and
+the compute jobs that run on the submitting machine (``simulate_tiny``, ``measure_tiny``). A
 checkout without job groups or ``max_runtime`` (an older revision) is counted as it is, which
 gives the before -> after of one change in one run:
 
@@ -30,7 +31,7 @@ HERE = Path(__file__).resolve().parents[1]
 RESULTS = HERE / "bench" / "results" / "cluster_jobs.csv"
 COLUMNS = ["date", "revision", "label", "cluster_jobs", "gpu_jobs", "asking_le_10_min",
            "asking_gt_24_h", "max_runtime_asked_min", "grouped_compute_jobs", "group_jobs",
-           "max_runtime_setting"]  # fmt: skip
+           "local_compute_jobs", "max_runtime_setting"]  # fmt: skip
 DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
 
 
@@ -63,6 +64,7 @@ def dry_run(repo: Path, max_runtime: int | None) -> str:
 def count(log: str) -> dict:
     """Cluster jobs of a dry run's log: top-level compute jobs and group jobs."""
     runtimes, gpus, grouped, groups = [], 0, 0, 0
+    local = len(re.findall(r"^(?:local)?rule (?:simulate|measure)_tiny:", log, re.M))
     blocks = re.split(r"\n(?=\[[^\]]+\][ \n])", log)
     for block in blocks:
         if "Group job" in block.split("\n", 1)[0]:
@@ -86,6 +88,7 @@ def count(log: str) -> dict:
         "max_runtime_asked_min": max(runtimes, default=0),
         "grouped_compute_jobs": grouped,
         "group_jobs": groups,
+        "local_compute_jobs": local,
     }
 
 
