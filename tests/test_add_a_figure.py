@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from workflow_copy import ROOT, copy_workflow, snakemake
+from workflow_copy import ROOT, copy_workflow, job_counts, snakemake
 
 MAX_FILES = 6
 """The hand-written files of a figure on a new simulation (README, "Add a figure")."""
@@ -156,12 +156,6 @@ def _written(work: Path) -> list[str]:
     return found
 
 
-def _job_counts(out: str) -> dict[str, int]:
-    block = out.split("Job stats:")[1].split("\n\n")[0].splitlines()[3:]
-    counts = dict(line.split() for line in block if line.strip())
-    return {job: int(n) for job, n in counts.items() if job != "total"}
-
-
 @pytest.mark.workflow
 @pytest.mark.expected_seconds(60)
 def test_a_new_figure_is_six_files_and_lands_its_claim_in_the_ledger(tmp_path):
@@ -180,7 +174,7 @@ def test_a_new_figure_is_six_files_and_lands_its_claim_in_the_ledger(tmp_path):
     targets = ("figures/mean_field/norm_fig.pdf", "results/claims/mean_field/norm_fig.json")
     plan = snakemake(work, *targets, *tiny, "-n", env=env, check=False)
     assert plan.returncode == 0, plan.stdout[-3000:] + plan.stderr[-3000:]
-    assert _job_counts(plan.stdout) == {"simulate": 1, "draw": 1, "judge": 1}, plan.stdout
+    assert job_counts(plan.stdout) == {"simulate": 1, "draw": 1, "judge": 1}, plan.stdout
     run = snakemake(work, "all", *tiny, env=env, check=False)
     assert run.returncode == 0, run.stderr[-3000:]
     ledger = pd.read_csv(work / "results/claims.csv").set_index("id")

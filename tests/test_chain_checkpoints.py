@@ -3,16 +3,12 @@ mid-run, or a bn_chain job killed mid-run, and rerun ends in the same bytes as o
 interrupted."""
 
 import math
-import os
-import signal
-import subprocess
-import sys
-import time
 from functools import partial
 from pathlib import Path
 
 import pytest
 import torch
+from interruptions import kill_child_when
 
 from sigprop import chains, metrics
 from sigprop.training import checkpoints
@@ -178,20 +174,8 @@ def _bn_chain():
 def test_a_killed_bn_chain_job_resumes_to_the_same_bytes(tmp_path, monkeypatch):
     uninterrupted = _bn_chain()
     directory = tmp_path / "checkpoints"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(directory)], env=env)
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and child.poll() is None:
-            if len(list(directory.glob("chain-*.pt"))) == 2:  # inside the second width's chain
-                break
-            time.sleep(0.05)
-        assert child.poll() is None, "the job ended before it could be killed"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-    finally:
-        if child.poll() is None:
-            child.kill()
+    # inside the second width's chain
+    kill_child_when(CHILD, [str(directory)], lambda: len(list(directory.glob("chain-*.pt"))) == 2)
     monkeypatch.setattr(chains, "CHECKPOINT_EVERY_S", 0.0)
     with checkpoints.resumable(directory):
         resumed = _bn_chain()

@@ -2,14 +2,11 @@
 bytes as one that was never interrupted."""
 
 import os
-import signal
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import pytest
 import torch
+from interruptions import kill_child_when
 
 from sigprop.training import checkpoints
 from sigprop.training.loop import RunStack
@@ -76,23 +73,12 @@ def _equal(a: dict, b: dict) -> bool:
 def test_a_killed_training_resumes_to_the_same_bytes(tmp_path):
     uninterrupted = _snapshot(*_run(EPOCHS))
     directory = tmp_path / "checkpoints"
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "src")}
-    child = subprocess.Popen([sys.executable, "-c", CHILD, str(directory), str(EPOCHS)], env=env)
     checkpoint = directory / "test.resume.pt"
-    try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and child.poll() is None:
-            if checkpoint.exists():
-                state = torch.load(checkpoint, weights_only=True)
-                if state["epoch"] == 2:
-                    break
-            time.sleep(0.05)
-        assert child.poll() is None, "the job ended before it could be killed"
-        child.send_signal(signal.SIGKILL)
-        child.wait()
-    finally:
-        if child.poll() is None:
-            child.kill()
+
+    def at_epoch_2() -> bool:
+        return checkpoint.exists() and torch.load(checkpoint, weights_only=True)["epoch"] == 2
+
+    kill_child_when(CHILD, [str(directory), str(EPOCHS)], at_epoch_2)
     assert torch.load(checkpoint, weights_only=True)["epoch"] == 2
     with checkpoints.resumable(directory):
         resumed = _snapshot(*_run(EPOCHS))

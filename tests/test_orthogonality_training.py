@@ -502,6 +502,8 @@ def test_a_resumed_training_keeps_its_clipping_counts(tmp_path, monkeypatch):
     """DJB21's AGC trainings checkpoint like every training: the clipping counts of the epochs
     done go into the checkpoint, so a job stopped after epoch 1 resumes to the counts and
     curves of an uninterrupted run."""
+    from interruptions import Stopped, stop_after_saves
+
     from sigprop.training import checkpoints
 
     x = torch.randn(64, 12, generator=gen(5))
@@ -518,14 +520,9 @@ def test_a_resumed_training_keeps_its_clipping_counts(tmp_path, monkeypatch):
 
     uninterrupted = run()
     save = checkpoints.save
-
-    def stop_after_first(path, state):
-        save(path, state)
-        raise KeyboardInterrupt  # the job stopped right after its first checkpoint
-
     with checkpoints.resumable(tmp_path):
-        monkeypatch.setattr(checkpoints, "save", stop_after_first)
-        with pytest.raises(KeyboardInterrupt):
+        monkeypatch.setattr(checkpoints, "save", stop_after_saves(1))
+        with pytest.raises(Stopped):
             run()
         monkeypatch.setattr(checkpoints, "save", save)
         resumed = run()

@@ -7,6 +7,7 @@ import contextlib
 import pytest
 import torch
 import torch.nn.functional as F
+from interruptions import Stopped, stop_after_saves
 
 from sigprop import seeding
 from sigprop.nets.initializations import init_weights
@@ -115,26 +116,16 @@ def test_the_engine_trains_as_the_previous_loop_bit_for_bit(case):
     assert same_bytes(ours, theirs)
 
 
-class _Killed(Exception):
-    pass
-
-
 def test_a_resumed_training_is_the_previous_loop_bit_for_bit(tmp_path, monkeypatch):
     """A training stopped after its second epoch's checkpoint and rerun ends in the bytes of the
     previous loop run through once (the CPU engine: steps, checkpoint, generators)."""
     spec = CASES["BN, momentum"]
     stack, (d, lrs, _, bs, eid, runs, every, mom, probes), _ = _case(spec)
-    plain, calls = checkpoints.save, []
-
-    def dying(path, state):
-        plain(path, state)
-        calls.append(1)
-        if len(calls) == 2:
-            raise _Killed
+    plain = checkpoints.save
 
     with checkpoints.resumable(tmp_path):
-        monkeypatch.setattr(checkpoints, "save", dying)
-        with pytest.raises(_Killed):
+        monkeypatch.setattr(checkpoints, "save", stop_after_saves(2))
+        with pytest.raises(Stopped):
             train(stack, d, lrs, 4, bs, eid, runs, every, mom, probes)
         monkeypatch.setattr(checkpoints, "save", plain)
         stack, *_ = _case(spec)
@@ -309,18 +300,12 @@ def test_cuda_resumed_training_agrees_with_one_pass(tmp_path, monkeypatch):
     spec = CASES["BN, momentum"]
     stack, (d, lrs, _, bs, eid, runs, every, mom, probes), _ = _case(spec, "cuda")
     once = snapshot(stack, train(stack, d, lrs, 4, bs, eid, runs, every, mom, probes))
-    plain, calls = checkpoints.save, []
-
-    def dying(path, state):
-        plain(path, state)
-        calls.append(1)
-        if len(calls) == 2:
-            raise _Killed
+    plain = checkpoints.save
 
     with checkpoints.resumable(tmp_path):
         stack, *_ = _case(spec, "cuda")
-        monkeypatch.setattr(checkpoints, "save", dying)
-        with pytest.raises(_Killed):
+        monkeypatch.setattr(checkpoints, "save", stop_after_saves(2))
+        with pytest.raises(Stopped):
             train(stack, d, lrs, 4, bs, eid, runs, every, mom, probes)
         monkeypatch.setattr(checkpoints, "save", plain)
         stack, *_ = _case(spec, "cuda")

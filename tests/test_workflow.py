@@ -19,6 +19,7 @@ from workflow_copy import (
     SNAKEMAKE,
     WORKFLOW_TIMEOUT_S,
     copy_workflow,
+    job_counts,
     snakemake,
 )
 
@@ -142,7 +143,7 @@ def test_a_one_key_override_relabels_and_reruns_only_the_item_it_touches(quick_r
     path, value = _judge_only_key(QUICK, "orthogonality", "fig2b")
     (quick_run / "override.yaml").write_text(yaml.safe_dump(_override(path, _moved(value))))
     out = snakemake(quick_run, "all", "--configfile", "override.yaml", "-n")
-    assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}, out.stdout
+    assert job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}, out.stdout
     assert "results/claims/orthogonality/fig2b.json" in out.stdout
     before = pd.read_csv(quick_run / "results" / "claims.csv").set_index("id")
     try:
@@ -388,19 +389,8 @@ def test_changing_a_tolerance_reruns_only_the_check(workdir):
     path, value = _judge_only_key(QUICK, "orthogonality", "fig2b")
     (workdir / "tol.yaml").write_text(yaml.safe_dump(_override(path, _moved(value))))
     out = snakemake(workdir, "all", "--configfile", "tol.yaml", "-n")
-    assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
+    assert job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
     assert "results/claims/orthogonality/fig2b.json" in out.stdout
-
-
-def _job_counts(dry_run: str) -> dict[str, int]:
-    """Rule -> job count from the 'Job stats' table of a dry run."""
-    table = dry_run.split("Job stats:")[1].split("\ntotal")[0]
-    counts = {}
-    for line in table.splitlines():
-        fields = line.split()
-        if len(fields) == 2 and fields[1].isdigit():
-            counts[fields[0]] = int(fields[1])
-    return counts
 
 
 @pytest.mark.workflow
@@ -412,7 +402,7 @@ def test_changing_a_theorem_tolerance_reruns_only_its_judge(workdir):
     override = _override(f"rank_collapse/lemma4/{key}", _moved(settings[key]))
     (workdir / "theorem_tol.yaml").write_text(yaml.safe_dump(override))
     out = snakemake(workdir, "all", "--configfile", "theorem_tol.yaml", "-n")
-    assert _job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
+    assert job_counts(out.stdout) == {"judge": 1, "claims_ledger": 1, "all": 1}
     assert "results/claims/rank_collapse/lemma4.json" in out.stdout
 
 
@@ -448,7 +438,7 @@ def test_editing_a_simulation_reruns_what_it_made_and_nothing_else(workdir):
         for _, item in registry.judged()
         if module in module_closure([getattr(item, "measure", item.judge).__module__])
     }
-    counts = _job_counts(out.stdout)
+    counts = job_counts(out.stdout)
     assert counts.pop("simulate") == len(simulations) and "collinear_chain" in simulations
     assert counts.pop("draw", 0) + counts.pop("tabulate", 0) == len(readers)
     assert counts.pop("measure", 0) <= len(judged)

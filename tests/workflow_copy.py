@@ -36,3 +36,16 @@ def copy_workflow(work: Path) -> Path:
     for table in ("paper_cost.csv", "paper_cpu_jobs.csv", "gpu_cost.csv"):
         shutil.copy(ROOT / "bench" / "results" / table, work / "bench" / "results")
     return work
+
+
+def job_counts(dry_run: str) -> dict[str, int]:
+    """Rule -> job count from the 'Job stats' table of a dry run; the compute jobs run on the
+    submitting machine (``simulate_tiny``, ``measure_tiny``) count with their rule."""
+    table = dry_run.split("Job stats:")[1].split("\ntotal")[0]
+    counts: dict[str, int] = {}
+    for line in table.splitlines():
+        fields = line.split()
+        if len(fields) == 2 and fields[1].isdigit():
+            rule = fields[0].removesuffix("_tiny")
+            counts[rule] = counts.get(rule, 0) + int(fields[1])
+    return counts
