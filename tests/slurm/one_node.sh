@@ -51,7 +51,10 @@ start() {
     fi
     mkdir -p "$dir/state" "$dir/spool" "$dir/munge"
     host=$(hostname -s)
-    cpus=$(nproc)
+    # twice the cores: the executor plugin checks job states at growing intervals (up to 3 min)
+    # while no job ends, so a finished job's slot can sit idle that long; with two jobs a core
+    # the other job keeps it busy (slurmd takes the counts below, not the hardware's)
+    cpus=$(( 2 * $(nproc) ))
     memory=$(( $(awk '/MemTotal/ {print int($2 / 1024)}' /proc/meminfo) * 3 / 4 ))
     # two free ports, so that another cluster on this machine (or a stale one) does not clash
     read -r ctld_port slurmd_port < <(python3 -c 'import socket
@@ -86,6 +89,7 @@ JobAcctGatherType=jobacct_gather/none
 AccountingStorageType=accounting_storage/none
 MpiDefault=none
 ReturnToService=2
+SlurmdParameters=config_overrides
 # a job past its time limit is killed 2 s after its SIGTERM (the time-limit test, test_time_limit.py)
 KillWait=2
 SchedulerParameters=sched_interval=1
