@@ -1,8 +1,9 @@
 # Two entry points for a fresh machine (Python >= 3.11 on PATH as python3):
 #   make all    install into .venv, then run the whole DAG at quick scale
 #   make test   install into .venv (with test tools), then run the test suite in two phases:
-#               every test but the quick DAG's on parallel workers, then the quick DAG alone
-#               (through the SLURM profile on a one-node SLURM it starts, where one can start)
+#               every test but the quick DAG's on parallel workers (the cluster tests, on a
+#               one-node SLURM they start where one can start, in a process of their own beside
+#               them), then the quick DAG alone and the tests that read it
 # Everything else is plain Snakemake: see README.md.
 
 VENV ?= .venv
@@ -10,10 +11,9 @@ PYTHON ?= python3
 BIN := $(VENV)/bin
 # every core of this machine: more concurrent jobs than cores only add start-up contention
 CORES ?= all
-# pytest-xdist workers of the first test phase: one per core, plus one for the SLURM time-limit
-# test (tests/test_time_limit.py), which mostly waits for SLURM; tests are handed out one by one
+# pytest-xdist workers of the first test phase: one per core; tests are handed out one by one
 # and stolen by an idle worker, so the paper-shape smoke's minute-long items spread out
-TEST_WORKERS ?= $(shell echo $$(( $$(nproc) + 1 )))
+TEST_WORKERS ?= $(shell nproc)
 
 .PHONY: all test lint bench golden smoke clean
 
@@ -28,14 +28,20 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 all: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/snakemake --cores $(CORES) all
 
-# Phase 1 runs everything that does not read the quick DAG, its files spread over the workers;
-# phase 2 runs the quick DAG alone (its Snakemake uses every core) and the tests that read it.
-# Both phases always run; the first failure's status is the target's.
+# Phase 1 runs everything that does not read the quick DAG, its files spread over the workers,
+# and beside them, in one process (one SLURM a machine), the cluster tests, which mostly wait
+# for SLURM (their output follows the workers'); phase 2 runs the quick DAG alone (its
+# Snakemake uses every core) and the tests that read it. All parts always run; the first
+# failure's status is the target's.
+CLUSTER_LOG := .pytest-cluster.log
+
 test: $(VENV)/.installed
 	export PATH="$(abspath $(BIN)):$$PATH"; \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not quick_dag"; first=$$?; \
+	$(BIN)/python -m pytest -m "cluster and not quick_dag" > $(CLUSTER_LOG) 2>&1 & cluster=$$!; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal -m "not quick_dag and not cluster"; \
+	first=$$?; wait $$cluster; clustered=$$?; cat $(CLUSTER_LOG); rm -f $(CLUSTER_LOG); \
 	$(BIN)/python -m pytest -m quick_dag; second=$$?; \
-	if [ $$first -ne 0 ]; then exit $$first; fi; exit $$second
+	for status in $$first $$clustered $$second; do [ $$status -eq 0 ] || exit $$status; done
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check src tests bench workflow/scripts

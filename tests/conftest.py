@@ -1,7 +1,9 @@
 """Shared fixtures: dtype tolerances in one table, devices (CUDA skipped when absent); the one
-quick run of the whole DAG (``quick_run``), through the SLURM profile on a real one-node SLURM
-where one can start; the ``quick_dag`` mark on every test that reads it (``make test`` runs
-those last, alone on the machine, and the rest first on parallel workers)."""
+quick run of the whole DAG (``quick_run``) and the ``quick_dag`` mark on every test that reads
+it (``make test`` runs those last, alone on the machine, and the rest first on parallel
+workers); the one-node SLURM of the cluster tests (``one_node``) and their ``cluster`` mark
+(``make test`` runs them in a process of their own beside the parallel workers: one cluster a
+machine)."""
 
 import json
 import os
@@ -33,6 +35,8 @@ def pytest_collection_modifyitems(items):
     for item in items:
         if "quick_run" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.quick_dag)
+        if "one_node" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.cluster)
     items.sort(key=lambda item: -_expected_seconds(item))
 
 
@@ -102,10 +106,14 @@ SLURM_SITE = (
 )  # fmt: skip
 """The command-line arguments of a run through ``profiles/slurm`` on the one-node SLURM."""
 
-QUICK_DAG_EXECUTOR = os.environ.get("SIGPROP_QUICK_DAG", "auto")
-"""``auto`` (default): the quick DAG through the one-node SLURM where it can start, else
-locally (the cluster tests then skip, saying why); ``slurm``: through it or fail (CI,
-``.ci/run``); ``local``: the local executor."""
+QUICK_DAG_EXECUTOR = os.environ.get("SIGPROP_QUICK_DAG", "local")
+"""``local`` (default): the quick DAG with the local executor; ``slurm``: through the one-node
+SLURM (``SLURM_SITE``), a rehearsal of the whole cluster path (about half again the local time
+on two cores: each submitted job waits for the executor's next status check)."""
+
+SLURM_TESTS = os.environ.get("SIGPROP_SLURM", "auto")
+"""``auto`` (default): the cluster tests skip, saying why, where no one-node SLURM can start;
+``require`` (CI, ``.ci/run``): that is a failure."""
 
 
 def _one_node_slurm(directory: Path) -> tuple[dict | None, str]:
@@ -144,19 +152,31 @@ def submitted_jobs(log: str) -> dict:
 
 
 @pytest.fixture(scope="session")
-def quick_run(tmp_path_factory):
-    """The whole quick DAG (default config), run once in a copy of the workflow.
-
-    Through ``profiles/slurm`` with site overrides (``SLURM_SITE``) on a one-node SLURM that
-    this fixture starts and stops (``tests/slurm/one_node.sh``), where one can start; else with
-    the local executor (``SIGPROP_QUICK_DAG``). ``quick_run.json`` in the copy records which, and
-    the cluster jobs submitted (rule, job folder)."""
-    work = copy_workflow(tmp_path_factory.mktemp("quick"))
-    env, reason = None, "SIGPROP_QUICK_DAG=local"
+def one_node(tmp_path_factory):
+    """The environment of a one-node SLURM started once for this test process
+    (``tests/slurm/one_node.sh``) and stopped after its last test; skipped, saying why, where
+    none can start (``SIGPROP_SLURM=require`` makes that a failure)."""
     directory = tmp_path_factory.mktemp("slurm")
-    if QUICK_DAG_EXECUTOR != "local":
+    env, reason = _one_node_slurm(directory)
+    if env is None:
+        assert SLURM_TESTS != "require", f"SIGPROP_SLURM=require: {reason}"
+        pytest.skip(reason)
+    yield env
+    subprocess.run([str(ONE_NODE), "stop", str(directory)], timeout=120)
+
+
+@pytest.fixture(scope="session")
+def quick_run(tmp_path_factory):
+    """The whole quick DAG (default config), run once in a copy of the workflow: with the local
+    executor, or through ``profiles/slurm`` with site overrides (``SLURM_SITE``) on a one-node
+    SLURM that this fixture starts and stops (``SIGPROP_QUICK_DAG=slurm``). ``quick_run.json``
+    in the copy records which, and the compute jobs submitted and run locally."""
+    work = copy_workflow(tmp_path_factory.mktemp("quick"))
+    env = None
+    directory = tmp_path_factory.mktemp("slurm")
+    if QUICK_DAG_EXECUTOR == "slurm":
         env, reason = _one_node_slurm(directory)
-        assert env or QUICK_DAG_EXECUTOR == "auto", f"SIGPROP_QUICK_DAG=slurm: {reason}"
+        assert env, f"SIGPROP_QUICK_DAG=slurm: {reason}"
     try:
         if env is None:
             run = snakemake(work, "all", check=False)
@@ -166,10 +186,6 @@ def quick_run(tmp_path_factory):
         if env is not None:
             subprocess.run([str(ONE_NODE), "stop", str(directory)], timeout=120)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
-    record = {
-        "executor": "local" if env is None else "slurm",
-        "why_local": reason if env is None else "",
-        **submitted_jobs(run.stderr),
-    }
+    record = {"executor": "local" if env is None else "slurm", **submitted_jobs(run.stderr)}
     (work / "quick_run.json").write_text(json.dumps(record, indent=1))
     return work

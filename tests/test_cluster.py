@@ -1,54 +1,136 @@
-"""The cluster path on a real one-node SLURM (issue 25): the whole quick DAG ran through
-``profiles/slurm`` with site settings as overrides (``quick_run``, conftest.py). Its verdicts
-equal the golden local run's (``test_workflow.test_quick_scale_reproduces_its_verdicts``), a
-local rerun of its items is byte for byte its files
-(``test_workflow.test_a_local_rerun_of_the_quick_runs_items_is_bit_identical``), and nothing
-is left to do after it (``test_workflow.test_second_run_has_nothing_to_do``); here: what went
-to the cluster.
+"""The cluster path on a real one-node SLURM (issue 25; ``one_node``, conftest.py): items of the
+quick DAG through ``profiles/slurm`` with site settings as overrides (``SLURM_SITE``), one of
+them a submitted compute job (Dan+20 Prop. 19's measurement), one a tiny chain run on the
+submitting machine (DJB21 Fig. 2b's ``gap_chain``), and the whole quick DAG's placement by a
+dry run through the profile. The cluster run computes the local run's bits, keeps the golden
+verdicts and leaves nothing to do; the time-limit test (``test_time_limit.py``) submits a job
+that SLURM stops and Snakemake resubmits. ``SIGPROP_QUICK_DAG=slurm`` runs the whole quick DAG
+through the cluster instead of locally (``quick_run``).
 
 Skipped where no one-node SLURM can start (no slurm-wlm/munge and no apt-get, no root, or
-another cluster's config installed); ``SIGPROP_QUICK_DAG=slurm`` makes that a failure.
+another cluster's config installed); ``SIGPROP_SLURM=require`` (CI) makes that a failure.
 """
 
+import hashlib
 import json
+from pathlib import Path
 
-import pandas as pd
 import pytest
+from conftest import SLURM_SITE, submitted_jobs
+from workflow_copy import ROOT, copy_workflow, snakemake
+
+from sigprop import claims
+from sigprop.cli import GOLDEN, compare_golden, read_ledger
+
+ITEMS = ("rank_collapse.prop19", "orthogonality.fig2b")
+"""A submitted measurement (projected over a minute at quick scale) and a figure whose chain is
+projected under one (run where the workflow runs)."""
+
+TARGETS = [f"results/claims/{item.replace('.', '/')}.json" for item in ITEMS]
+
+OUTPUTS = ["results/rank_collapse/prop19.csv", "results/orthogonality/gap_chain.safetensors"]
+"""The computed files of the two items (their sidecars hold times and hosts)."""
 
 
-def _record(quick_run) -> dict:
-    record = json.loads((quick_run / "quick_run.json").read_text())
-    if record["executor"] != "slurm":
-        pytest.skip(f"the quick DAG ran locally: {record['why_local']}")
-    return record
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.fixture(scope="module")
+def cluster_run(one_node, tmp_path_factory):
+    """ITEMS through the one-node SLURM: (the workflow copy, the run's log)."""
+    work = copy_workflow(tmp_path_factory.mktemp("cluster"))
+    run = snakemake(work, *TARGETS, *SLURM_SITE, cores=None, env=one_node, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    return work, run.stderr
 
 
 @pytest.mark.workflow
-def test_every_compute_job_and_nothing_else_went_to_the_cluster(quick_run):
-    """Each simulate and measure job once: submitted, or, projected under a minute on one core
-    (``job_resources.TINY_SECONDS``), run on the submitting machine like the judges, figures,
-    tables, the ledger and the data rule (``localrules``)."""
-    record = _record(quick_run)
-    jobs = pd.read_csv(quick_run / "results" / "benchmarks.csv")
-    compute = jobs[jobs["rule"].isin(["simulate", "measure"])]
-    expected = []
-    for job, rule in zip(compute["job"], compute["rule"], strict=True):
-        family, name = job.split("/")  # the benchmark's name, e.g. orthogonality/simulate_gap_chain
-        expected.append((rule, f"{family}_{name.removeprefix(f'{rule}_')}"))
-    ran = [(folder.removeprefix("rule_"), job) for folder, job in record["submitted"]]
-    ran += [(rule.removesuffix("_tiny"), job) for rule, job in record["local"]]
-    assert len(compute) > 50
-    assert sorted(ran) == sorted(expected)
-    assert len(record["submitted"]) >= 10 and len(record["local"]) >= 30
+def test_the_long_job_is_submitted_and_the_tiny_ones_run_here(cluster_run):
+    """Only the compute job projected over a minute on one core (``job_resources.TINY_SECONDS``)
+    is submitted; the tiny chain, the figure and the judges run on the submitting machine."""
+    _, log = cluster_run
+    jobs = submitted_jobs(log)
+    assert jobs["submitted"] == [["rule_measure", "rank_collapse_prop19"]]
+    assert jobs["local"] == [["simulate_tiny", "orthogonality_gap_chain"]]
 
 
 @pytest.mark.workflow
-def test_cluster_jobs_ran_on_the_device_the_site_asked_for(quick_run):
-    """The site override ``device=auto`` (this node has no GPU) reached the jobs: they ran on
-    the CPU, and the override did not relabel the claims' scale (a device is where an item runs,
-    not what it computes)."""
-    _record(quick_run)
-    meta = json.loads((quick_run / "results" / "orthogonality" / "gap_chain.json").read_text())
+def test_cluster_jobs_ran_on_the_device_the_site_asked_for(cluster_run):
+    """The site override ``device=auto`` (this node has no GPU) reached the submitted job: it ran
+    on the CPU, and the override did not relabel the claims' scale (a device is where an item
+    runs, not what it computes)."""
+    work, _ = cluster_run
+    meta = json.loads((work / "results" / "rank_collapse" / "prop19.json").read_text())
     assert meta["device"] == "cpu"
-    ledger = pd.read_csv(quick_run / "results" / "claims.csv")
-    assert set(ledger["scale"]) == {"quick", "paper"}
+    ledger = claims.ledger([work / t for t in TARGETS])
+    assert set(ledger["scale"]) <= {"quick", "paper"} and len(ledger) >= 5
+
+
+@pytest.mark.workflow
+def test_the_cluster_run_keeps_the_golden_verdicts(cluster_run):
+    work, _ = cluster_run
+    ledger = claims.ledger([work / t for t in TARGETS])
+    golden = read_ledger(ROOT / GOLDEN)
+    golden = golden[golden["id"].str.startswith(tuple(f"{i}." for i in ITEMS))]
+    assert set(golden["id"]) == set(ledger["id"])
+    assert compare_golden(ledger, golden) == []
+
+
+@pytest.mark.workflow
+def test_a_local_run_of_the_same_items_is_bit_identical(cluster_run, tmp_path):
+    """Bit-identity where it is guaranteed (the same items, code, config, machine and kernels):
+    the local executor computes the cluster run's bytes."""
+    work, _ = cluster_run
+    local = copy_workflow(tmp_path)
+    snakemake(local, *OUTPUTS)
+    assert {f: _sha256(local / f) for f in OUTPUTS} == {f: _sha256(work / f) for f in OUTPUTS}
+
+
+@pytest.mark.workflow
+def test_a_second_run_through_the_cluster_has_nothing_to_do(cluster_run, one_node):
+    work, _ = cluster_run
+    run = snakemake(work, "-n", *TARGETS, *SLURM_SITE, cores=None, env=one_node)
+    assert "Nothing to be done" in run.stdout + run.stderr
+
+
+def _dry_run_jobs(log: str) -> dict[tuple[str, str], list[str]]:
+    """(family, item) -> the rules of its compute jobs in a dry run's log, e.g. ``simulate`` for
+    a simulation to submit, ``simulate_tiny`` for one to run where the workflow runs (a dry run
+    calls every job a ``rule``; the real run's log says ``localrule``, as tested above)."""
+    jobs: dict[tuple[str, str], list[str]] = {}
+    rule = None
+    for line in log.splitlines():
+        words = line.split()
+        if len(words) == 2 and words[0] in ("rule", "localrule") and line[0] != " ":
+            rule = words[1].rstrip(":")
+        elif line.startswith("    wildcards: family=") and rule is not None:
+            wildcards = dict(part.strip().split("=") for part in line.split(":", 1)[1].split(","))
+            if rule.removesuffix("_tiny") in ("simulate", "measure"):
+                jobs.setdefault((wildcards["family"], wildcards["item"]), []).append(rule)
+            rule = None
+    return jobs
+
+
+@pytest.mark.workflow
+def test_the_whole_quick_dag_submits_exactly_its_long_compute_jobs(one_node, tmp_path):
+    """A dry run of the whole quick DAG through the profile: every simulate and measure job once,
+    submitted (``simulate``, ``measure``) exactly where its quick-scale projection on one core
+    (``quick_s`` of the cost table) is a minute or more, else run where the workflow runs."""
+    from sigprop.job_resources import COST_TABLE, TINY_SECONDS, cost_table, number
+
+    work = copy_workflow(tmp_path)
+    run = snakemake(work, "-n", "all", *SLURM_SITE, cores=None, env=one_node)
+    jobs = _dry_run_jobs(run.stdout + run.stderr)
+    costs = cost_table(work / COST_TABLE)
+    assert all(len(rules) == 1 for rules in jobs.values()), jobs
+    kinds = {rules[0] for rules in jobs.values()}
+    assert kinds == {"simulate", "measure", "simulate_tiny", "measure_tiny"}
+    submitted = {key for key, rules in jobs.items() if not rules[0].endswith("_tiny")}
+    long = set()
+    for family, item in jobs:
+        seconds = number(costs.get(f"{family}/{item}"), "quick_s")
+        if not seconds < TINY_SECONDS:  # unknown (NaN) counts as long
+            long.add((family, item))
+    assert submitted == long
+    assert len(submitted) >= 10 and len(jobs) - len(submitted) >= 30

@@ -8,8 +8,8 @@ The job is a training of the project's engine (``training.loop.train`` inside
 each checkpoint, so its work (``EPOCHS`` x ``PAUSE_S``) outlasts the one-minute limit however
 late SLURM enforces it (its check runs every 30 s, then ``KillWait``); its resources and retries
 come from ``job_resources.placement`` and ``retries_for`` with ``max_runtime`` = 1, as the
-compute rules' do. Skipped where no one-node SLURM can start; ``SIGPROP_QUICK_DAG=slurm``
-(CI) makes that a failure.
+compute rules' do. Skipped where no one-node SLURM can start; ``SIGPROP_SLURM=require`` (CI)
+makes that a failure.
 """
 
 import re
@@ -17,7 +17,6 @@ import subprocess
 import textwrap
 
 import pytest
-from conftest import ONE_NODE, QUICK_DAG_EXECUTOR, _one_node_slurm
 from workflow_copy import ROOT
 
 EPOCHS, PAUSE_S = 22, 5.0
@@ -89,21 +88,9 @@ run_simulation(experiment, {{}}, "cpu", snakemake.output[0], code="test")
 """
 
 
-@pytest.fixture
-def slurm(tmp_path_factory):
-    """The environment of a one-node SLURM started for this test (stopped after it)."""
-    directory = tmp_path_factory.mktemp("slurm")
-    env, reason = _one_node_slurm(directory)
-    if env is None:
-        assert QUICK_DAG_EXECUTOR != "slurm", f"SIGPROP_QUICK_DAG=slurm: {reason}"
-        pytest.skip(reason)
-    yield env
-    subprocess.run([str(ONE_NODE), "stop", str(directory)], timeout=120)
-
-
 @pytest.mark.workflow
 @pytest.mark.expected_seconds(180)
-def test_a_job_past_its_time_limit_resumes_on_its_retry_to_the_same_bytes(slurm, tmp_path):
+def test_a_job_past_its_time_limit_resumes_on_its_retry_to_the_same_bytes(one_node, tmp_path):
     from sigprop.jobs import run_simulation
     from sigprop.store import load
 
@@ -117,7 +104,7 @@ def test_a_job_past_its_time_limit_resumes_on_its_retry_to_the_same_bytes(slurm,
          "--profile", str(ROOT / "profiles" / "slurm"), "--default-resources",
          "slurm_partition=local", "--slurm-no-account",
          "--slurm-init-seconds-before-status-checks", "2", "--slurm-keep-successful-logs"],
-        cwd=work, env=slurm, capture_output=True, text=True, timeout=600,
+        cwd=work, env=one_node, capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     submitted = re.findall(r"submitted with SLURM jobid (\d+) \(log: ([^)]+)\)", run.stderr)

@@ -1,7 +1,7 @@
 """The DAG end to end at quick scale, in a temporary copy of the workflow, run once.
 
 Every test that needs a finished DAG reads the one quick run (``quick_run``, conftest.py:
-through the SLURM profile on a one-node SLURM where one can start, else locally): the golden
+locally, or through the SLURM profile with ``SIGPROP_QUICK_DAG=slurm``): the golden
 verdicts, provenance, reruns after edits (dry runs), the report and the NaN probes. Tests that
 must run items afresh (bit-identity with a local run, another kernel path, missing data) use
 their own copies and only a few cheap items."""
@@ -170,8 +170,8 @@ def test_a_local_rerun_of_the_quick_runs_items_is_bit_identical(quick_run, tmp_p
     """Bit-identity where it is guaranteed: the same items, code, config, machine and kernels
     (a synthetic chain and a theorem measurement), run again with the local executor; their
     files are byte for byte those of the quick run (the provenance inside a .safetensors file
-    holds no time). Where the quick run went through the one-node SLURM, this is the cluster
-    path computing the local run's bits (tests/test_cluster.py)."""
+    holds no time). With ``SIGPROP_QUICK_DAG=slurm``, this is the cluster path computing the
+    local run's bits for the whole DAG's items (tests/test_cluster.py: two items in every run)."""
     work = copy_workflow(tmp_path)
     files = ["results/orthogonality/gap_chain.safetensors", "results/rank_collapse/lemma4.csv"]
     snakemake(work, *files)
