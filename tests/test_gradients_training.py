@@ -18,6 +18,7 @@ from snakemake.utils import validate
 from sigprop import gram_isometry
 from sigprop.claims import apply_requirements
 from sigprop.config import ConfigError
+from sigprop.nets.initializations import linear_layers
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
 from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
 from sigprop.papers.gradients.config_checks import check_config
@@ -56,8 +57,8 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
     for r, net in enumerate(nets):
         out = net(x.T)
         torch.testing.assert_close(out, logits[r].T.detach(), rtol=0, atol=1e-10)
-        ours = [fc.weight for fc in net.linear_layers()] + (
-            [fc.bias for fc in net.linear_layers()] if bias else []
+        ours = [fc.weight for fc in linear_layers(net)] + (
+            [fc.bias for fc in linear_layers(net)] if bias else []
         )
         grads = torch.autograd.grad(F.cross_entropy(out, y), ours)
         for mine, ref in zip(grads, reference, strict=True):
@@ -148,7 +149,7 @@ def test_tiny_training_lowers_the_loss_and_probes_per_layer():
     # the gradient norm at init equals the network's own autograd on the probe batch
     net = nets[0]
     loss = F.cross_entropy(net(data.probe_x), data.probe_y)
-    grads = torch.autograd.grad(loss, [fc.weight for fc in net.linear_layers()])
+    grads = torch.autograd.grad(loss, [fc.weight for fc in linear_layers(net)])
     expected = torch.stack([g.norm().double() for g in grads])
     torch.testing.assert_close(norms[0, :, 0], expected, rtol=1e-5, atol=0)
 
@@ -567,7 +568,7 @@ def test_gradient_probe_is_float64_whatever_the_training_dtype():
     for r, net in enumerate(nets):
         double = _copy.deepcopy(net).double()
         loss = F.cross_entropy(double(data.probe_x.double()), data.probe_y)
-        grads = torch.autograd.grad(loss, [fc.weight for fc in double.linear_layers()])
+        grads = torch.autograd.grad(loss, [fc.weight for fc in linear_layers(double)])
         torch.testing.assert_close(
             norms[r], torch.stack([g.norm() for g in grads]), rtol=1e-10, atol=0
         )

@@ -17,11 +17,10 @@ def _code_tables():
     from sigprop.nets import convnets, initializations, normalizations
     from sigprop.papers.gradients import bn_mlp
     from sigprop.papers.isometry import normalization_layer_theorems
-    from sigprop.papers.orthogonality import djb21_networks
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
-        "orthogonality.djb21_networks.NORMS": set(djb21_networks.NORMS),
+        "nets.convnets.FIG5_NORMS": set(convnets.FIG5_NORMS),
         "nets.normalizations.NORMS": set(normalizations.NORMS),
         "nets.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
         "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),

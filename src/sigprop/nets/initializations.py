@@ -10,9 +10,11 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ..initialization import XAVIER_GAIN
+__all__ = ["INITS", "XAVIER_GAIN", "init_weights", "linear_layers", "xavier_normal_from"]
 
-__all__ = ["INITS", "init_weights", "xavier_normal_from"]
+XAVIER_GAIN = math.sqrt(2.0)
+"""``torch.nn.init.calculate_gain('relu')``, the gain of ``xavier_relu`` (DJB21's code's
+``xavier_init``)."""
 
 
 def _uniform(tensor: Tensor | None, low: float, high: float, generator) -> None:
@@ -49,14 +51,14 @@ def _asymmetric(layer: nn.Module, generator) -> None:
 
 def _xavier(layer: nn.Module, generator) -> None:
     """Xavier (Glorot) normal weights, variance 2 / (fan_in + fan_out); zero bias."""
-    nn.init.xavier_normal_(layer.weight, generator=generator)
+    xavier_normal_from(layer.weight, 1.0, generator)
     _zero(layer.bias)
 
 
 def _xavier_relu(layer: nn.Module, generator) -> None:
     """Xavier (Glorot) uniform weights with the ReLU gain sqrt(2), U[-a, a] with a = sqrt(2)
-    sqrt(6 / (fan_in + fan_out)); zero bias: DJB21's "Xavier" (the authors' ``xavier_init``,
-    as ``initialization.xavier_init``)."""
+    sqrt(6 / (fan_in + fan_out)); zero bias: DJB21's "Xavier" (the authors' ``xavier_init`` in
+    their public code, hadidaneshmand/batchnorm21, linked in DJB21 footnote 1)."""
     nn.init.xavier_uniform_(layer.weight, gain=XAVIER_GAIN, generator=generator)
     _zero(layer.bias)
 
@@ -79,6 +81,11 @@ INITS = {
 
 WEIGHTED = (nn.Linear, nn.Conv2d)
 """The layers ``init_weights`` initializes."""
+
+
+def linear_layers(model: nn.Module) -> list[nn.Linear]:
+    """The model's ``nn.Linear`` modules in forward (registration) order, the read-out last."""
+    return [m for m in model.modules() if isinstance(m, nn.Linear)]
 
 
 @torch.no_grad()
@@ -105,7 +112,9 @@ def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> n
 
 
 def xavier_normal_from(weight: Tensor, gain: float, generator: torch.Generator | None) -> None:
-    """``xavier_normal_`` on the CPU (a CPU generator), copied into the weight in place."""
+    """``xavier_normal_`` with ``gain``, N(0, gain^2 2 / (fan_in + fan_out)), drawn on the CPU (a
+    CPU generator) and copied into the weight in place: ``xavier`` (gain 1) and DJB21 Fig. 5's
+    networks (``nets.djb21``)."""
     draw = torch.empty(weight.shape, dtype=weight.dtype, device="cpu")
     nn.init.xavier_normal_(draw, gain=gain, generator=generator)
     with torch.no_grad():

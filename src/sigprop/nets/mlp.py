@@ -6,11 +6,11 @@ orders, with optional shaping gains and an optional read-out.
   activation shaping alpha_l of Eq. (6.11) (``gains``). Depth counts hidden blocks; the read-out
   ``Linear(width, n_classes)`` follows them, so H_L (Dan+20 Eq. (4)) is block L's output.
 - ``block_order="act_linear_norm"``: act -> Linear -> norm, the activation first even on the raw
-  input: DJB21 Fig. 5a as the authors' public code builds it (``models.relu_first_mlp``).
+  input: DJB21 Fig. 5a as the authors' public code builds it (``nets.djb21.relu_first_mlp``).
 
 Layout is torch's: samples along dim 0, (N, d); the seeds' H is its transpose (d, N). Weights
 keep torch's construction-time draws until an initialization overwrites them
-(``nets.initializations.init_weights``, ``models.relu_first_mlp``, or the gradient code's
+(``nets.initializations.init_weights``, ``nets.djb21.relu_first_mlp``, or the gradient code's
 ``bn_training.load_parameters``).
 """
 
@@ -94,10 +94,6 @@ class MLP(nn.Module):
         if not 0 <= start <= stop <= self.depth:
             raise ValueError(f"need 0 <= start <= stop <= {self.depth}, got {start}, {stop}")
         return self.hidden[self.MODULES_PER_BLOCK * start : self.MODULES_PER_BLOCK * stop]
-
-    def linear_layers(self) -> list[nn.Linear]:
-        """Every Linear in forward order, the read-out last."""
-        return [m for m in self.modules() if isinstance(m, nn.Linear)]
 
     def forward(self, x: Tensor, output: str = "logits") -> Tensor:
         """``output``: "logits" (N, C; the last block's output without a read-out);

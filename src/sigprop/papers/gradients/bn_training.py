@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ...nets.initializations import linear_layers
 from ...nets.mlp import MLP
 from . import bn_mlp
 
@@ -43,7 +44,7 @@ def load_parameters(net: MLP, params: bn_mlp.Parameters, run: int) -> MLP:
     """Copy run ``run``'s W_l (and b_l) of ``bn_mlp.Parameters`` into the network's Linear
     layers (the read-out last); BN affine parameters (if any) to weight 1, bias 0. Returns
     ``net``."""
-    linears = net.linear_layers()
+    linears = linear_layers(net)
     if len(params.weights) != len(linears):
         raise ValueError(f"{len(params.weights)} weights for {len(linears)} layers")
     for k, fc in enumerate(linears):
