@@ -18,6 +18,7 @@ from snakemake.utils import validate
 from sigprop import gram_isometry
 from sigprop.claims import apply_requirements
 from sigprop.config import ConfigError
+from sigprop.nets import initializations, normalizations
 from sigprop.nets.initializations import linear_layers
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
 from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
@@ -32,7 +33,7 @@ SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 # --- the trainable network equals bn_mlp at initialization ------------------------------------
 
 
-@pytest.mark.parametrize("norm", sorted(bn_mlp.NORMS))
+@pytest.mark.parametrize("norm", sorted(normalizations.BATCH_FUNCTIONS))
 @pytest.mark.parametrize(
     "activation, gain_exponent, bias",
     [("tanh", 0.4, False), ("sin", 0.0, True), ("linear", 0.4, True)],
@@ -86,7 +87,7 @@ def test_shaped_mlp_layers_and_gains():
 @pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
 def test_weight_isometry_gap_zero_for_orthogonal(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
-    w = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    w = initializations.haar_weights(g, *shape, torch.float64, "cpu")
     gap = gram_isometry.weight_isometry_gap(w)
     assert gap.shape == (3,)
     assert torch.all(gap.abs() < 1e-12)
@@ -96,9 +97,9 @@ def test_weight_isometry_gap_zero_for_orthogonal(shape):
 @pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
 def test_weight_isometry_gap_positive_otherwise(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
-    w = bn_mlp.gaussian_weights(g, *shape, torch.float64, "cpu")
+    w = initializations.gaussian_weights(g, *shape, torch.float64, "cpu")
     assert torch.all(gram_isometry.weight_isometry_gap(w) > 1e-3)
-    q = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    q = initializations.haar_weights(g, *shape, torch.float64, "cpu")
     q[:, 0] *= 1.1  # one row longer: no longer orthogonal
     assert torch.all(gram_isometry.weight_isometry_gap(q) > 1e-4)
     singular = q.clone()
@@ -545,7 +546,7 @@ def test_weight_probe_of_a_diverged_run_is_nan():
     from sigprop.training.probes import weight_isometry_gaps
 
     g = [torch.Generator().manual_seed(s) for s in range(2)]
-    w = bn_mlp.haar_weights(g, 6, 6, torch.float32, "cpu")
+    w = initializations.haar_weights(g, 6, 6, torch.float32, "cpu")
     w[1, 2, 3] = math.nan
     gaps = weight_isometry_gaps([w, w[:, :3]])
     assert gaps.shape == (2, 2)

@@ -1,10 +1,10 @@
 """The ch. 6 network as a trainable ``nets.mlp.MLP``, equal to ``bn_mlp`` at initialization.
 
 Thesis Eq. (6.3) with the activation shaping of Eq. (6.11), as ``bn_mlp`` defines it: L blocks
-Linear -> the normalization of ``bn_mlp.NORMS`` -> X_{l+1} = act(alpha_l BN(H_l)) with
-alpha_l = gain (l + 1)^(-gain_exponent), then the read-out Linear (biases as the architecture
-says). ``batch_norm`` is a trainable ``nn.BatchNorm1d`` (affine, eps 1e-5, momentum 0.1,
-running statistics for eval mode, as the authors' ``torch_bn``); the theory BNs of Eq. (6.4) are
+Linear -> the normalization ``arch.norm`` -> X_{l+1} = act(alpha_l BN(H_l)) with alpha_l = gain
+(l + 1)^(-gain_exponent), then the read-out Linear (biases as the architecture says).
+``batch_norm`` is a trainable ``nn.BatchNorm1d`` (affine, eps 1e-5, momentum 0.1, running
+statistics for eval mode, as the authors' ``torch_bn``); the theory BNs of Eq. (6.4) are
 parameter-free ``TheoryNorm``s. Layout is torch's (samples along dim 0); ``bn_mlp``'s is its
 transpose, with the same weight matrices (out, in).
 
@@ -31,8 +31,6 @@ __all__ = ["initial_networks", "load_parameters", "shaped_network"]
 def shaped_network(arch: bn_mlp.Architecture, d_in: int, n_classes: int) -> MLP:
     """The ``nets.mlp.MLP`` of one ``bn_mlp.Architecture`` with ``d_in`` inputs and
     ``n_classes`` outputs (its weights still torch's construction-time draws)."""
-    if arch.norm not in bn_mlp.NORMS:
-        raise ValueError(f"norm must be one of {sorted(bn_mlp.NORMS)}, got {arch.norm!r}")
     return MLP(
         d_in, arch.width, arch.depth, n_classes, arch.norm, arch.activation, arch.bias,
         gains=arch.gains(),
