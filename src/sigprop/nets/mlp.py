@@ -9,12 +9,11 @@ orders, with optional shaping gains and an optional read-out.
   input: DJB21 Fig. 5a as the authors' public code builds it (``nets.djb21.relu_first_mlp``).
 
 The forward is the module sequence ``MLP.layers``, run module by module (``MLP.forward``) or, for
-R networks stacked on a leading run dim, layer by layer as batched products
-(``stacked_mlp``, ``stacked_layer``). Layout is torch's: samples along dim 0, (N, d); the seeds'
-H is its transpose (d, N). Weights
-keep torch's construction-time draws until an initialization overwrites them
-(``nets.initializations.init_weights``, ``nets.djb21.relu_first_mlp``, or the gradient code's
-``bn_training.load_parameters``).
+R networks stacked on a leading run dim, layer by layer as batched products (``stacked_mlp``,
+``stacked_layer``). Layout is torch's: samples along dim 0, (N, d); the seeds' H is its
+transpose (d, N). Weights keep torch's construction-time draws until an initialization
+overwrites them (``nets.initializations.init_weights``, ``nets.djb21.relu_first_mlp``, or the
+gradient code's ``bn_training.load_parameters``).
 """
 
 from __future__ import annotations
