@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 from sigprop import ops
+from sigprop.nets import initializations
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients.bn_mlp import Architecture
 
@@ -86,7 +87,7 @@ def test_a_run_is_reproducible_alone():
 @pytest.mark.parametrize(("rows", "cols"), [(5, 5), (3, 7), (7, 3)])
 def test_haar_weights_are_semi_orthogonal(rows, cols):
     gens = [torch.Generator().manual_seed(s) for s in range(4)]
-    w = bn_mlp.haar_weights(gens, rows, cols, torch.float64, "cpu")
+    w = initializations.haar_weights(gens, rows, cols, torch.float64, "cpu")
     k = min(rows, cols)
     small = w @ w.mT if rows <= cols else w.mT @ w
     torch.testing.assert_close(small, torch.eye(k, dtype=torch.float64).expand(4, k, k))
@@ -97,7 +98,7 @@ def test_haar_weights_have_haar_moments():
     Q Haar (without it, diag(R) > 0 is not imposed and Q is biased)."""
     d, m = 4, 4000
     gens = [torch.Generator().manual_seed(s) for s in range(m)]
-    w = bn_mlp.haar_weights(gens, d, d, torch.float64, "cpu")
+    w = initializations.haar_weights(gens, d, d, torch.float64, "cpu")
     sq = w.square()
     assert abs(sq[:, 0, 0].mean() - 1 / d) < 4 * sq[:, 0, 0].std() / math.sqrt(m)
     e2 = (sq[:, 0, 0] * sq[:, 1, 0]).mean()
@@ -107,7 +108,7 @@ def test_haar_weights_have_haar_moments():
 
 def test_gaussian_weights_have_xavier_variance():
     gens = [torch.Generator().manual_seed(s) for s in range(2)]
-    w = bn_mlp.gaussian_weights(gens, 300, 100, torch.float64, "cpu")
+    w = initializations.gaussian_weights(gens, 300, 100, torch.float64, "cpu")
     assert abs(w.var().item() - 2 / 400) < 0.05 * 2 / 400
 
 

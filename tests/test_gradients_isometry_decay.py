@@ -7,6 +7,7 @@ import pytest
 import torch
 
 from sigprop import gram_isometry, ops, seeding
+from sigprop.nets import initializations
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import isometry_decay as dec
 
@@ -110,7 +111,7 @@ def test_bn_haar_chain_equals_the_naive_loop_and_decays():
     g = seeding.generator("test.chain", 1, "weights")
     x, naive = x0, [bn_mlp.representation_gap(x0)]
     for _ in range(30):
-        w = bn_mlp.haar_weights([g], 5, 5, F64, "cpu")[0]
+        w = initializations.haar_weights([g], 5, 5, F64, "cpu")[0]
         assert torch.allclose(
             gram_isometry.isometry_gap(gram_isometry.gram(w @ x)), naive[-1], rtol=1e-9
         )  # Lemma 6.2: rotation keeps psi

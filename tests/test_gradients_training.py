@@ -18,6 +18,8 @@ from snakemake.utils import validate
 from sigprop import gram_isometry
 from sigprop.claims import apply_requirements
 from sigprop.config import ConfigError
+from sigprop.nets import initializations, normalizations
+from sigprop.nets.initializations import linear_layers
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
 from sigprop.papers.gradients.bn_training import initial_networks, shaped_network
 from sigprop.papers.gradients.config_checks import check_config
@@ -31,7 +33,7 @@ SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 # --- the trainable network equals bn_mlp at initialization ------------------------------------
 
 
-@pytest.mark.parametrize("norm", sorted(bn_mlp.NORMS))
+@pytest.mark.parametrize("norm", sorted(normalizations.BATCH_FUNCTIONS))
 @pytest.mark.parametrize(
     "activation, gain_exponent, bias",
     [("tanh", 0.4, False), ("sin", 0.0, True), ("linear", 0.4, True)],
@@ -56,8 +58,8 @@ def test_shaped_mlp_equals_bn_mlp_at_init(norm, activation, gain_exponent, bias)
     for r, net in enumerate(nets):
         out = net(x.T)
         torch.testing.assert_close(out, logits[r].T.detach(), rtol=0, atol=1e-10)
-        ours = [fc.weight for fc in net.linear_layers()] + (
-            [fc.bias for fc in net.linear_layers()] if bias else []
+        ours = [fc.weight for fc in linear_layers(net)] + (
+            [fc.bias for fc in linear_layers(net)] if bias else []
         )
         grads = torch.autograd.grad(F.cross_entropy(out, y), ours)
         for mine, ref in zip(grads, reference, strict=True):
@@ -85,7 +87,7 @@ def test_shaped_mlp_layers_and_gains():
 @pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
 def test_weight_isometry_gap_zero_for_orthogonal(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
-    w = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    w = initializations.haar_weights(g, *shape, torch.float64, "cpu")
     gap = gram_isometry.weight_isometry_gap(w)
     assert gap.shape == (3,)
     assert torch.all(gap.abs() < 1e-12)
@@ -95,9 +97,9 @@ def test_weight_isometry_gap_zero_for_orthogonal(shape):
 @pytest.mark.parametrize("shape", [(8, 8), (4, 12), (12, 4)])
 def test_weight_isometry_gap_positive_otherwise(shape):
     g = [torch.Generator().manual_seed(s) for s in range(3)]
-    w = bn_mlp.gaussian_weights(g, *shape, torch.float64, "cpu")
+    w = initializations.gaussian_weights(g, *shape, torch.float64, "cpu")
     assert torch.all(gram_isometry.weight_isometry_gap(w) > 1e-3)
-    q = bn_mlp.haar_weights(g, *shape, torch.float64, "cpu")
+    q = initializations.haar_weights(g, *shape, torch.float64, "cpu")
     q[:, 0] *= 1.1  # one row longer: no longer orthogonal
     assert torch.all(gram_isometry.weight_isometry_gap(q) > 1e-4)
     singular = q.clone()
@@ -148,7 +150,7 @@ def test_tiny_training_lowers_the_loss_and_probes_per_layer():
     # the gradient norm at init equals the network's own autograd on the probe batch
     net = nets[0]
     loss = F.cross_entropy(net(data.probe_x), data.probe_y)
-    grads = torch.autograd.grad(loss, [fc.weight for fc in net.linear_layers()])
+    grads = torch.autograd.grad(loss, [fc.weight for fc in linear_layers(net)])
     expected = torch.stack([g.norm().double() for g in grads])
     torch.testing.assert_close(norms[0, :, 0], expected, rtol=1e-5, atol=0)
 
@@ -544,7 +546,7 @@ def test_weight_probe_of_a_diverged_run_is_nan():
     from sigprop.training.probes import weight_isometry_gaps
 
     g = [torch.Generator().manual_seed(s) for s in range(2)]
-    w = bn_mlp.haar_weights(g, 6, 6, torch.float32, "cpu")
+    w = initializations.haar_weights(g, 6, 6, torch.float32, "cpu")
     w[1, 2, 3] = math.nan
     gaps = weight_isometry_gaps([w, w[:, :3]])
     assert gaps.shape == (2, 2)
@@ -567,7 +569,7 @@ def test_gradient_probe_is_float64_whatever_the_training_dtype():
     for r, net in enumerate(nets):
         double = _copy.deepcopy(net).double()
         loss = F.cross_entropy(double(data.probe_x.double()), data.probe_y)
-        grads = torch.autograd.grad(loss, [fc.weight for fc in double.linear_layers()])
+        grads = torch.autograd.grad(loss, [fc.weight for fc in linear_layers(double)])
         torch.testing.assert_close(
             norms[r], torch.stack([g.norm() for g in grads]), rtol=1e-10, atol=0
         )

@@ -20,7 +20,8 @@ import yaml
 from sigprop import data, metrics, seeding
 from sigprop.config import ConfigError
 from sigprop.generated_datasets import idx_bytes
-from sigprop.papers.orthogonality import djb21_networks, real_simulations
+from sigprop.nets import djb21
+from sigprop.papers.orthogonality import real_simulations
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.real_judges import centred_floor, fig5_claims
 from sigprop.papers.orthogonality.real_simulations import real_gap
@@ -101,13 +102,13 @@ def test_real_gap_is_reproducible_and_bn_is_centred(fake_source):
 def test_shared_init_uses_one_network(fake_source, monkeypatch):
     root, _ = fake_source
     seen = []
-    build = djb21_networks.build
+    build = djb21.build
 
     def spy(*args, generator=None, **kwargs):
         seen.append(generator.initial_seed())
         return build(*args, generator=generator, **kwargs)
 
-    monkeypatch.setattr(djb21_networks, "build", spy)
+    monkeypatch.setattr(djb21, "build", spy)
     real_gap(**_setup(root, architectures=["mlp"], norms=["none"], init_per_batch=False))
     assert len(seen) == 3 and len(set(seen)) == 1
     seen.clear()
@@ -121,7 +122,7 @@ def test_missing_dataset_fails_before_any_compute(tmp_path, monkeypatch):
     def forbidden(*args, **kwargs):
         raise AssertionError("a network was built before the data was found")
 
-    monkeypatch.setattr(djb21_networks, "build", forbidden)
+    monkeypatch.setattr(djb21, "build", forbidden)
     monkeypatch.delenv(data.ENV_SOURCES, raising=False)
     for download in (False, True):
         with pytest.raises(data.DatasetNotFoundError, match="CIFAR-10"):

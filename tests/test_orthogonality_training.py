@@ -11,14 +11,14 @@ import torch
 from torch import nn
 
 from sigprop import metrics
-from sigprop.initialization import (
+from sigprop.nets import convnets
+from sigprop.nets.initializations import init_weights
+from sigprop.nets.mlp import MLP
+from sigprop.nets.orthogonalization import (
     iterative_conv_orthogonalization,
     iterative_orthogonalization,
     orthogonal_weights,
 )
-from sigprop.nets import convnets
-from sigprop.nets.initializations import init_weights
-from sigprop.nets.mlp import MLP
 from sigprop.papers.orthogonality.training_judges import (
     fig3a_claims,
     fig3b_claims,
@@ -198,7 +198,7 @@ def test_the_float32_conv_orthogonalization_is_the_float64_svd_one():
     """A float32 input goes through the float64 Gram matrix of its patches
     (``_leading_singular``): W equals the float64 SVD's W to float32 round-off, as close as the
     float32 SVD's own W; with a rank-deficient input too (the dropped directions agree)."""
-    from sigprop.initialization import orthogonalizing_conv_weight
+    from sigprop.nets.orthogonalization import orthogonalizing_conv_weight
 
     conv = nn.Conv2d(16, 16, 3, padding=1, bias=False)
     full = torch.randn(32, 16, 8, 8, generator=gen(6))

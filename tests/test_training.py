@@ -9,9 +9,9 @@ from torch import nn
 
 from sigprop import chains, metrics, ops
 from sigprop.nets.initializations import init_weights
-from sigprop.nets.mlp import MLP
+from sigprop.nets.mlp import MLP, stacked_mlp_supports
 from sigprop.nets.normalizations import UncenteredBatchNorm1d
-from sigprop.training.loop import RunStack, TrainData, sgd_step, stacked_mlp_supports, train
+from sigprop.training.loop import RunStack, TrainData, sgd_step, train
 from sigprop.training.pretrain import pretrain_rank
 from sigprop.training.probes import last_hidden_probes
 

@@ -15,21 +15,19 @@ INIT_KEYS = ("init",)
 
 def _code_tables():
     from sigprop.nets import convnets, initializations, normalizations
-    from sigprop.papers.gradients import bn_mlp
     from sigprop.papers.isometry import normalization_layer_theorems
-    from sigprop.papers.orthogonality import djb21_networks
 
     norms = {
         "ops.NORMALIZATIONS": set(ops.NORMALIZATIONS),
-        "orthogonality.djb21_networks.NORMS": set(djb21_networks.NORMS),
+        "nets.convnets.FIG5_NORMS": set(convnets.FIG5_NORMS),
         "nets.normalizations.NORMS": set(normalizations.NORMS),
         "nets.convnets.CONV_NORMS": set(convnets.CONV_NORMS),
-        "gradients.bn_mlp.NORMS": set(bn_mlp.NORMS),
+        "nets.normalizations.BATCH_FUNCTIONS": set(normalizations.BATCH_FUNCTIONS),
         "isometry.normalization_layer_theorems.NORMS": set(normalization_layer_theorems.NORMS),
     }
     inits = {
         "nets.initializations.INITS": set(initializations.INITS),
-        "gradients.bn_mlp.INITS": set(bn_mlp.INITS),
+        "nets.initializations.STACKED_INITS": set(initializations.STACKED_INITS),
     }
     return norms, inits
 

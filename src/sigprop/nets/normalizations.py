@@ -1,10 +1,13 @@
 """Normalization layers of the trainable networks, by name (``NORMS``, ``nets.vocabulary``).
 
 Torch's own ``BatchNorm1d``/``2d``, its uncentred twin (Dan+20 Figs. 5, 7, 13: "BN without mean
-deduction") and the seeds' parameter-free BNs of ``sigprop.ops`` as modules (``TheoryNorm``).
+deduction") and the seeds' parameter-free BNs of ``sigprop.ops`` as modules (``TheoryNorm``);
+``BATCH_FUNCTIONS``: the slots as functions of the seeds' (d, n) layout, batched over runs.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import torch
 from torch import Tensor, nn
@@ -12,6 +15,7 @@ from torch import Tensor, nn
 from .. import ops
 
 __all__ = [
+    "BATCH_FUNCTIONS",
     "NORMS",
     "TheoryNorm",
     "UncenteredBatchNorm1d",
@@ -79,14 +83,27 @@ def uncenter_batch_norm(model: nn.Module) -> nn.Module:
     return model
 
 
+BATCH_FUNCTIONS: dict[str, Callable[[Tensor], Tensor]] = {
+    "bn_unit": ops.bn_unit,
+    "bn_rms": ops.bn_rms,
+    "bn_centered": ops.bn_centered,
+    "batch_norm": ops.batch_norm,
+}
+"""Slots of ``NORMS`` as functions of the seeds' H, shape (..., d, n): each row (neuron)
+normalized across the n samples, leading dims (runs) batched. A ``TheoryNorm``'s function
+(``ops.bn_unit``: Thesis Eq. (6.4); ``ops.bn_rms``: Dan+20 Eq. (2); ``ops.bn_centered``), and
+for ``batch_norm`` torch's ``BatchNorm1d`` in training mode at initialization
+(``ops.batch_norm``, equal to it to round-off)."""
+
+
 class TheoryNorm(nn.Module):
-    """A parameter-free BN of the seeds' theory from ``sigprop.ops`` (e.g. ``bn_rms``, Dan+20
+    """A parameter-free BN of the seeds' theory (``BATCH_FUNCTIONS``, e.g. ``bn_rms``, Dan+20
     Eq. (2)), applied to the batch as the seeds' H = x^T (rows = neurons, columns = samples)."""
 
     def __init__(self, name: str):
         super().__init__()
         self.name = name
-        self.fn = ops.normalization(name)
+        self.fn = BATCH_FUNCTIONS[name]
 
     def forward(self, x: Tensor) -> Tensor:
         return self.fn(x.mT).mT

@@ -21,15 +21,15 @@ import torch
 
 from ..data import dataset_spec
 from ..devices import resolve_device, resolve_dtype
-from ..initialization import (
+from ..nets import convnets
+from ..nets.initializations import init_weights
+from ..nets.mlp import MLP
+from ..nets.orthogonalization import (
     VARIANTS,
     iterative_conv_orthogonalization,
     iterative_orthogonalization,
     orthogonal_weights,
 )
-from ..nets import convnets
-from ..nets.initializations import init_weights
-from ..nets.mlp import MLP
 from ..seeding import generator
 from ..store import Labelled
 from .datasets import classification_data, uniform_noise_images

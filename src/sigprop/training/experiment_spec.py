@@ -10,12 +10,12 @@ NETWORK_KEYS = (
     "norm", "init", "pretrain_iterations", "same_init_as", "lr_scale", "inputs", "orthogonalize",
     "orthogonal_weights", "agc",
 )  # fmt: skip
-"""A network's keys: ``norm``; ``init`` (a scheme of ``models.INITS``); transforms after the
-init: ``pretrain_iterations`` (Dan+20 Algorithm 1), ``orthogonalize`` (iterative
-orthogonalization, DJB21 Eq. (6): a variant of ``initialization.VARIANTS`` for an MLP, ``conv``
-for a conv net, App. G), ``orthogonal_weights`` (Thesis App. A.5 (i)); ``same_init_as`` (share
-another network's initial draw); ``lr_scale``; ``agc`` (adaptive gradient clipping's lambda,
-Thesis Eq. (A.21)); ``inputs`` (``INPUTS``)."""
+"""A network's keys: ``norm``; ``init`` (a scheme of ``nets.initializations.INITS``); transforms
+after the init: ``pretrain_iterations`` (Dan+20 Algorithm 1), ``orthogonalize`` (iterative
+orthogonalization, DJB21 Eq. (6): a variant of ``nets.orthogonalization.VARIANTS`` for an MLP,
+``conv`` for a conv net, App. G), ``orthogonal_weights`` (Thesis App. A.5 (i)); ``same_init_as``
+(share another network's initial draw); ``lr_scale``; ``agc`` (adaptive gradient clipping's
+lambda, Thesis Eq. (A.21)); ``inputs`` (``INPUTS``)."""
 
 INPUTS = ("data", "uniform_noise")
 """A network's training images: the dataset's, or uniform noise of their shape (Fig. 10)."""

@@ -3,7 +3,7 @@
 ``torch.func.stack_module_state`` stacks the parameters and buffers (BN running statistics) of
 R networks of one architecture, and ``vmap(functional_call)`` runs them side by side, each on
 its own minibatch: the outputs equal those of the R networks run one by one (tested). An MLP's
-forward is written out as batched products instead (``stacked_mlp``: the same values, fewer and
+forward runs as batched products instead (``nets.mlp.stacked_mlp``: the same values, fewer and
 larger kernels), and on a CPU some networks run run by run (``RunStack(per_run=True)``). The loss
 is the sum of the runs' losses, so each run's gradient is its own, and the SGD step is
 elementwise, so a per-run learning rate trains each run as ``torch.optim.SGD`` would alone: one
@@ -36,7 +36,7 @@ from torch.func import functional_call, stack_module_state, vmap
 
 from .. import seeding
 from ..chains import progress
-from ..nets.mlp import MLP, Activation
+from ..nets.mlp import stacked_layer, stacked_mlp, stacked_mlp_supports
 from . import checkpoints
 from .graphs import WARMUP, CapturedStep
 from .probes import (
@@ -59,8 +59,6 @@ __all__ = [
     "log_points",
     "measured",
     "sgd_step",
-    "stacked_mlp",
-    "stacked_mlp_supports",
     "train",
 ]
 
@@ -75,7 +73,7 @@ class RunStack:
         per_run: run each run through its own module (``_per_run``) instead of ``vmap``,
             unless the stacked products apply (they are faster than both).
         stacked_products: an ``MLP``'s logits, H_L and hidden blocks as batched products
-            (``stacked_mlp``) where it supports the blocks, instead of ``vmap``.
+            (``nets.mlp.stacked_mlp``) where it supports the blocks, instead of ``vmap``.
     """
 
     def __init__(
@@ -184,7 +182,7 @@ class RunStack:
         buffers = {n: self.buffers["hidden." + n].clone() for n, _ in part.named_buffers()}
         if self.stacked_products:
             for name, module in part.named_children():
-                x = _stacked_module(module, f"{name}.", params, buffers, x, True)
+                x = stacked_layer(module, f"{name}.", params, buffers, x, True)
             return x
 
         def one(p, b, xr):
@@ -203,72 +201,6 @@ class RunStack:
         tensors = {**self.params, **self.buffers}
         model.load_state_dict({k: v[run].detach().clone() for k, v in tensors.items()})
         return model
-
-
-def _plain_batch_norm(module: nn.Module) -> bool:
-    """torch's own BatchNorm1d with affine parameters and running statistics (not a subclass
-    such as the uncentred BN, whose forward differs)."""
-    return (
-        type(module) is nn.BatchNorm1d
-        and module.affine
-        and module.track_running_stats
-        and module.momentum is not None
-    )
-
-
-def stacked_mlp_supports(base: nn.Module) -> bool:
-    """Whether ``stacked_mlp`` can run ``base``: an ``MLP`` whose blocks hold only Linear,
-    torch's BatchNorm1d, the identity and activations."""
-    if not isinstance(base, MLP):
-        return False
-    return all(
-        isinstance(m, (nn.Linear, nn.Identity, Activation)) or _plain_batch_norm(m)
-        for m in base.hidden
-    )
-
-
-def stacked_mlp(
-    base: MLP, params: dict, buffers: dict, x: Tensor, training: bool, output: str = "logits"
-) -> Tensor:
-    """R stacked MLPs on their own x[r], (R, B, ...) -> (R, B, ...), as batched products: what
-    ``vmap(functional_call(base))`` computes (equal to round-off, tested), 1.1-1.3x faster per
-    SGD step on one CPU thread (bench/README, "Training"). A Linear is
-    one ``baddbmm`` over the runs; a BatchNorm1d normalizes the (B, R * C) matrix of every run's
-    channels side by side, so each run keeps its own batch and running statistics (updated in
-    ``buffers`` in training mode). ``output``: "logits" or "last_hidden" (``MLP.forward``)."""
-    h = x.flatten(2)
-    for name, module in base.hidden.named_children():
-        h = _stacked_module(module, f"hidden.{name}.", params, buffers, h, training)
-    if output == "last_hidden" or base.readout is None:
-        return h
-    return _stacked_module(base.readout, "readout.", params, buffers, h, training)
-
-
-def _stacked_module(
-    module: nn.Module, prefix: str, params: dict, buffers: dict, h: Tensor, training: bool
-) -> Tensor:
-    if isinstance(module, nn.Linear):
-        weight, bias = params[prefix + "weight"], params.get(prefix + "bias")
-        if bias is None:
-            return torch.bmm(h, weight.mT)
-        return torch.baddbmm(bias.unsqueeze(1), h, weight.mT)
-    if isinstance(module, nn.BatchNorm1d):
-        runs, batch, channels = h.shape
-        side_by_side = h.transpose(0, 1).reshape(batch, runs * channels)
-        if training:
-            buffers[prefix + "num_batches_tracked"].add_(1)
-        out = F.batch_norm(
-            side_by_side,
-            buffers[prefix + "running_mean"].view(-1),
-            buffers[prefix + "running_var"].view(-1),
-            params[prefix + "weight"].reshape(-1),
-            params[prefix + "bias"].reshape(-1),
-            training,
-            module.momentum,
-            module.eps,
-        )
-        return out.view(batch, runs, channels).transpose(0, 1)
-    return module(h)  # the identity or an elementwise activation
 
 
 AGC_WEIGHT_FLOOR = 1e-2

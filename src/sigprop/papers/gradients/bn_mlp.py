@@ -10,11 +10,13 @@ Layers are numbered as in the authors' code: ``fc_0`` is the D -> d input
 projection, ``fc_1 .. fc_{L-1}`` are the d x d hidden layers and ``fc_L`` the d -> C read-out;
 "the gradient of the first layer" of Figs. 6.2, 6.3, 6.5 and C.9 is that of ``fc_1`` (Fig. C.10:
 ``fc_0``). The gain is alpha_l = gain * (l + 1)^(-gain_exponent), so ``fc_0``'s block has
-alpha_0 = gain (Eq. (6.11)). BN is one of ``ops``'s normalizations (``NORMS``), applied per row
-(neuron) across the n samples.
+alpha_0 = gain (Eq. (6.11)). The layers are ``nets.mlp.MLP``'s on this layout: BN is one of
+``nets.normalizations.BATCH_FUNCTIONS``, applied per row (neuron) across the n samples, then
+``nets.mlp.shaped``'s act(alpha_l x).
 
-Weights: Haar orthogonal (semi-orthogonal rows or columns for the rectangular ends, as
-``torch.nn.init.orthogonal_`` with gain 1) or ``xavier_normal_`` N(0, 2 / (fan_in + fan_out)).
+Weights: ``nets.initializations.STACKED_INITS``, Haar orthogonal (semi-orthogonal rows or columns
+for the rectangular ends, as ``torch.nn.init.orthogonal_`` with gain 1) or ``xavier_normal_``
+N(0, 2 / (fan_in + fan_out)).
 Run r's weights come from its own generator ``seeding.generator(experiment_id, r, "weights")``
 layer after layer, so a run is reproducible alone; the QR factorizations are batched over runs.
 """
@@ -30,38 +32,23 @@ import torch.nn.functional as F
 from torch import Tensor
 
 from ... import data, gram_isometry, ops, seeding
+from ...nets.initializations import STACKED_INITS
+from ...nets.mlp import shaped
+from ...nets.normalizations import BATCH_FUNCTIONS
 
 __all__ = [
     "CHUNK_BYTES",
-    "INITS",
-    "NORMS",
     "Architecture",
     "GradientProfile",
     "Parameters",
     "forward",
-    "gaussian_weights",
     "gradient_profile",
     "graph_bytes",
-    "haar_from_gaussian",
-    "haar_weights",
     "init_parameters",
     "input_batch",
     "representation_gap",
     "run_chunks",
 ]
-
-NORMS: dict[str, Callable[[Tensor], Tensor]] = {
-    "bn_unit": ops.bn_unit,
-    "bn_rms": ops.bn_rms,
-    "bn_centered": ops.bn_centered,
-    "batch_norm": ops.batch_norm,
-}
-"""The BN variants of the ch. 6 figures (Thesis Sec. 6.3): theory BN = Eq. (6.4) with factor
-1 (``bn_unit``), theory BN x sqrt(n) (``bn_rms``), mean-reduced BN x sqrt(n) (``bn_centered``) and
-PyTorch ``BatchNorm1d`` in training mode at initialization (``batch_norm``)."""
-
-INITS = ("orthogonal", "gaussian")
-"""Weight laws: Haar (semi-)orthogonal, or xavier_normal (Fig. 6.3's "Normal")."""
 
 
 @dataclass(frozen=True)
@@ -71,9 +58,13 @@ class Architecture:
     Attributes:
         depth: L >= 1.
         width: d, also the number of rows of every BN.
-        norm: a key of ``NORMS``.
+        norm: a key of ``nets.normalizations.BATCH_FUNCTIONS``, the BN variants of the ch. 6
+            figures (Thesis Sec. 6.3): theory BN = Eq. (6.4) with factor 1 (``bn_unit``), theory
+            BN x sqrt(n) (``bn_rms``), mean-reduced BN x sqrt(n) (``bn_centered``) and PyTorch
+            ``BatchNorm1d`` in training mode at initialization (``batch_norm``).
         activation: a key of ``ops.ACTIVATIONS`` (``linear`` = identity, ``tanh``, ``sin``).
-        init: ``orthogonal`` or ``gaussian``.
+        init: a key of ``nets.initializations.STACKED_INITS``: ``orthogonal`` or ``gaussian``
+            (xavier_normal, Fig. 6.3's "Normal").
         gain: constant factor alpha of every layer (Fig. C.1); 1 elsewhere.
         gain_exponent: gamma of the schedule alpha_l = gain (l + 1)^(-gamma) (Fig. 6.5: 0.4).
         bias: add biases drawn as PyTorch's default U(-1/sqrt(fan_in), 1/sqrt(fan_in)) (Fig. 6.5's
@@ -95,10 +86,10 @@ class Architecture:
             raise ValueError(f"depth must be >= 1, got {self.depth}")
         if self.width < 1:
             raise ValueError(f"width must be >= 1, got {self.width}")
-        if self.norm not in NORMS:
-            raise ValueError(f"norm must be one of {sorted(NORMS)}, got {self.norm!r}")
-        if self.init not in INITS:
-            raise ValueError(f"init must be one of {list(INITS)}, got {self.init!r}")
+        if self.norm not in BATCH_FUNCTIONS:
+            raise ValueError(f"norm must be one of {sorted(BATCH_FUNCTIONS)}, got {self.norm!r}")
+        if self.init not in STACKED_INITS:
+            raise ValueError(f"init must be one of {list(STACKED_INITS)}, got {self.init!r}")
         if not self.gain > 0:
             raise ValueError(f"gain must be > 0, got {self.gain}")
         object.__setattr__(self, "act", ops.activation(self.activation))
@@ -114,43 +105,6 @@ class Parameters:
 
     weights: list[Tensor]
     biases: list[Tensor] | None
-
-
-def _draws(
-    gens: Sequence[torch.Generator], shape: tuple[int, ...], dtype: torch.dtype, device
-) -> Tensor:
-    """One standard Gaussian block per run, each from its own generator, stacked."""
-    return torch.stack([torch.randn(shape, generator=g, dtype=dtype).to(device) for g in gens])
-
-
-def haar_from_gaussian(g: Tensor) -> Tensor:
-    """Q of the QR factorization of a (batch of) tall Gaussian matrix g (..., rows >= cols), with
-    the signs of diag(R) moved into Q: Haar on the Stiefel manifold, as ``nn.init.orthogonal_``.
-
-    Without the sign fix Q is not Haar (LAPACK's R has a sign convention). Shape unchanged.
-    """
-    q, r = torch.linalg.qr(g)
-    return q * torch.sign(torch.diagonal(r, dim1=-2, dim2=-1)).unsqueeze(-2)
-
-
-def haar_weights(
-    gens: Sequence[torch.Generator], rows: int, cols: int, dtype: torch.dtype, device
-) -> Tensor:
-    """Haar (semi-)orthogonal (rows x cols) matrices, one per generator: Q of the QR of a Gaussian
-    with the signs of diag(R) fixed, as ``torch.nn.init.orthogonal_``.
-
-    rows <= cols gives orthonormal rows, rows >= cols orthonormal columns; shape (runs, rows, cols).
-    """
-    tall = rows >= cols
-    q = haar_from_gaussian(_draws(gens, (rows, cols) if tall else (cols, rows), dtype, device))
-    return q if tall else q.mT
-
-
-def gaussian_weights(
-    gens: Sequence[torch.Generator], rows: int, cols: int, dtype: torch.dtype, device
-) -> Tensor:
-    """``xavier_normal_`` with gain 1: i.i.d. N(0, 2 / (rows + cols)), shape (runs, rows, cols)."""
-    return _draws(gens, (rows, cols), dtype, device) * math.sqrt(2.0 / (rows + cols))
 
 
 def init_parameters(
@@ -191,7 +145,7 @@ def _layer_parameters(
     in pieces, in order, gives the same numbers as drawing them at once."""
     sizes = [d_in] + [arch.width] * arch.depth + [d_out]
     layers = range(first, arch.depth + 1 if last is None else last + 1)
-    draw = haar_weights if arch.init == "orthogonal" else gaussian_weights
+    draw = STACKED_INITS[arch.init]
     weights = [draw(gens, sizes[k + 1], sizes[k], dtype, device) for k in layers]
     if bgens is None:
         return weights, None
@@ -271,10 +225,9 @@ def _check_gap_layers(arch: Architecture, gap_layers: Sequence[int]) -> None:
 
 
 def _block(h: Tensor, layer: int, arch: Architecture) -> Tensor:
-    """X_{l+1} = act(alpha_l BN(H_l)), l = ``layer``."""
-    alpha = arch.gains()[layer]
-    h = NORMS[arch.norm](h)
-    return arch.act(h * alpha if alpha != 1.0 else h)
+    """X_{l+1} = act(alpha_l BN(H_l)), l = ``layer``: ``nets.mlp.MLP``'s norm and shaped
+    activation on the seeds' layout."""
+    return shaped(arch.act, BATCH_FUNCTIONS[arch.norm](h), arch.gains()[layer])
 
 
 def _layers(

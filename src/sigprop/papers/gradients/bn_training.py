@@ -1,10 +1,10 @@
 """The ch. 6 network as a trainable ``nets.mlp.MLP``, equal to ``bn_mlp`` at initialization.
 
 Thesis Eq. (6.3) with the activation shaping of Eq. (6.11), as ``bn_mlp`` defines it: L blocks
-Linear -> the normalization of ``bn_mlp.NORMS`` -> X_{l+1} = act(alpha_l BN(H_l)) with
-alpha_l = gain (l + 1)^(-gain_exponent), then the read-out Linear (biases as the architecture
-says). ``batch_norm`` is a trainable ``nn.BatchNorm1d`` (affine, eps 1e-5, momentum 0.1,
-running statistics for eval mode, as the authors' ``torch_bn``); the theory BNs of Eq. (6.4) are
+Linear -> the normalization ``arch.norm`` -> X_{l+1} = act(alpha_l BN(H_l)) with alpha_l = gain
+(l + 1)^(-gain_exponent), then the read-out Linear (biases as the architecture says).
+``batch_norm`` is a trainable ``nn.BatchNorm1d`` (affine, eps 1e-5, momentum 0.1, running
+statistics for eval mode, as the authors' ``torch_bn``); the theory BNs of Eq. (6.4) are
 parameter-free ``TheoryNorm``s. Layout is torch's (samples along dim 0); ``bn_mlp``'s is its
 transpose, with the same weight matrices (out, in).
 
@@ -21,6 +21,7 @@ from collections.abc import Sequence
 import torch
 from torch import nn
 
+from ...nets.initializations import linear_layers
 from ...nets.mlp import MLP
 from . import bn_mlp
 
@@ -30,8 +31,6 @@ __all__ = ["initial_networks", "load_parameters", "shaped_network"]
 def shaped_network(arch: bn_mlp.Architecture, d_in: int, n_classes: int) -> MLP:
     """The ``nets.mlp.MLP`` of one ``bn_mlp.Architecture`` with ``d_in`` inputs and
     ``n_classes`` outputs (its weights still torch's construction-time draws)."""
-    if arch.norm not in bn_mlp.NORMS:
-        raise ValueError(f"norm must be one of {sorted(bn_mlp.NORMS)}, got {arch.norm!r}")
     return MLP(
         d_in, arch.width, arch.depth, n_classes, arch.norm, arch.activation, arch.bias,
         gains=arch.gains(),
@@ -43,7 +42,7 @@ def load_parameters(net: MLP, params: bn_mlp.Parameters, run: int) -> MLP:
     """Copy run ``run``'s W_l (and b_l) of ``bn_mlp.Parameters`` into the network's Linear
     layers (the read-out last); BN affine parameters (if any) to weight 1, bias 0. Returns
     ``net``."""
-    linears = net.linear_layers()
+    linears = linear_layers(net)
     if len(params.weights) != len(linears):
         raise ValueError(f"{len(params.weights)} weights for {len(linears)} layers")
     for k, fc in enumerate(linears):

@@ -27,6 +27,7 @@ import torch
 from torch import Tensor
 
 from ... import gram_isometry, ops, seeding, stats
+from ...nets.initializations import haar_from_gaussian, haar_weights
 from . import bn_mlp
 from .isometry_chain_spec import AUTHORS_C, authors_rate, proof_rate
 
@@ -122,7 +123,7 @@ def bn_haar_chain(x0: Tensor, depth: int, experiment_id: str, runs: Sequence[int
     x = x0.expand(len(runs), *x0.shape)
     gaps = [bn_mlp.representation_gap(x)]
     for _ in range(depth):
-        w = bn_mlp.haar_weights(gens, d, d, x0.dtype, x0.device)
+        w = haar_weights(gens, d, d, x0.dtype, x0.device)
         x = ops.bn_unit(w @ x)
         gaps.append(bn_mlp.representation_gap(x))
     return torch.stack(gaps, dim=-1)
@@ -148,9 +149,9 @@ def haar_batch(
     count: int, d: int, generator: torch.Generator, dtype=torch.float64, device="cpu"
 ) -> Tensor:
     """``count`` Haar orthogonal d x d matrices from one generator (QR with sign fix, as
-    ``bn_mlp.haar_weights``). Shape (count, d, d)."""
+    ``nets.initializations.haar_weights``). Shape (count, d, d)."""
     g = torch.randn(count, d, d, generator=generator, dtype=dtype).to(device)
-    return bn_mlp.haar_from_gaussian(g)
+    return haar_from_gaussian(g)
 
 
 def fitted_rate(layers: Tensor, mean_gap: Tensor) -> float:

@@ -39,6 +39,7 @@ from torch import Tensor
 from ... import metrics, ops, seeding, stats
 from ...config import check_positive, check_widths
 from ...devices import resolve_device
+from ...nets.initializations import STACKED_INITS, haar_weights
 from ...stats import EPS
 from . import bn_jacobian as bj
 from . import bn_mlp
@@ -57,7 +58,7 @@ DTYPE = torch.float64
 
 def _haar(g: torch.Generator, c: int, d: int, device) -> Tensor:
     """c Haar d x d matrices from one generator, shape (c, d, d)."""
-    return bn_mlp.haar_weights([g] * c, d, d, DTYPE, device)
+    return haar_weights([g] * c, d, d, DTYPE, device)
 
 
 def _cases(d: int, n_cases: int, log10_spread: float, g: torch.Generator, device) -> dict:
@@ -287,7 +288,7 @@ def _bn_chain(x0: Tensor, init: str, depth: int, experiment_id: str, device) -> 
     per layer psi(X^l) and X^l (l = 0..depth), log ||J_BN(H^l)|| of the trace-normalized H^l."""
     runs, d, _ = x0.shape
     gens = seeding.generators(experiment_id, range(runs), "weights")
-    draw = bn_mlp.haar_weights if init == "orthogonal" else bn_mlp.gaussian_weights
+    draw = STACKED_INITS[init]
     x, psi, log_j, xs = x0, [bn_mlp.representation_gap(x0)], [], [x0]
     for _ in range(depth):
         h = draw(gens, d, d, DTYPE, device) @ x

@@ -192,7 +192,7 @@ def shaped_training(
         gain_exponent: gamma of the shaped networks, alpha_l = (l + 1)^-gamma (Eq. (6.11)).
         depths: L of each network (L BN layers, L + 1 Linear layers; L >= 2).
         epochs, n_runs, width, batch_size, lr, norm: SGD epochs, runs, d, n, step size and the
-            BN (``bn_mlp.NORMS``; Sec. 6.3: "standard batch normalization").
+            BN (``nets.normalizations.BATCH_FUNCTIONS``; Sec. 6.3: "standard batch normalization").
         dataset, data_root, train_size, test_size, eval_size, download: the data
             (``training.datasets.classification_data``; sizes 0: the whole split).
         probe_size: the fixed batch of the probes (app. C.6: 100), the first training samples

@@ -12,16 +12,18 @@ import copy
 
 import torch
 
-from ... import data, initialization, metrics, seeding
+from ... import data, metrics, seeding
 from ...devices import resolve_device, resolve_dtype
+from ...nets import djb21, orthogonalization
+from ...nets.initializations import init_weights
 from ...store import Labelled
-from . import djb21_networks
 
 __all__ = ["BATCHES", "INIT_BATCH_FACTOR", "METHODS", "init_gap", "normalized_images"]
 
 METHODS = ("xavier", "iterative_code", "iterative_paper", "orthogonal")
-"""Initializations: Xavier alone [code ``xavier_init``]; then iterative orthogonalization, code or
-paper variant (``initialization.iterative_orthogonalization``); or orthogonal weights."""
+"""Initializations: Xavier alone (``xavier_relu``, the code's ``xavier_init``); then iterative
+orthogonalization, code or paper variant (``orthogonalization.iterative_orthogonalization``); or
+orthogonal weights."""
 
 BATCHES = ("init", "eval")
 """The batch iterative orthogonalization was computed on, and an independent one."""
@@ -92,19 +94,19 @@ def init_gap(
             "init": images[perm[:n]].to(dev, torch_dtype),
             "eval": images[perm[n : n + eval_batch_size]].to(dev, torch_dtype),
         }
-        base = djb21_networks.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
-        initialization.xavier_init(base, experiment_id, r)
+        base = djb21.relu_mlp(images.shape[1], width, depth).to(dev, torch_dtype)
+        init_weights(base, "xavier_relu", seeding.generator(experiment_id, r, "weights"))
         # H_0 is the batch itself, the same for every method: its gap once per batch
         inputs = {name: metrics.orthogonality_gap(b.mT) for name, b in batches.items()}
         for i, method in enumerate(methods):
             model = copy.deepcopy(base)
             if method.startswith("iterative_"):
                 variant = method.removeprefix("iterative_")
-                initialization.iterative_orthogonalization(model, batches["init"], variant)
+                orthogonalization.iterative_orthogonalization(model, batches["init"], variant)
             elif method == "orthogonal":
-                initialization.orthogonal_weights(model)
+                orthogonalization.orthogonal_weights(model)
             for j, name in enumerate(BATCHES):
-                _, post = initialization.hidden_representations(model, batches[name])
+                _, post = orthogonalization.hidden_representations(model, batches[name])
                 layers = [inputs[name]] + [metrics.orthogonality_gap(h) for h in post[1:]]
                 gaps[i, j, r] = torch.stack(layers).cpu()
     return Labelled(

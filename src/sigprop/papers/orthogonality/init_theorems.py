@@ -32,10 +32,11 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from ... import chains, initialization, inputs, metrics, ops, seeding
+from ... import chains, inputs, metrics, ops, seeding
 from ...devices import resolve_device
+from ...nets import djb21, orthogonalization
+from ...nets.initializations import init_weights
 from ...stats import mean_se, ols_slope
-from . import djb21_networks
 from .init_theorem_spec import (
     DIRICHLET_ALPHAS,
     INIT_BATCH_FACTOR,
@@ -140,10 +141,10 @@ def _matrix_part(widths, batch_ratios, n_matrices, rows):
                 k = min(d, n)
                 s = sigma / sigma.square().sum(-1, keepdim=True).sqrt()
                 closed_form = s.sum(-1).square().reciprocal() - 1.0 / k  # App. E, V(W H)^2
-                for variant in initialization.VARIANTS:
+                for variant in orthogonalization.VARIANTS:
                     if variant == "code" and n < d:
                         continue
-                    wh = initialization.orthogonalizing_weight(h, variant) @ h
+                    wh = orthogonalization.orthogonalizing_weight(h, variant) @ h
                     after = metrics.rank_gap(wh)
                     row = dict(
                         part="matrices",
@@ -176,10 +177,10 @@ def _mlp_part(width, depth, n_runs, rows, device):
     x = inputs.gaussian_inputs(eid, runs, width, n, DTYPE, device)  # (R, d_in, n)
     for variant in ("paper", "code"):
         for r in runs:
-            model = djb21_networks.relu_mlp(width, width, depth).to(device, DTYPE)
-            initialization.xavier_init(model, eid, r)
-            initialization.iterative_orthogonalization(model, x[r].mT, variant)
-            pre, post = initialization.hidden_representations(model, x[r].mT)
+            model = djb21.relu_mlp(width, width, depth).to(device, DTYPE)
+            init_weights(model, "xavier_relu", seeding.generator(eid, r, "weights"))
+            orthogonalization.iterative_orthogonalization(model, x[r].mT, variant)
+            pre, post = orthogonalization.hidden_representations(model, x[r].mT)
             for layer in range(1, depth - 1):
                 before = metrics.rank_gap(post[layer]).item()
                 after = metrics.rank_gap(pre[layer]).item()
@@ -349,7 +350,7 @@ def measure_whitening(
     """DJB21's whitening remark: M^{-1/2} instead of diag(M)^{-1/2} in Eq. (1) gives V = 0.
 
     One layer from H_0 (``inputs.near_rank_one``, V(H_0) ~ sqrt((n-1)/n), and i.i.d. Gaussian)
-    with W ~ N(0, 1/d) per run: H_1 = ``initialization.whitening``(W H_0) vs the BN of Eq. (1)
+    with W ~ N(0, 1/d) per run: H_1 = ``orthogonalization.whitening``(W H_0) vs the BN of Eq. (1)
     (``ops.bn_rms_scaled``). For n <= d whitening must give V(H_1) = 0 up to round-off; for
     n > d no n vectors in R^d are orthogonal and whitening attains the rank floor
     sqrt((n - d) / (n d)) of Eq. (2). BN must stay away from 0 (negative control: it is only a
@@ -373,7 +374,7 @@ def measure_whitening(
                 w = chains.ExplicitProduct(f"{eid}.{start}", runs, d, "gaussian", 1.0 / d, DTYPE,
                                            dev).next_weights()  # fmt: skip
                 wh = w @ h0
-                white = metrics.orthogonality_gap(initialization.whitening(wh))
+                white = metrics.orthogonality_gap(orthogonalization.whitening(wh))
                 bn = metrics.orthogonality_gap(ops.bn_rms_scaled(wh))
                 floor = math.sqrt(max(n - d, 0) / (n * d))
                 rows.append(

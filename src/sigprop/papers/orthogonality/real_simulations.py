@@ -1,6 +1,6 @@
 """DJB21 App. F, Fig. 5: the orthogonality gap per layer of random ReLU networks on real images.
 
-The networks are ``djb21_networks`` (ReLU-first blocks, torch BN in training mode or none, the
+The networks are ``nets.djb21``'s (ReLU-first blocks, torch BN in training mode or none, the
 authors' Xavier-normal gains). Nothing is trained: each batch
 of real images is pushed through freshly initialized networks and DJB21 Eq. (2) is measured on
 the input of every block (per-sample flattened features), so layer 1 is the raw input.
@@ -14,9 +14,9 @@ import torch
 
 from ... import data, metrics
 from ...devices import resolve_device, resolve_dtype
+from ...nets import convnets, djb21
 from ...seeding import generator
 from ...store import Labelled
-from . import djb21_networks
 
 __all__ = ["load_images", "real_gap"]
 
@@ -72,8 +72,8 @@ def real_gap(
     Args:
         dataset, data_root, download: passed to ``sigprop.data.load`` (training split).
         normalize_mean, normalize_std: the input normalization, see ``load_images``.
-        architectures: subset of ``djb21_networks.ARCHITECTURES`` ("mlp", "convnet").
-        norms: subset of ``djb21_networks.NORMS`` ("batch_norm", "none").
+        architectures: subset of ``djb21.ARCHITECTURES`` ("mlp", "convnet").
+        norms: subset of ``convnets.FIG5_NORMS`` ("batch_norm", "none").
         width: MLP width. channels: ConvNet channels. kernel_size, padding_mode: ConvNet.
         depth: number of blocks; V is measured at the input of each (layer 1 = raw input).
         batch_size: n, the samples per batch. n_batches: independent batches.
@@ -113,7 +113,7 @@ def _batch_gaps(
     experiment_id: str,
 ) -> torch.Tensor:
     """V(H_l) before each block l = 1..depth on batch ``x`` (batch ``b``), shape
-    (architectures, norms, depth): per architecture and norm a ``djb21_networks.build`` network
+    (architectures, norms, depth): per architecture and norm a ``djb21.build`` network
     for images of ``image_shape`` (``sizes``: width, channels, kernel_size, padding_mode,
     depth) on ``x``'s device and dtype; an architecture's BN and vanilla networks draw from the
     same stream (experiment_id.architecture, b, or 0 without ``init_per_batch``, "weights")."""
@@ -122,7 +122,7 @@ def _batch_gaps(
         for j, norm in enumerate(norms):
             weights = generator(f"{experiment_id}.{arch}", b if init_per_batch else 0, "weights")
             size = sizes["width"] if arch == "mlp" else sizes["channels"]
-            net = djb21_networks.build(
+            net = djb21.build(
                 arch,
                 image_shape,
                 size,
@@ -174,16 +174,14 @@ def _check_settings(
 ) -> None:
     """A ValueError naming the ``real_gap`` setting it cannot run."""
     for name in architectures:
-        if name not in djb21_networks.ARCHITECTURES:
-            raise ValueError(
-                f"architecture must be in {djb21_networks.ARCHITECTURES}, got {name!r}"
-            )
+        if name not in djb21.ARCHITECTURES:
+            raise ValueError(f"architecture must be in {djb21.ARCHITECTURES}, got {name!r}")
     for name in norms:
-        if name not in djb21_networks.NORMS:
-            raise ValueError(f"norm must be in {djb21_networks.NORMS}, got {name!r}")
-    if padding_mode not in djb21_networks.PADDING_MODES:
+        if name not in convnets.FIG5_NORMS:
+            raise ValueError(f"norm must be in {convnets.FIG5_NORMS}, got {name!r}")
+    if padding_mode not in convnets.PADDING_MODES:
         raise ValueError(
-            f"padding_mode must be one of {djb21_networks.PADDING_MODES}, got {padding_mode!r}"
+            f"padding_mode must be one of {convnets.PADDING_MODES}, got {padding_mode!r}"
         )
     if batch_size < 2 or n_batches < 1 or depth < 1:
         raise ValueError(
@@ -197,5 +195,5 @@ def _gaps_at_init(net: torch.nn.Module, x: torch.Tensor) -> torch.Tensor:
     """V(H_l) (DJB21 Eq. (2)) at the input of each block of ``net`` on batch ``x``, in training
     mode (batch statistics), as float64 on the CPU."""
     reps = net.train().representations(x)
-    v = [metrics.orthogonality_gap(djb21_networks.features_by_samples(h)) for h in reps]
+    v = [metrics.orthogonality_gap(djb21.features_by_samples(h)) for h in reps]
     return torch.stack(v).to("cpu", torch.float64)

@@ -6,9 +6,16 @@ import math
 import pytest
 import torch
 
-from sigprop import initialization as ini
-from sigprop import metrics
-from sigprop.papers.orthogonality import djb21_networks
+from sigprop import metrics, seeding
+from sigprop.nets import djb21
+from sigprop.nets import orthogonalization as ini
+from sigprop.nets.initializations import init_weights, linear_layers
+
+
+def xavier(model, experiment_id, run):
+    """DJB21's code's ``xavier_init``: ``xavier_relu`` from the run's weight stream."""
+    return init_weights(model, "xavier_relu", seeding.generator(experiment_id, run, "weights"))
+
 
 DEVICES = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
 
@@ -77,13 +84,13 @@ def test_invalid_inputs_raise():
         ini.orthogonalizing_weight(randn(8, 16), "svd")
     with pytest.raises(ValueError, match="zero"):
         ini.orthogonalizing_weight(torch.zeros(4, 8, dtype=torch.float64), "paper")
-    model = djb21_networks.relu_mlp(5, 8, 4).double()
+    model = djb21.relu_mlp(5, 8, 4).double()
     with pytest.raises(ValueError, match="n >= width"):
         ini.iterative_orthogonalization(model, randn(6, 5), "code")
     with pytest.raises(ValueError, match="variant"):
         ini.iterative_orthogonalization(model, randn(24, 5), "Code")
     with pytest.raises(ValueError, match="depth"):
-        djb21_networks.relu_mlp(5, 8, 1)
+        djb21.relu_mlp(5, 8, 1)
     with pytest.raises(ValueError, match="rank deficient"):
         ini.whitening(torch.ones(4, 3, dtype=torch.float64))
 
@@ -99,27 +106,27 @@ def test_rank_deficient_h_uses_the_pseudo_inverse():
 
 def test_relu_mlp_architecture_and_xavier_seeding():
     """[code] MLP(layer_num, d_in, width, 10, bias=False, act=relu); xavier_uniform_ gain sqrt 2."""
-    model = djb21_networks.relu_mlp(20, 16, 5)
-    layers = ini.linear_layers(model)
+    model = djb21.relu_mlp(20, 16, 5)
+    layers = linear_layers(model)
     assert [(m.in_features, m.out_features) for m in layers] == [(20, 16)] + [(16, 16)] * 3 + [
         (16, 10)
     ]
     assert all(m.bias is None for m in layers)
     assert sum(getattr(m, "name", None) == "relu" for m in model) == 4
-    ini.xavier_init(model, "test", 0)
+    xavier(model, "test", 0)
     bound = math.sqrt(2) * math.sqrt(6 / (16 + 16))
     assert layers[1].weight.abs().max() <= bound
     assert layers[1].weight.abs().max() > 0.9 * bound
-    again = ini.xavier_init(djb21_networks.relu_mlp(20, 16, 5), "test", 0)
-    other = ini.xavier_init(djb21_networks.relu_mlp(20, 16, 5), "test", 1)
-    assert torch.equal(ini.linear_layers(again)[2].weight, layers[2].weight)
-    assert not torch.equal(ini.linear_layers(other)[2].weight, layers[2].weight)
+    again = xavier(djb21.relu_mlp(20, 16, 5), "test", 0)
+    other = xavier(djb21.relu_mlp(20, 16, 5), "test", 1)
+    assert torch.equal(linear_layers(again)[2].weight, layers[2].weight)
+    assert not torch.equal(linear_layers(other)[2].weight, layers[2].weight)
 
 
 def test_hidden_representations_is_one_forward_pass():
     """Each module runs once; post[l + 1] is the activation of pre[l], and the last pre-activation
     is the network's output (the papers' layout: columns are samples)."""
-    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 5).double(), "test", 2)
+    model = xavier(djb21.relu_mlp(12, 8, 5).double(), "test", 2)
     calls = []
     for module in model:
         module.register_forward_hook(lambda m, args, out: calls.append(m))
@@ -134,11 +141,11 @@ def test_hidden_representations_is_one_forward_pass():
 @pytest.mark.parametrize("variant", ["code", "paper"])
 def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
     """The input and output layers keep Xavier; hidden pre-activations have unit norm."""
-    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 5).double(), "test", 2)
-    before = [m.weight.clone() for m in ini.linear_layers(model)]
+    model = xavier(djb21.relu_mlp(12, 8, 5).double(), "test", 2)
+    before = [m.weight.clone() for m in linear_layers(model)]
     x = randn(24, 12, seed=7)
     ini.iterative_orthogonalization(model, x, variant)
-    after = [m.weight for m in ini.linear_layers(model)]
+    after = [m.weight for m in linear_layers(model)]
     assert torch.equal(before[0], after[0]) and torch.equal(before[-1], after[-1])
     assert all(not torch.equal(b, a) for b, a in zip(before[1:-1], after[1:-1], strict=True))
     pre, post = ini.hidden_representations(model, x)
@@ -155,10 +162,10 @@ def test_iterative_orthogonalization_touches_hidden_layers_only(variant):
 
 def test_orthogonal_weights_have_equal_singular_values():
     """Thesis A.5 (i): W = U diag(s) V^T -> mean(s) U V^T keeps U, V and the mean of s."""
-    model = ini.xavier_init(djb21_networks.relu_mlp(12, 8, 4).double(), "test", 3)
-    means = [torch.linalg.svdvals(m.weight).mean() for m in ini.linear_layers(model)]
+    model = xavier(djb21.relu_mlp(12, 8, 4).double(), "test", 3)
+    means = [torch.linalg.svdvals(m.weight).mean() for m in linear_layers(model)]
     ini.orthogonal_weights(model)
-    for layer, mean in zip(ini.linear_layers(model), means, strict=True):
+    for layer, mean in zip(linear_layers(model), means, strict=True):
         s = torch.linalg.svdvals(layer.weight)
         torch.testing.assert_close(s, torch.full_like(s, mean.item()))
 

@@ -1,4 +1,5 @@
-"""Networks of the seeds' real-data experiments, built from torch's own layers.
+"""DJB21's networks, built from torch's own layers: those of Fig. 5 (``relu_first_mlp``,
+``convnets.ConvNet``, ``build``) and the bias-free ReLU MLP of Figs. 3-4 (``relu_mlp``).
 
 DJB21 App. F, Fig. 5, as built by the authors' public code (hadidaneshmand/batchnorm21, linked in
 DJB21 footnote 1; the caption gives only batch size, depth, width and kernel size): a ReLU MLP
@@ -22,17 +23,13 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ...config import check_positive_integers
-from ...nets.convnets import FIG5_NORMS as NORMS
-from ...nets.convnets import PADDING_MODES, ConvNet, check_norm
-from ...nets.initializations import xavier_normal_from
-from ...nets.mlp import MLP
+from ..config import check_positive_integers
+from .convnets import ConvNet, check_norm
+from .initializations import linear_layers, xavier_normal_from
+from .mlp import MLP
 
 __all__ = [
     "ARCHITECTURES",
-    "NORMS",
-    "PADDING_MODES",
-    "ConvNet",
     "build",
     "features_by_samples",
     "relu_first_mlp",
@@ -69,7 +66,7 @@ def relu_first_mlp(
     net = MLP(
         in_features, width, depth, None, norm, "relu", bias=False, block_order="act_linear_norm"
     )
-    for linear in net.linear_layers():
+    for linear in linear_layers(net):
         xavier_normal_from(linear.weight, gain, generator)
     return net
 
@@ -120,7 +117,8 @@ def relu_mlp(d_in: int, width: int, depth: int, d_out: int = 10) -> nn.Sequentia
     Linear(d_in -> width), (depth - 2) x Linear(width -> width), Linear(width -> d_out), with a
     ReLU after every Linear but the last (and the identity where a normalization would be).
     ``depth`` is the number of Linear layers (the code's ``layer_num``). Weights keep PyTorch's
-    default initialization; see ``xavier_init``.
+    default initialization until ``init_weights(model, "xavier_relu", ...)`` (the code's
+    ``xavier_init``) overwrites them.
 
     Raises:
         ValueError: for depth < 2 or a size < 1.

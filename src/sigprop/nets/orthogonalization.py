@@ -1,8 +1,6 @@
-"""Initializations of the bias-free ReLU MLP of DJB21 Sec. 5 (Thesis Sec. 2.4, App. A.4-A.5).
+"""Iterative orthogonalization and the other orthogonalizing transforms of DJB21 (Thesis Sec. 2.4,
+App. A.4-A.5), applied to initialized networks.
 
-- ``xavier_init``: ``xavier_uniform_`` with gain sqrt(2) (``calculate_gain('relu')``), as in the
-  authors' public code (hadidaneshmand/batchnorm21, linked in DJB21 footnote 1),
-  seeded through ``sigprop.seeding``.
 - ``orthogonalizing_weight`` / ``iterative_orthogonalization``: DJB21 Eq. (6) (Thesis Eq. (2.6)),
   in the variant of the authors' MLP code (``"code"``, their ``improved_init``) or of the paper
   (``"paper"``, Eq. (6) with our fix of the text after it, which calls a slice of V orthogonal).
@@ -11,6 +9,7 @@
 - ``orthogonal_weights``: the orthogonal-weights baseline of Thesis App. A.5 (i).
 - ``whitening``: the whitening remark after DJB21 Thm. 1 (M^{-1} in place of diag(M)^{-1} in BN).
 
+The weights they start from are drawn by ``nets.initializations`` (DJB21's code: ``xavier_relu``).
 Layouts: the matrix functions use the papers' layout h of shape (..., d, n) (columns are samples);
 the model functions take batches as the model consumes them, shape (n, features) (rows are
 samples, the transpose). Everything works on CPU and CUDA, in the tensors' dtype.
@@ -24,58 +23,24 @@ import math
 import torch
 from torch import Tensor, nn
 
-from .seeding import generator
+from .initializations import linear_layers
 
 log = logging.getLogger(__name__)
 
 __all__ = [
     "VARIANTS",
-    "XAVIER_GAIN",
     "hidden_representations",
     "iterative_conv_orthogonalization",
     "iterative_orthogonalization",
-    "linear_layers",
     "orthogonal_weights",
     "orthogonalizing_conv_weight",
     "orthogonalizing_weight",
     "whitening",
-    "xavier_init",
 ]
-
-XAVIER_GAIN = math.sqrt(2.0)
-"""``torch.nn.init.calculate_gain('relu')``, the gain of ``xavier_init`` in the authors' code."""
 
 VARIANTS = ("code", "paper", "paper_sliced")
 """Iterative orthogonalization: the authors' MLP code (exponent -1), DJB21 Eq. (6) (-1/2) with an
 orthogonal Q, or Eq. (6) as printed with the non-orthogonal sliced V' (kept as a control)."""
-
-
-def linear_layers(model: nn.Module) -> list[nn.Linear]:
-    """The model's ``nn.Linear`` modules in forward (registration) order."""
-    return [m for m in model.modules() if isinstance(m, nn.Linear)]
-
-
-@torch.no_grad()
-def xavier_init(
-    model: nn.Module, experiment_id: str, run: int, gain: float = XAVIER_GAIN
-) -> nn.Module:
-    """``xavier_uniform_(W, gain)`` on every Linear layer, biases to 0 [code ``xavier_init``].
-
-    W ~ U[-a, a] with a = gain sqrt(6 / (fan_in + fan_out)). The draws come from one generator,
-    ``seeding.generator(experiment_id, run, "weights")`` (on the CPU, copied to the weights'
-    device), layer after layer, so a run's weights are reproducible alone and the same on every
-    device. Modifies ``model`` in place and returns it.
-    """
-    layers = linear_layers(model)
-    if not layers:
-        raise ValueError("model has no nn.Linear layer to initialize")
-    g = generator(experiment_id, run, "weights")
-    for layer in layers:
-        draw = torch.empty(layer.weight.shape, dtype=layer.weight.dtype)
-        layer.weight.copy_(nn.init.xavier_uniform_(draw, gain=gain, generator=g))
-        if layer.bias is not None:
-            layer.bias.zero_()
-    return model
 
 
 def _rank_mask(sigma: Tensor, d: int, n: int) -> Tensor:
@@ -167,7 +132,7 @@ def iterative_orthogonalization(
 
     Args:
         model: ``nn.Sequential`` whose hidden Linear layers are square and bias-free
-            (e.g. ``models.relu_mlp``), with weights already initialized.
+            (e.g. ``nets.djb21.relu_mlp``), with weights already initialized.
         batch: the initialization batch, shape (n, d_in), rows are samples (torch layout).
         variant: one of ``VARIANTS`` (see ``orthogonalizing_weight``).
     Returns:
@@ -301,7 +266,7 @@ def hidden_representations(
     """Pre-activations W_l H_l and representations H_l of a Sequential MLP, papers' layout.
 
     Args:
-        model: Linear / activation Sequential (e.g. ``models.relu_mlp``).
+        model: Linear / activation Sequential (e.g. ``nets.djb21.relu_mlp``).
         batch: shape (n, d_in), rows are samples.
     Returns:
         (pre, post): ``pre[l]`` = W_l H_l for every Linear layer l = 0..depth-1, and ``post[l]``

@@ -1,4 +1,4 @@
-"""Tests of papers.orthogonality.djb21_networks: DJB21 Fig. 5 networks from torch's own layers."""
+"""Tests of nets.djb21: DJB21 Fig. 5 networks from torch's own layers."""
 
 from __future__ import annotations
 
@@ -8,19 +8,18 @@ import pytest
 import torch
 
 from sigprop import metrics, ops, seeding
-from sigprop.papers.orthogonality import djb21_networks
+from sigprop.nets import convnets, djb21
+from sigprop.nets.initializations import linear_layers
 
 
 def _mlp(norm, depth=4, width=16, in_features=12, seed=0):
     g = seeding.generator("test.models", seed, "weights")
-    return (
-        djb21_networks.relu_first_mlp(in_features, width, depth, norm, generator=g).double().train()
-    )
+    return djb21.relu_first_mlp(in_features, width, depth, norm, generator=g).double().train()
 
 
 def _conv(norm, depth=3, channels=5, padding_mode="reflect", seed=0):
     g = seeding.generator("test.models", seed, "weights")
-    net = djb21_networks.ConvNet(2, channels, depth, 3, norm, padding_mode, generator=g)
+    net = convnets.ConvNet(2, channels, depth, 3, norm, padding_mode, generator=g)
     return net.double().train()
 
 
@@ -60,17 +59,17 @@ def test_conv_bn_block_is_torch_batch_norm_per_channel(gen):
         h = out
 
 
-@pytest.mark.parametrize("norm", djb21_networks.NORMS)
+@pytest.mark.parametrize("norm", convnets.FIG5_NORMS)
 def test_representations_count_and_shapes(gen, norm):
     x = _images(gen)
-    mlp = djb21_networks.build("mlp", tuple(x.shape[1:]), 16, 5, norm)
+    mlp = djb21.build("mlp", tuple(x.shape[1:]), 16, 5, norm)
     reps = mlp.double().representations(x)
     assert len(reps) == 5 and torch.equal(reps[0], x.flatten(1))
     assert all(r.shape == (6, 16) for r in reps[1:])
     assert len(mlp.representations(x, include_output=True)) == 6
     torch.testing.assert_close(mlp.representations(x, include_output=True)[-1], mlp(x))
 
-    for mode in djb21_networks.PADDING_MODES:
+    for mode in convnets.PADDING_MODES:
         conv = _conv(norm, depth=4, padding_mode=mode)
         reps = conv.representations(x, include_output=True)
         assert len(reps) == 5 and reps[0] is x
@@ -84,13 +83,11 @@ def test_gap_of_the_input_is_the_code_formula(gen):
     flat = x.flatten(1)
     c = flat @ flat.T
     expected = torch.linalg.matrix_norm(c / c.trace() - torch.eye(6, dtype=x.dtype) / 6)
-    got = metrics.orthogonality_gap(djb21_networks.features_by_samples(x))
+    got = metrics.orthogonality_gap(djb21.features_by_samples(x))
     torch.testing.assert_close(got, expected, rtol=1e-12, atol=0)
     net = _conv("batch_norm")
     first = net.representations(x)[0]
-    torch.testing.assert_close(
-        metrics.orthogonality_gap(djb21_networks.features_by_samples(first)), got
-    )
+    torch.testing.assert_close(metrics.orthogonality_gap(djb21.features_by_samples(first)), got)
 
 
 def test_vanilla_mlp_is_positively_homogeneous(gen):
@@ -100,9 +97,7 @@ def test_vanilla_mlp_is_positively_homogeneous(gen):
 
     def gaps(inp):
         reps = net.representations(inp, include_output=True)
-        return torch.stack(
-            [metrics.orthogonality_gap(djb21_networks.features_by_samples(h)) for h in reps]
-        )
+        return torch.stack([metrics.orthogonality_gap(djb21.features_by_samples(h)) for h in reps])
 
     a, b = gaps(x), gaps(3.7 * x)
     torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
@@ -122,21 +117,21 @@ def test_bn_nets_are_scale_invariant_after_the_first_bn(gen):
 
 def test_init_is_xavier_normal_and_seeded():
     net = _mlp("none", depth=3, width=200, in_features=200)
-    w = net.linear_layers()[1].weight
+    w = linear_layers(net)[1].weight
     expected_sd = math.sqrt(2.0) * math.sqrt(2.0 / (200 + 200))  # gain sqrt 2, [code]
     assert abs(w.std().item() / expected_sd - 1) < 0.02
-    conv = djb21_networks.ConvNet(3, 50, 2, generator=seeding.generator("t", 0, "w"))
+    conv = convnets.ConvNet(3, 50, 2, generator=seeding.generator("t", 0, "w"))
     wc = conv.blocks[1][1].weight
     assert abs(wc.std().item() / math.sqrt(2.0 / (9 * 50 + 9 * 50)) - 1) < 0.05  # gain 1
     same = _mlp("none", depth=3, width=200, in_features=200)
     other = _mlp("none", depth=3, width=200, in_features=200, seed=1)
-    assert torch.equal(same.linear_layers()[1].weight, w)
-    assert not torch.equal(other.linear_layers()[1].weight, w)
+    assert torch.equal(linear_layers(same)[1].weight, w)
+    assert not torch.equal(linear_layers(other)[1].weight, w)
 
 
 def test_bn_and_vanilla_share_weights_for_one_generator_seed():
     a, b = _mlp("batch_norm"), _mlp("none")
-    for linear_a, linear_b in zip(a.linear_layers(), b.linear_layers(), strict=True):
+    for linear_a, linear_b in zip(linear_layers(a), linear_layers(b), strict=True):
         assert torch.equal(linear_a.weight, linear_b.weight)
 
 
@@ -162,4 +157,4 @@ def test_bad_arguments_raise(kwargs, match):
         "padding_mode": "reflect",
     }
     with pytest.raises(ValueError, match=match):
-        djb21_networks.build(**{**args, **kwargs})
+        djb21.build(**{**args, **kwargs})
