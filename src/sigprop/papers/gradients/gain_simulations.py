@@ -44,9 +44,8 @@ def _labelled(
     depths: list[int], run_ids: list[int],
 ) -> Labelled:  # fmt: skip
     """``out`` as ``name`` over dims (*coords, run), seeded by ``<experiment_id>.L<depth>``."""
-    return Labelled(
-        dims=[*coords, "run"],
-        coords={**{dim: list(values) for dim, values in coords.items()}, "run": run_ids},
+    return Labelled.over(
+        {**coords, "run": run_ids},
         values={name: out},
         seeds={
             "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
