@@ -21,6 +21,18 @@ def labelled():
     )
 
 
+def test_labelled_over_takes_the_dims_from_the_coordinates():
+    made = store.Labelled.over(
+        {"width": (8, 16), "run": range(3)},
+        values={"gap": torch.arange(6.0).reshape(2, 3)},
+        seeds={"experiment_id": "t"},
+    )
+    plain = labelled()
+    assert (made.dims, made.coords, made.seeds) == (plain.dims, plain.coords, plain.seeds)
+    assert torch.equal(made.values["gap"], plain.values["gap"])
+    assert store.Labelled.over({"run": [0]}, values={}).seeds == {}
+
+
 def test_results_load_without_torch(tmp_path):
     """Jobs that draw and judge read results with numpy alone (issue 13): no torch import."""
     import subprocess

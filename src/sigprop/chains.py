@@ -180,7 +180,20 @@ class _BlockStream:
             self._next = int(state["next"])
 
 
-class ExplicitProduct:
+class _StreamedProduct:
+    """A product H -> X_l H whose X_l come from one ``_BlockStream``, checkpointable."""
+
+    _stream: _BlockStream
+
+    def state_dict(self) -> dict:
+        """The streams' place (``simulate``'s checkpoints)."""
+        return self._stream.state_dict()
+
+    def load_state_dict(self, state: Mapping) -> None:
+        self._stream.load_state_dict(state)
+
+
+class ExplicitProduct(_StreamedProduct):
     """W_l H with W_l in R^{d x d} drawn i.i.d. per run from stream ``"weights"``, Dan+20 Def. 1.
 
     Args:
@@ -208,13 +221,6 @@ class ExplicitProduct:
         """Draw the next layer's W_l for all runs, shape (runs, d, d); valid until the next draw."""
         return self._stream.next()
 
-    def state_dict(self) -> dict:
-        """The weight streams' place (``simulate``'s checkpoints)."""
-        return self._stream.state_dict()
-
-    def load_state_dict(self, state: Mapping) -> None:
-        self._stream.load_state_dict(state)
-
     def __call__(self, h: Tensor) -> Tensor:
         return self.next_weights() @ h
 
@@ -228,7 +234,7 @@ def gram_sqrt(h: Tensor) -> Tensor:
     return lam.clamp_min(0.0).sqrt()[..., :, None] * u.mT
 
 
-class GaussianGramProduct:
+class GaussianGramProduct(_StreamedProduct):
     """Fast path for Gaussian W: W_l H sampled as G_l R(H), exact in law (module docstring).
 
     G_l in R^{d x n} is drawn per run from stream ``"gram"`` (a different stream from the
@@ -252,13 +258,6 @@ class GaussianGramProduct:
     def next_draws(self) -> Tensor:
         """Draw the next layer's G_l for all runs, shape (runs, d, n); valid until the next draw."""
         return self._stream.next()
-
-    def state_dict(self) -> dict:
-        """The Gram streams' place (``simulate``'s checkpoints)."""
-        return self._stream.state_dict()
-
-    def load_state_dict(self, state: Mapping) -> None:
-        self._stream.load_state_dict(state)
 
     def __call__(self, h: Tensor) -> Tensor:
         return self.next_draws() @ gram_sqrt(h)

@@ -21,6 +21,7 @@ from torch import Tensor
 
 __all__ = [
     "am_over_gm",
+    "check_samples",
     "example_table",
     "gram",
     "isometry",
@@ -33,6 +34,12 @@ __all__ = [
 ]
 
 
+def check_samples(x: Tensor) -> None:
+    """Raise unless x is a batch of samples as columns, shape (..., d, n)."""
+    if x.dim() < 2:
+        raise ValueError(f"x must have shape (..., d, n), got {tuple(x.shape)}")
+
+
 def gram(x: Tensor) -> Tensor:
     """Gram matrix G = [<x_i, x_j>]_{i,j <= n} of the n columns of x, Thesis Eq. (4.1).
 
@@ -41,8 +48,7 @@ def gram(x: Tensor) -> Tensor:
     Returns:
         G = x^T x, shape (..., n, n). For Cor. 4.5 pass x^T to get C = X X^T.
     """
-    if x.dim() < 2:
-        raise ValueError(f"x must have shape (..., d, n), got {tuple(x.shape)}")
+    check_samples(x)
     return x.mT @ x
 
 

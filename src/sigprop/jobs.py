@@ -82,6 +82,15 @@ def _timed_call(function, arguments: dict, device: str, threads: int):
     return result, resolved, time.perf_counter() - start
 
 
+def _resumable_call(function, setup: dict, device: str, output: str, threads: int, code: str):
+    """``_timed_call`` with the job's checkpoints under ``checkpoint_root(output)``, one folder per
+    setup, device and code: a rerun of the same job resumes where it stopped."""
+    from .training.checkpoints import resumable
+
+    with resumable(checkpoint_root(output) / _settings_hash(setup, device, code)):
+        return _timed_call(function, setup, device, threads)
+
+
 def run_simulation(
     experiment,
     setup: dict,
@@ -109,11 +118,7 @@ def run_simulation(
         nonfinite: value names that may hold NaN or inf (the item's declaration).
         code: the fingerprint of the experiment's code (a resumed job must run the same code).
     """
-    from .training.checkpoints import resumable
-
-    root = checkpoint_root(tensor_path)
-    with resumable(root / _settings_hash(setup, device, code)):
-        result, resolved, wall = _timed_call(experiment, setup, device, threads)
+    result, resolved, wall = _resumable_call(experiment, setup, device, tensor_path, threads, code)
     meta = store.provenance(
         dict(setup), result.seeds, resolved, wall, experiment=qualified_name(experiment)
     )
@@ -166,10 +171,7 @@ def run_measure(
     inside it checkpoint as a simulation's do (``run_simulation``; ``code``: the fingerprint
     of the measure's code).
     """
-    from .training.checkpoints import resumable
-
-    with resumable(checkpoint_root(table_path) / _settings_hash(setup, device, code)):
-        table, resolved, wall = _timed_call(measure, setup, device, threads)
+    table, resolved, wall = _resumable_call(measure, setup, device, table_path, threads, code)
     if not isinstance(table, pd.DataFrame):
         raise TypeError(f"{qualified_name(measure)} must return a pandas.DataFrame")
     meta = store.provenance(dict(setup), {}, resolved, wall, measure=qualified_name(measure))

@@ -32,7 +32,7 @@ import platform
 import socket
 import subprocess
 import tempfile
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
@@ -93,6 +93,18 @@ class Labelled:
     coords: dict[str, list]
     values: dict[str, Any]
     seeds: dict = field(default_factory=dict)
+
+    @classmethod
+    def over(
+        cls, coords: Mapping[str, Iterable], values: dict[str, Any], seeds: dict | None = None
+    ) -> Labelled:
+        """Tensors over ``coords`` (dim -> coordinate values, in the order of the dims)."""
+        return cls(
+            dims=list(coords),
+            coords={dim: list(points) for dim, points in coords.items()},
+            values=values,
+            seeds={} if seeds is None else seeds,
+        )
 
 
 @contextlib.contextmanager

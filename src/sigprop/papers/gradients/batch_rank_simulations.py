@@ -195,13 +195,12 @@ def table_c1(
                     at = (i, j, k, slice(start, stop))
                     _measure_chunk(values, at, chunk, normalization, spec, control_batches)
             log.info("%s n=%d done", dataset, n)
-    return Labelled(
-        dims=["dataset", "normalization", "n", "batch"],
-        coords={
-            "dataset": list(datasets),
-            "normalization": list(normalizations),
-            "n": list(batch_sizes),
-            "batch": list(range(batches)),
+    return Labelled.over(
+        {
+            "dataset": datasets,
+            "normalization": normalizations,
+            "n": batch_sizes,
+            "batch": range(batches),
         },
         values=values,
         seeds={

@@ -31,6 +31,7 @@ import math
 import torch
 from torch import Tensor
 
+from ...gram_isometry import check_samples
 from .jacobian_theorem_spec import c108_factor
 
 __all__ = [
@@ -53,8 +54,8 @@ __all__ = [
 
 
 def _rows(x: Tensor) -> Tensor:
-    if x.dim() < 2:
-        raise ValueError(f"x must have shape (..., d, n), got {tuple(x.shape)}")
+    """The row norms ||X_i.|| of x, shape (..., d, n) -> (..., d)."""
+    check_samples(x)
     return torch.linalg.vector_norm(x, dim=-1)
 
 

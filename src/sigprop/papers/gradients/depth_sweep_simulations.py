@@ -165,9 +165,8 @@ def _labelled(
 ) -> Labelled:
     """``depth_sweep``'s values over (variant, depth, run) with their streams; ``given``: the
     batch was passed in (else ``bn_mlp.input_batch``'s draw)."""
-    return Labelled(
-        dims=["variant", "depth", "run"],
-        coords={"variant": names, "depth": list(depths), "run": runs},
+    return Labelled.over(
+        {"variant": names, "depth": depths, "run": runs},
         values={
             "log_grad_fc0": values["fc0"],
             "log_grad_fc1": values["fc1"],

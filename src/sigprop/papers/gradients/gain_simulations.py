@@ -5,6 +5,10 @@ Every network is ``bn_mlp`` with d = n = 100 by default, Haar orthogonal weights
 ``bias=True``) and the one real batch ``bn_mlp.input_batch(**batch)``. Within one depth the
 weights of run r are shared by all activations, gains and exponents (``experiment_id`` +
 ``.L<depth>``): common random numbers, so the curves differ only by the shaping.
+
+``images`` (the input batch X_0, shape (D, n), samples as columns) and ``labels`` (their class
+indices, shape (n,)) replace ``bn_mlp.input_batch``'s seeded draw from the dataset
+(``depth_sweep_simulations.resolve_batch``).
 """
 
 from __future__ import annotations
@@ -35,6 +39,22 @@ def _profile(arch, x, labels, n_classes, experiment_id, runs, dtype, device) -> 
     return prof.log_grad.cpu()
 
 
+def _labelled(
+    coords: Mapping[str, list], name: str, out: torch.Tensor, experiment_id: str,
+    depths: list[int], run_ids: list[int],
+) -> Labelled:  # fmt: skip
+    """``out`` as ``name`` over dims (*coords, run), seeded by ``<experiment_id>.L<depth>``."""
+    return Labelled.over(
+        {**coords, "run": run_ids},
+        values={name: out},
+        seeds={
+            "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
+            "runs": run_ids,
+            "streams": ["weights", "biases"],
+        },
+    )
+
+
 def gain_depth(
     activations: list[str],
     exponents: list[float],
@@ -55,12 +75,6 @@ def gain_depth(
 
     Thesis Eq. (6.11); gamma = 0 is "Without gain", 0.4 "With gain"; ``layer`` = 1 is ``fc_1``.
 
-    Args:
-        images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset
-            (``depth_sweep_simulations.resolve_batch``).
-        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
-
     Returns:
         ``log_grad`` over dims (exponent, activation, depth, run).
     """
@@ -77,21 +91,8 @@ def gain_depth(
                     arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
                 )
                 out[i, j, k] = lg[:, layer].double()
-    return Labelled(
-        dims=["exponent", "activation", "depth", "run"],
-        coords={
-            "exponent": list(exponents),
-            "activation": list(activations),
-            "depth": list(depths),
-            "run": run_ids,
-        },
-        values={"log_grad": out},
-        seeds={
-            "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
-            "runs": run_ids,
-            "streams": ["weights", "biases"],
-        },
-    )
+    coords = {"exponent": exponents, "activation": activations, "depth": depths}
+    return _labelled(coords, "log_grad", out, experiment_id, depths, run_ids)
 
 
 def constant_gain(
@@ -114,12 +115,6 @@ def constant_gain(
     """Explosion rate R(l, alpha) (``shaping.explosion_rate``) at several layers l of one
     ``depth``-layer net with the same gain alpha in every layer, Fig. C.1 (Thesis app. C.5).
 
-    Args:
-        images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset
-            (``depth_sweep_simulations.resolve_batch``).
-        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
-
     Returns:
         ``rate`` over dims (activation, gain, layer, run).
     """
@@ -132,21 +127,8 @@ def constant_gain(
             lg = _profile(arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device)
             for k, layer in enumerate(layers):
                 out[i, j, k] = shaping.explosion_rate(lg.double(), layer, gap)
-    return Labelled(
-        dims=["activation", "gain", "layer", "run"],
-        coords={
-            "activation": list(activations),
-            "gain": list(gains),
-            "layer": list(layers),
-            "run": run_ids,
-        },
-        values={"rate": out},
-        seeds={
-            "experiment_ids": [f"{experiment_id}.L{depth}"],
-            "runs": run_ids,
-            "streams": ["weights", "biases"],
-        },
-    )
+    coords = {"activation": activations, "gain": gains, "layer": layers}
+    return _labelled(coords, "rate", out, experiment_id, [depth], run_ids)
 
 
 def exponent_rate(
@@ -174,12 +156,6 @@ def exponent_rate(
     measures between hidden layers only (``fc_1`` .. ``fc_11``), ``from_layer`` = 0 is literal.
 
 
-    Args:
-        images: the input batch X_0, shape (D, n), samples as columns; replaces
-            ``bn_mlp.input_batch``'s seeded draw from the dataset
-            (``depth_sweep_simulations.resolve_batch``).
-        labels: the images' class indices, shape (n,); replace the drawn batch's labels.
-
     Returns:
         ``rate`` over dims (activation, depth, exponent, run).
     """
@@ -196,18 +172,5 @@ def exponent_rate(
                     arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
                 )
                 out[i, j, k] = shaping.explosion_rate(lg.double(), from_layer + gap, gap)
-    return Labelled(
-        dims=["activation", "depth", "exponent", "run"],
-        coords={
-            "activation": list(activations),
-            "depth": list(depths),
-            "exponent": list(exponents),
-            "run": run_ids,
-        },
-        values={"rate": out},
-        seeds={
-            "experiment_ids": [f"{experiment_id}.L{d}" for d in depths],
-            "runs": run_ids,
-            "streams": ["weights", "biases"],
-        },
-    )
+    coords = {"activation": activations, "depth": depths, "exponent": exponents}
+    return _labelled(coords, "rate", out, experiment_id, depths, run_ids)

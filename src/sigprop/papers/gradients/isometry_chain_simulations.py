@@ -40,9 +40,8 @@ def isometry_chain(
             d, input_fraction, seeding.generator(stream, 0, "input"), torch.float64, device
         )
         gaps.append(isometry_decay.bn_haar_chain(x0, depth, stream, runs))
-    return Labelled(
-        dims=["width", "run", "layer"],
-        coords={"width": list(widths), "run": runs, "layer": list(range(depth + 1))},
+    return Labelled.over(
+        {"width": widths, "run": runs, "layer": range(depth + 1)},
         values={"psi": torch.stack(gaps).cpu()},
         seeds={
             "experiment_ids": [f"{experiment_id}.d{d}" for d in widths],

@@ -51,8 +51,7 @@ __all__ = [
 
 def normalized_eigenvalues(x: Tensor) -> Tensor:
     """Eigenvalues of X X^T scaled to sum d (= those of a BN output), ascending, shape (..., d)."""
-    if x.dim() < 2:
-        raise ValueError(f"x must have shape (..., d, n), got {tuple(x.shape)}")
+    gram_isometry.check_samples(x)
     lam = torch.linalg.eigvalsh(x @ x.mT)
     return lam * (lam.shape[-1] / lam.sum(-1, keepdim=True))
 

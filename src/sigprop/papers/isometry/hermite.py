@@ -68,10 +68,8 @@ _T, _W = leggauss(_ORDER)
 _SQRT_2PI = math.sqrt(2.0 * math.pi)
 
 
-def hermite_he(k: int, x: np.ndarray) -> np.ndarray:
-    """Probabilists' Hermite polynomials He_0..He_k at x, Thesis Def. 5.4.
-
-    Recursion He_j = x He_{j-1} - (j - 1) He_{j-2}, He_0 = 1, He_1 = x.
+def _three_term_recursion(k: int, x: np.ndarray, step: Callable) -> np.ndarray:
+    """Polynomials p_0 = 1, p_1 = x, p_j = step(j, x, p_{j-1}, p_{j-2}) for j = 2..k at x.
 
     Returns:
         shape (k + 1, *x.shape).
@@ -84,8 +82,19 @@ def hermite_he(k: int, x: np.ndarray) -> np.ndarray:
     if k >= 1:
         out[1] = x
     for j in range(2, k + 1):
-        out[j] = x * out[j - 1] - (j - 1) * out[j - 2]
+        out[j] = step(j, x, out[j - 1], out[j - 2])
     return out
+
+
+def hermite_he(k: int, x: np.ndarray) -> np.ndarray:
+    """Probabilists' Hermite polynomials He_0..He_k at x, Thesis Def. 5.4.
+
+    Recursion He_j = x He_{j-1} - (j - 1) He_{j-2}, He_0 = 1, He_1 = x.
+
+    Returns:
+        shape (k + 1, *x.shape).
+    """
+    return _three_term_recursion(k, x, lambda j, x, h1, h2: x * h1 - (j - 1) * h2)
 
 
 def he(k: int, x: np.ndarray) -> np.ndarray:
@@ -95,16 +104,10 @@ def he(k: int, x: np.ndarray) -> np.ndarray:
     Returns:
         shape (k + 1, *x.shape).
     """
-    if k < 0:
-        raise ValueError(f"order k must be >= 0, got {k}")
-    x = np.asarray(x, dtype=np.float64)
-    out = np.empty((k + 1, *x.shape))
-    out[0] = 1.0
-    if k >= 1:
-        out[1] = x
-    for j in range(2, k + 1):  # he_j = (x he_{j-1} - sqrt(j - 1) he_{j-2}) / sqrt(j)
-        out[j] = (x * out[j - 1] - math.sqrt(j - 1) * out[j - 2]) / math.sqrt(j)
-    return out
+    # he_j = (x he_{j-1} - sqrt(j - 1) he_{j-2}) / sqrt(j)
+    return _three_term_recursion(
+        k, x, lambda j, x, h1, h2: (x * h1 - math.sqrt(j - 1) * h2) / math.sqrt(j)
+    )
 
 
 def gauss_hermite(n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -102,14 +102,13 @@ def gram_chain(
                 dist[i, j, k] = chains.trajectory(
                     state, step, sampler, depth, distance, runs, desc=sid
                 ).to(dist.dtype)
-    return Labelled(
-        dims=["network", "batch_size", "width", "run", "layer"],
-        coords={
-            "network": list(networks),
+    return Labelled.over(
+        {
+            "network": networks,
             "batch_size": [int(n) for n in batch_sizes],
             "width": [int(d) for d in widths],
             "run": runs,
-            "layer": list(range(depth + 1)),
+            "layer": range(depth + 1),
         },
         values={"distance": dist, "kappa": kappa},
         seeds={

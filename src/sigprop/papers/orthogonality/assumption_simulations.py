@@ -210,9 +210,8 @@ def a1_grid(
                 state = {"values": values, "done": sorted(done), "epoch": len(done)}
                 checkpoints.save(path, {"identity": identity, **state})
                 saved = time.monotonic()
-    return Labelled(
-        dims=["n", "d", "run"],
-        coords={"n": list(batch_sizes), "d": list(widths), "run": runs},
+    return Labelled.over(
+        {"n": batch_sizes, "d": widths, "run": runs},
         values=values,
         seeds={
             "experiment_ids": [

@@ -70,9 +70,8 @@ def cosine_pair(
                 h0, step, product, depth, metrics.abs_cosine, runs, desc=f"cosine pair {name}"
             )
         )
-    return Labelled(
-        dims=["network", "run", "layer"],
-        coords={"network": list(setups), "run": runs, "layer": list(range(depth + 1))},
+    return Labelled.over(
+        {"network": setups, "run": runs, "layer": range(depth + 1)},
         values={"abs_cos": torch.stack(cosines)},
         seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["weights"]},
     )
@@ -147,9 +146,8 @@ def gap_chain(
                 desc=f"gap chain d={d}",
             )
         )
-    return Labelled(
-        dims=["width", "run", "layer"],
-        coords={"width": list(widths), "run": runs, "layer": list(range(depth + 1))},
+    return Labelled.over(
+        {"width": widths, "run": runs, "layer": range(depth + 1)},
         values={"gap": torch.stack(gaps)},
         seeds={
             "experiment_ids": [f"{experiment_id}.d{d}" for d in widths],

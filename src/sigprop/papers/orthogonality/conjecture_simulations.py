@@ -194,9 +194,8 @@ def conjecture_chain(
         )  # fmt: skip
         for v, value in width_values.items():
             values[v][:, w] = value
-    return Labelled(
-        dims=["activation", "width", "run"],
-        coords={"activation": list(activations), "width": list(widths), "run": runs},
+    return Labelled.over(
+        {"activation": activations, "width": widths, "run": runs},
         values=values,
         seeds={
             "experiment_ids": ids,

@@ -117,14 +117,8 @@ def gaussian_chain(
     names = list(per_cell[0])
     shape = (len(batch_sizes), len(widths), n_runs, depth + 1)
     values = {k: torch.stack([cell[k] for cell in per_cell]).reshape(shape) for k in names}
-    return Labelled(
-        dims=["batch_size", "width", "run", "layer"],
-        coords={
-            "batch_size": list(batch_sizes),
-            "width": list(widths),
-            "run": runs,
-            "layer": list(range(depth + 1)),
-        },
+    return Labelled.over(
+        {"batch_size": batch_sizes, "width": widths, "run": runs, "layer": range(depth + 1)},
         values=values,
         seeds={"experiment_ids": ids, "runs": runs, "streams": ["input", "gram"]},
     )

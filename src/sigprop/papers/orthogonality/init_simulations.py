@@ -109,14 +109,8 @@ def init_gap(
                 _, post = orthogonalization.hidden_representations(model, batches[name])
                 layers = [inputs[name]] + [metrics.orthogonality_gap(h) for h in post[1:]]
                 gaps[i, j, r] = torch.stack(layers).cpu()
-    return Labelled(
-        dims=["method", "batch", "run", "layer"],
-        coords={
-            "method": list(methods),
-            "batch": list(BATCHES),
-            "run": runs,
-            "layer": list(range(depth)),
-        },
+    return Labelled.over(
+        {"method": methods, "batch": BATCHES, "run": runs, "layer": range(depth)},
         values={"gap": gaps},
         seeds={"experiment_id": experiment_id, "runs": runs, "streams": ["batch", "weights"]},
     )

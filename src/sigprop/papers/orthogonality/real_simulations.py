@@ -147,13 +147,12 @@ def _labelled(
 ) -> Labelled:
     """``real_gap``'s gaps over (architecture, norm, batch, layer), with their streams."""
     batches = range(n_batches)
-    return Labelled(
-        dims=["architecture", "norm", "batch", "layer"],
-        coords={
-            "architecture": list(architectures),
-            "norm": list(norms),
-            "batch": list(batches),
-            "layer": list(range(1, depth + 1)),
+    return Labelled.over(
+        {
+            "architecture": architectures,
+            "norm": norms,
+            "batch": batches,
+            "layer": range(1, depth + 1),
         },
         values={"gap": gaps},
         seeds={

@@ -88,13 +88,12 @@ def depth_rank(
                 include_input=False,
                 desc=f"depth rank {normalization} {act}",
             )
-    return Labelled(
-        dims=["network", "activation", "run", "depth"],
-        coords={
-            "network": list(FIG2_NETWORKS),
-            "activation": list(activations),
+    return Labelled.over(
+        {
+            "network": FIG2_NETWORKS,
+            "activation": activations,
             "run": runs,
-            "depth": list(range(1, depth + 1)),
+            "depth": range(1, depth + 1),
         },
         values={"rank": rank},
         seeds={
@@ -174,9 +173,8 @@ def bn_chain(
                 shape = (len(gammas), len(widths), n_runs, len(layers))
                 stats[name] = torch.empty(shape, dtype=torch_dtype)
             stats[name][:, j] = value.reshape(len(gammas), n_runs, len(layers))
-    return Labelled(
-        dims=["gamma", "width", "run", "layer"],
-        coords={"gamma": list(gammas), "width": list(widths), "run": runs, "layer": layers},
+    return Labelled.over(
+        {"gamma": gammas, "width": widths, "run": runs, "layer": layers},
         values=stats,
         seeds={
             "experiment_ids": [
@@ -240,9 +238,8 @@ def collinear_chain(
         )
         for name in names:
             sigmas[name][i] = trace.values[name]
-    return Labelled(
-        dims=["gamma", "run", "layer"],
-        coords={"gamma": list(gammas), "run": runs, "layer": list(range(depth + 1))},
+    return Labelled.over(
+        {"gamma": gammas, "run": runs, "layer": range(depth + 1)},
         values=sigmas,
         seeds={
             "experiment_id": experiment_id,
@@ -304,15 +301,8 @@ def small_batch_rank(
                 )
                 fraction[i, k, j] = trace.values["rank"] / n
                 batch[i, k, j] = n
-    return Labelled(
-        dims=["gamma", "batch", "width", "run", "layer"],
-        coords={
-            "gamma": list(gammas),
-            "batch": list(SMALL_BATCHES),
-            "width": list(widths),
-            "run": runs,
-            "layer": layers,
-        },
+    return Labelled.over(
+        {"gamma": gammas, "batch": SMALL_BATCHES, "width": widths, "run": runs, "layer": layers},
         values={"rank_fraction": fraction, "batch_size": batch},
         seeds={"experiment_ids": streams, "runs": runs, "streams": ["input", "weights"]},
     )
