@@ -164,7 +164,7 @@ def network_training(
     *,
     experiment_id: str,
 ) -> Labelled:
-    """Train every (network, depth, learning rate, run) and log its curves.
+    """Train every (network, depth, learning rate, run) and log its curves (``_train_networks``).
 
     Args:
         architecture: ``mlp`` (``depths`` blocks of ``width`` units, flattened images) or a conv
@@ -181,9 +181,6 @@ def network_training(
             ``orthogonality_gap``, ``gradient_alignment``).
         bias: whether the MLP's Linear layers have biases (DJB21's MLP: none).
         init_batch_size: samples of the initialization batch of iterative orthogonalization.
-
-    Long because its signature is the simulation's config slice (one parameter per key); the
-    training itself is ``_train_networks``.
 
     The grid points of a run share its initial (pre-trained) network; each grid point is one
     member of one batched stack (``training.loop``). Point 0 of every curve is after
