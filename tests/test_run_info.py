@@ -1,5 +1,6 @@
 """The scale label comes from what ran (issue 12, item 5)."""
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -8,7 +9,8 @@ import yaml
 from sigprop.config import merge_configs
 from sigprop.run_info import config_sha256, run_record
 
-CONFIG = Path(__file__).resolve().parents[1] / "config"
+ROOT = Path(__file__).resolve().parents[1]
+CONFIG = ROOT / "config"
 
 
 def load(*names):
@@ -138,16 +140,36 @@ def test_job_placement_from_the_cost_table_and_paper_measurements():
     assert (on_gpu.device, on_gpu.gpus, on_gpu.runtime) == ("cuda", 1, 10)
 
 
+def _bench_cost_table():
+    """``bench/cost_table.py``, the writer of the shipped cost table (standard library only)."""
+    spec = importlib.util.spec_from_file_location("cost_table", ROOT / "bench" / "cost_table.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_shipped_cost_table_is_the_merge_of_the_measured_tables():
+    """``job_resources.cost_table()`` reads the package's table; it holds what
+    ``bench/cost_table.py`` merges from ``bench/results/`` (rewrite it after a measurement)."""
+    from sigprop.job_resources import cost_table
+
+    shipped = cost_table()
+    assert shipped == _bench_cost_table().merge(ROOT / "bench" / "results")
+    assert shipped["rank_collapse/depth_rank"]["cpu_paper_s"] == "1.468"
+
+
 def test_cost_table_merges_the_measured_tables(tmp_path):
     from sigprop.job_resources import cost_table
 
-    (tmp_path / "cost.csv").write_text("item,cpu_paper_s,paper_gpu_s\nf/a,10,20\n")
-    (tmp_path / "jobs.csv").write_text("item,rule,cpu_s,max_rss_mb\nf/a,simulate,12,300\n")
-    (tmp_path / "gpu.csv").write_text(
+    (tmp_path / "paper_cost.csv").write_text("item,cpu_paper_s,paper_gpu_s\nf/a,10,20\n")
+    (tmp_path / "paper_cpu_jobs.csv").write_text(
+        "item,rule,cpu_s,max_rss_mb\nf/a,simulate,12,300\n"
+    )
+    (tmp_path / "gpu_cost.csv").write_text(
         "item,gpu_paper_s,cpu_over_gpu,status\nf/a,5,2,ok\nf/b,1,9,A: timeout > 40 s\n"
         "f/c,870,12,quick timeout > 40 s\n"
     )
-    rows = cost_table(tmp_path / "cost.csv", tmp_path / "jobs.csv", tmp_path / "gpu.csv")
+    rows = cost_table(_bench_cost_table().write(tmp_path, tmp_path / "table.csv"))
     assert rows["f/a"] == {
         "item": "f/a", "cpu_paper_s": "10", "paper_gpu_s": "20", "cpu_s": "12",
         "max_rss_mb": "300", "gpu_s": "5", "cpu_over_gpu": "2",
@@ -159,11 +181,11 @@ def test_cost_table_merges_the_measured_tables(tmp_path):
 def test_cost_table_takes_projected_training_seconds_on_the_gpu(tmp_path):
     from sigprop.job_resources import cost_table, placement
 
-    (tmp_path / "training.csv").write_text(
+    (tmp_path / "gpu_training.csv").write_text(
         "item,projected_paper_s_low,projected_paper_s_high,status\n"
         "f/t,3000,3600,ok\nf/u,,,A: timeout > 45 s\n"
     )
-    rows = cost_table(tmp_path / "none.csv", gpu_training=tmp_path / "training.csv")
+    rows = cost_table(_bench_cost_table().write(tmp_path, tmp_path / "table.csv"))
     assert rows == {"f/t": {"item": "f/t", "gpu_s": "3600"}}  # a cut run that failed: nothing
     on_gpu = placement("f/t", "cuda", 600, 4000, rows)
     assert (on_gpu.device, on_gpu.gpus) == ("cuda", 1)

@@ -27,14 +27,11 @@ def snakemake(workdir, *args, check=True, env=None, cores="2"):
 
 
 def copy_workflow(work: Path) -> Path:
-    """A copy of the workflow with its own src/ (jobs import sigprop from there first), its
-    profiles and the cost table the compute rules read."""
+    """A copy of the workflow with its own src/ (jobs import sigprop from there first; the cost
+    table the compute rules read ships in it) and its profiles."""
     shutil.copy(ROOT / "Snakefile", work)
     for folder in ("workflow", "config", "envs", "src", "profiles"):
         shutil.copytree(ROOT / folder, work / folder, ignore=shutil.ignore_patterns("__pycache__"))
-    (work / "bench" / "results").mkdir(parents=True)
-    for table in ("paper_cost.csv", "paper_cpu_jobs.csv", "gpu_cost.csv"):
-        shutil.copy(ROOT / "bench" / "results" / table, work / "bench" / "results")
     return work
 
 

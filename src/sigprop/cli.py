@@ -837,15 +837,11 @@ def affordable_targets(
 def cmd_targets(registry: Registry, args) -> int:
     """The claims targets whose paper-scale compute fits a budget (one line each, for
     ``snakemake --configfile config/paper.yaml $(sigprop targets)``)."""
-    from .job_resources import GPU_TABLE, GPU_TRAINING_TABLE, cost_table
+    from .job_resources import cost_table
 
-    costs = cost_table(
-        args.costs,
-        gpu=args.costs.parent / GPU_TABLE.name,
-        gpu_training=args.costs.parent / GPU_TRAINING_TABLE.name,
-    )
+    costs = cost_table(args.costs)
     if not costs:
-        print(f"sigprop: no cost table at {args.costs} (bench/paper_cost.py writes it)")
+        print(f"sigprop: no cost table at {args.costs} (bench/cost_table.py writes one)")
         return 1
     chosen, left = affordable_targets(registry, costs, args.max_seconds, args.gpu)
     print("\n".join(chosen))
@@ -956,7 +952,7 @@ def _parser() -> argparse.ArgumentParser:
         "--gpu", action="store_true", help="H100 seconds (measured where measured, else modelled)"
     )
     targets.add_argument(
-        "--costs", type=Path, default=Path("bench/results/paper_cost.csv"), help="cost table"
+        "--costs", type=Path, default=None, help="cost table (default: the one shipped)"
     )
     targets.add_argument("--why", action="store_true", help="list the items left out on stderr")
     add_decide_parser(sub)

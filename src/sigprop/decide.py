@@ -399,13 +399,11 @@ def _benchmark_seconds(root: Path, folder: str, job: str) -> float:
     return previous_seconds(root / "benchmarks" / folder / f"{job}.tsv") or math.nan
 
 
-def _committed_quick_seconds(root: Path) -> dict[str, float]:
-    """Quick-scale seconds of compute items from the committed cost table (a fallback)."""
-    path = root / "bench" / "results" / "paper_cost.csv"
-    if not path.exists():
-        return {}
-    table = pd.read_csv(path)
-    return dict(zip(table["item"], table["quick_s"].astype(float), strict=True))
+def _committed_quick_seconds() -> dict[str, float]:
+    """Quick-scale seconds of compute items from the shipped cost table (a fallback)."""
+    from .job_resources import cost_table, number
+
+    return {item: number(row, "quick_s") for item, row in cost_table().items()}
 
 
 @dataclass
@@ -756,7 +754,7 @@ class Decider:
         self.registry, self.config, self.root, self.directory = registry, config, root, directory
         self.budget_s, self.max_looks, self.cores, self.out = budget_s, max_looks, cores, out
         self.look_levels = levels(float(config["claims"]["confidence"]), max_looks + 1)
-        self.costs = Costs(root, _committed_quick_seconds(root))
+        self.costs = Costs(root, _committed_quick_seconds())
         self.every = [f"{f}.{i.name}" for f, i in registry.judged()]
         self.state_path = directory / "decide_state.json"
         self.state: dict = {"items": {}, "looks": [], "spent_s": 0.0}
@@ -917,7 +915,7 @@ def main(registry: Registry, args) -> int:
         ledger = pd.read_csv(args.ledger, keep_default_na=False, na_values=[""])
         level0 = levels(float(config["claims"]["confidence"]), 1)[0]
         ledger = projected_look0(ledger, float(config["claims"]["confidence"]), level0)
-        costs = Costs(root, _committed_quick_seconds(root))
+        costs = Costs(root, _committed_quick_seconds())
         found = plan(registry, config, ledger, costs, args.max_looks, args.items, budget_s)
         print(f"plan (look 0 projected from {args.ledger}; budget {args.budget:g} CPU-h):")
         print(found.text())

@@ -1,9 +1,11 @@
 """Where a compute job runs and what it asks a cluster for: device, GPUs, runtime, memory.
 
 Read by the Snakefile for the ``simulate`` and ``measure`` rules, from the item's registry
-entry, the config's ``device`` and the paper-scale cost table that ``bench/paper_cost.py``
-writes (``bench/results/paper_cost.csv``: projected paper-scale seconds on one CPU core and on
-an H100, and flags such as "launch-bound: slower on the GPU than on one core").
+entry, the config's ``device`` and the paper-scale cost table shipped in this package
+(``cost_table.csv``, read by ``cost_table``; ``bench/cost_table.py`` merges it from the measured
+tables under ``bench/results/``, and ``bench/paper_cost.py`` rewrites it): projected paper-scale
+seconds on one CPU core and on an H100, flags such as "launch-bound: slower on the GPU than on
+one core", and the measurements named below.
 
 - **Device.** ``device: cpu`` runs everything on the CPU. ``cuda`` runs every job on CUDA,
   except the items slower on the GPU than on one CPU core, which stay on the CPU (and ask for
@@ -35,31 +37,26 @@ an H100, and flags such as "launch-bound: slower on the GPU than on one core").
 from __future__ import annotations
 
 import csv
+import io
 import math
 import os
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 __all__ = [
-    "COST_TABLE", "GPU_TABLE", "GPU_TRAINING_TABLE", "MAX_TIME_LIMIT_ATTEMPTS", "MEASURED_TABLE",
-    "TINY_SECONDS",
+    "COST_TABLE", "MAX_TIME_LIMIT_ATTEMPTS", "TINY_SECONDS",
     "Placement", "cost_table", "gpu_seconds", "number", "placement", "retries_for",
 ]  # fmt: skip
 
-COST_TABLE = Path("bench") / "results" / "paper_cost.csv"
-"""The cost table, relative to the workflow's base directory."""
-
-MEASURED_TABLE = Path("bench") / "results" / "paper_cpu_jobs.csv"
-"""Measured paper-scale jobs (item, rule, cpu_s, max_rss_mb), relative to the base directory."""
-
-GPU_TABLE = Path("bench") / "results" / "gpu_cost.csv"
-"""Measured H100 projections (``bench/gpu_cost.py``: item, gpu_paper_s, cpu_over_gpu)."""
-
-GPU_TRAINING_TABLE = Path("bench") / "results" / "gpu_training.csv"
-"""Real-data simulations at paper shapes on a GPU (``bench/gpu_training.py``: item, status,
-projected_paper_s_high: the paper run projected from a cut run, per stack of runs and step
-sizes, with the time outside training counted once; tables before issue 39: from two cut runs,
-set-up counted per epoch)."""
+COST_TABLE = "cost_table.csv"
+"""The cost table, a data file of this package: ``item`` (``family/item``) and the columns
+``quick_s``, ``cpu_paper_s``, ``paper_gpu_s``, ``flags``, ``status`` of
+``bench/results/paper_cost.csv``; ``cpu_s``, ``max_rss_mb`` of ``paper_cpu_jobs.csv`` (measured
+paper-scale jobs); ``gpu_s``, ``cpu_over_gpu`` of ``gpu_cost.csv`` (measured H100 projections,
+``bench/gpu_cost.py``), or for real-data trainings ``gpu_s`` of ``gpu_training.csv`` (the paper
+run projected from cut runs at paper shapes on an H200, ``bench/gpu_training.py``: per stack of
+runs and step sizes, the time outside training counted once; the upper projection)."""
 
 MEMORY_MARGIN = 1.5
 
@@ -96,44 +93,21 @@ class Placement:
     tiny: bool = False
 
 
-def cost_table(
-    path: str | os.PathLike,
-    measured: str | os.PathLike | None = None,
-    gpu: str | os.PathLike | None = None,
-    gpu_training: str | os.PathLike | None = None,
-) -> dict:
-    """``family/item`` -> its row of the cost table ({} when the file is absent), with the
-    measured ``cpu_s`` and ``max_rss_mb`` of ``measured`` (a table of paper-scale jobs), the
-    measured ``gpu_s`` and ``cpu_over_gpu`` of ``gpu`` (``GPU_TABLE``) and, for real-data
-    trainings, ``gpu_s`` projected from the cut runs of ``gpu_training``
-    (``GPU_TRAINING_TABLE``, the upper projection) added where they have the item."""
-    path = Path(path)
-    rows: dict[str, dict[str, str]] = {}
-    if path.exists():
-        with path.open(newline="") as f:
-            rows = {row["item"]: row for row in csv.DictReader(f)}
-    if measured is not None and Path(measured).exists():
-        with Path(measured).open(newline="") as f:
-            for row in csv.DictReader(f):
-                rows.setdefault(row["item"], {"item": row["item"]}).update(
-                    cpu_s=row["cpu_s"], max_rss_mb=row["max_rss_mb"]
-                )
-    if gpu is not None and Path(gpu).exists():
-        with Path(gpu).open(newline="") as f:
-            for row in csv.DictReader(f):
-                # a slow warm-up run at the quick config ("quick ...") leaves A and B valid
-                if row["status"] == "ok" or row["status"].startswith("quick "):
-                    rows.setdefault(row["item"], {"item": row["item"]}).update(
-                        gpu_s=row["gpu_paper_s"], cpu_over_gpu=row["cpu_over_gpu"]
-                    )
-    if gpu_training is not None and Path(gpu_training).exists():
-        with Path(gpu_training).open(newline="") as f:
-            for row in csv.DictReader(f):
-                if row["status"] == "ok" and row.get("projected_paper_s_high"):
-                    rows.setdefault(row["item"], {"item": row["item"]}).update(
-                        gpu_s=row["projected_paper_s_high"]
-                    )
-    return rows
+def cost_table(path: str | os.PathLike | None = None) -> dict[str, dict[str, str]]:
+    """The cost table: ``family/item`` -> its row (column -> the value as written, only the
+    columns that have one). ``path``: another table of the same columns; None (the default):
+    the table shipped in this package (``COST_TABLE``, read through ``importlib.resources``).
+    An absent ``path`` gives {}."""
+    if path is None:
+        text = resources.files(__package__).joinpath(COST_TABLE).read_text()
+    elif Path(path).exists():
+        text = Path(path).read_text()
+    else:
+        return {}
+    return {
+        row["item"]: {k: v for k, v in row.items() if v}
+        for row in csv.DictReader(io.StringIO(text, newline=""))
+    }
 
 
 def number(row: dict[str, str] | None, column: str) -> float:
@@ -146,9 +120,9 @@ def number(row: dict[str, str] | None, column: str) -> float:
 
 
 def gpu_seconds(row: dict[str, str] | None) -> float:
-    """Paper-scale seconds on a GPU: measured (``gpu_s``: an H100 item of ``GPU_TABLE``, or the
-    H200 projection of a training from ``GPU_TRAINING_TABLE``) where there is one, else the cost
-    table's H100 model (``paper_gpu_s``); NaN where neither."""
+    """Paper-scale seconds on a GPU: measured (``gpu_s``: an H100 item of ``gpu_cost.csv``, or
+    the H200 projection of a training from ``gpu_training.csv``) where there is one, else the
+    cost table's H100 model (``paper_gpu_s``); NaN where neither."""
     measured = number(row, "gpu_s")
     return measured if math.isfinite(measured) else number(row, "paper_gpu_s")
 

@@ -21,10 +21,6 @@ from sigprop.papers import load_registry
 from sigprop.fingerprint import code_fingerprint
 from sigprop.job_benchmarks import previous_seconds
 from sigprop.job_resources import (
-    COST_TABLE,
-    GPU_TABLE,
-    GPU_TRAINING_TABLE,
-    MEASURED_TABLE,
     cost_table,
     placement,
     retries_for,
@@ -100,13 +96,9 @@ DATASETS = (
 )
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
-COSTS = cost_table(
-    *(
-        Path(workflow.basedir) / table
-        for table in (COST_TABLE, MEASURED_TABLE, GPU_TABLE, GPU_TRAINING_TABLE)
-    )
-)
-"""The paper-scale cost table (bench/paper_cost.py): devices and runtimes of compute jobs."""
+COSTS = cost_table()
+"""The paper-scale cost table shipped in the package (sigprop.job_resources.cost_table): devices
+and runtimes of compute jobs."""
 
 
 def get_placement(kind, field):
