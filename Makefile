@@ -55,7 +55,7 @@ smoke: $(VENV)/.installed
 golden: all
 	$(BIN)/sigprop golden --write
 	$(BIN)/sigprop summary --readme README.md --readme docs/items.md .test/golden/quick_claims.csv
-	$(BIN)/python -m sigprop.config_docs
+	$(BIN)/python -m sigprop.pipeline.config_docs
 
 bench: $(VENV)/.installed
 	PATH="$(abspath $(BIN)):$$PATH" $(BIN)/python bench/engine.py all

@@ -28,9 +28,9 @@ RUN_STARTED = time.time()
 
 
 onsuccess:
-    # Where this run's time went: results/benchmarks.csv (sigprop.job_benchmarks).
-    from sigprop.job_benchmarks import write
-    from sigprop.jobs import remove_finished_checkpoints
+    # Where this run's time went: results/benchmarks.csv (sigprop.pipeline.job_benchmarks).
+    from sigprop.pipeline.job_benchmarks import write
+    from sigprop.pipeline.jobs import remove_finished_checkpoints
 
     remove_finished_checkpoints()
     if write(since=RUN_STARTED).size:
@@ -39,7 +39,7 @@ onsuccess:
 
 onerror:
     # Finished simulations' checkpoints go; a failed or stopped one's stay, to resume from.
-    from sigprop.jobs import remove_finished_checkpoints
+    from sigprop.pipeline.jobs import remove_finished_checkpoints
 
     remove_finished_checkpoints()
 

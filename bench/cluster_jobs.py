@@ -3,8 +3,8 @@
 Runs ``snakemake -n --forceall all --profile profiles/slurm --configfile config/paper.yaml`` in a
 checkout (``--repo``, default this one), with ``device=cuda`` and the profile's
 ``max_runtime``, its real-data datasets generated in their real formats (a few images each,
-``sigprop.generated_datasets``) so that the check before any job passes without a network, and
-counts what would go to the cluster: cluster jobs (a group job counts once), those with a GPU,
+``sigprop.datasets.generated_datasets``) so that the check before any job passes without a network,
+and counts what would go to the cluster: cluster jobs (a group job counts once), those with a GPU,
 those asking <= 10 minutes, > 24 h, the longest request, the compute jobs inside groups, and
 the compute jobs that run on the submitting machine (``simulate_tiny``, ``measure_tiny``). A
 checkout without job groups or ``max_runtime`` (an older revision) is counted as it is, which
@@ -38,7 +38,7 @@ DATASETS = ("mnist", "fashion_mnist", "cifar10", "cifar100")
 def dry_run(repo: Path, max_runtime: int | None) -> str:
     """The dry run's log (stdout and stderr) in ``repo``, with generated datasets."""
     sys.path.insert(0, str(HERE / "src"))
-    from sigprop import generated_datasets
+    from sigprop.datasets import generated_datasets
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "data"

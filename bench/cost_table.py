@@ -1,7 +1,9 @@
-"""The cost table the package ships (``src/sigprop/cost_table.csv``), merged from measurements.
+"""The cost table the package ships (``src/sigprop/pipeline/cost_table.csv``), merged from
 
-``sigprop.job_resources.cost_table`` reads it at run time: one row per compute item, with the
-columns that placement, ``sigprop targets`` and ``sigprop decide`` read. Each comes from one of
+measurements.
+
+``sigprop.pipeline.job_resources.cost_table`` reads it at run time: one row per compute item, with
+the columns that placement, ``sigprop targets`` and ``sigprop decide`` read. Each comes from one of
 the tables under ``bench/results/``, copied as written there:
 
 - ``paper_cost.csv`` (``bench/paper_cost.py``): ``quick_s``, ``cpu_paper_s``, ``paper_gpu_s``
@@ -25,7 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
-SHIPPED = ROOT / "src/sigprop/cost_table.csv"
+SHIPPED = ROOT / "src/sigprop/pipeline/cost_table.csv"
 """The table inside the package (declared as package data in pyproject.toml)."""
 
 COLUMNS = [

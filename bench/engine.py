@@ -46,7 +46,7 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
-from sigprop import chains, inputs, metrics  # noqa: E402
+from sigprop.engine import chains, inputs, metrics  # noqa: E402
 from sigprop.papers.gradients import bn_mlp  # noqa: E402
 from sigprop.papers.rank_collapse import chain_simulations as rank_collapse  # noqa: E402
 

@@ -27,7 +27,7 @@ import paper_cost  # noqa: E402  (sets one CPU thread, as the CPU projection had
 import torch  # noqa: E402
 import yaml  # noqa: E402
 
-from sigprop.config import merge_configs  # noqa: E402
+from sigprop.base.config import merge_configs  # noqa: E402
 from sigprop.papers import load_registry  # noqa: E402
 
 ROOT = paper_cost.ROOT

@@ -2,7 +2,7 @@
 paper run (issue 39, item 2; issue 25, items 2 and 5).
 
 Each training simulation runs at ``config/paper.yaml`` (merged over the quick config) on
-generated files in the real formats at full size (``sigprop.generated_datasets``: random
+generated files in the real formats at full size (``sigprop.datasets.generated_datasets``: random
 pixels), so its datasets, networks, depths, widths, step-size grid, runs, batch and evaluation
 sizes are the seeds'. Only its SGD is cut: inside ``training.loop.measured(cut_steps=S)`` every
 ``train`` call (one stack: a network at a depth, all its step sizes and runs) stops after S steps
@@ -22,8 +22,8 @@ finding), stacks, the slowest stack's steady ms per step, the engine's modes, th
 the cut run's seconds and peak GPU memory, date and revision. Rewritten after each item, so a run
 cut by its budget keeps what it measured; items are ordered one per paper first.
 
-``--dry``: the quick config cut as ``sigprop.paper_smoke.cut`` cuts it, 2 steps, on the CPU, on
-small generated files: the harness in seconds (tests/test_gpu_bench.py).
+``--dry``: the quick config cut as ``sigprop.pipeline.paper_smoke.cut`` cuts it, 2 steps, on the
+CPU, on small generated files: the harness in seconds (tests/test_gpu_bench.py).
 
 Usage:  python bench/gpu_training.py [--out-dir bench/results] [--budget 270] [--timeout 90]
                                      [--steps 24] [--device cuda] [--only family/item ...] [--dry]
@@ -48,12 +48,12 @@ import torch  # noqa: E402
 import yaml  # noqa: E402
 from training_engine import revision  # noqa: E402
 
-from sigprop import generated_datasets  # noqa: E402
-from sigprop.config import merge_configs  # noqa: E402
-from sigprop.paper_smoke import cut as smoke_cut  # noqa: E402
-from sigprop.paper_smoke import with_data_root  # noqa: E402
+from sigprop.base.config import merge_configs  # noqa: E402
+from sigprop.base.registry import dataset_names  # noqa: E402
+from sigprop.datasets import generated_datasets  # noqa: E402
 from sigprop.papers import load_registry  # noqa: E402
-from sigprop.registry import dataset_names  # noqa: E402
+from sigprop.pipeline.paper_smoke import cut as smoke_cut  # noqa: E402
+from sigprop.pipeline.paper_smoke import with_data_root  # noqa: E402
 from sigprop.training import loop  # noqa: E402
 
 ROOT = paper_cost.ROOT

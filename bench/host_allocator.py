@@ -26,7 +26,7 @@ import pandas as pd  # noqa: E402
 import torch  # noqa: E402
 import torch.nn.functional as F  # noqa: E402
 
-from sigprop.devices import heap_allocations  # noqa: E402
+from sigprop.engine.devices import heap_allocations  # noqa: E402
 from sigprop.nets import convnets  # noqa: E402
 
 torch.set_num_threads(1)

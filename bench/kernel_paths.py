@@ -78,8 +78,8 @@ def child(name: str, kind: str, threads: int, out: str) -> None:
     import torch
     import yaml
 
+    from sigprop.base.registry import resolve, simulation_setup
     from sigprop.papers import load_registry
-    from sigprop.registry import resolve, simulation_setup
 
     torch.set_num_threads(threads)
     family, item_name = name.split("/")

@@ -48,9 +48,9 @@ import yaml  # noqa: E402
 from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 from torch.utils._pytree import tree_flatten  # noqa: E402
 
-from sigprop.config import merge_configs  # noqa: E402
+from sigprop.base.config import merge_configs  # noqa: E402
+from sigprop.base.registry import simulation_setup  # noqa: E402
 from sigprop.papers import load_registry  # noqa: E402
-from sigprop.registry import simulation_setup  # noqa: E402
 
 torch.set_num_threads(1)
 ROOT = Path(__file__).resolve().parent.parent

@@ -31,8 +31,8 @@ import torch
 import yaml
 from torch.utils.flop_counter import FlopCounterMode
 
-from sigprop.config import merge_configs
-from sigprop.data import dataset_spec
+from sigprop.base.config import merge_configs
+from sigprop.datasets.data import dataset_spec
 from sigprop.nets import convnets
 from sigprop.nets.mlp import MLP
 

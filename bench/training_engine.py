@@ -52,7 +52,7 @@ def revision(src: Path | None = None) -> str:
     given the working tree without its git folder)."""
     if src is None and os.environ.get("SIGPROP_REVISION"):
         return os.environ["SIGPROP_REVISION"]
-    from sigprop.store import git_revision
+    from sigprop.base.store import git_revision
 
     return git_revision(src or ROOT) or "unknown"
 

@@ -2,8 +2,8 @@
 
     python ledgers/add_claims.py ledgers/paper_cpu.csv results/claims/<family>/<item>.json ...
 
-The new rows are ``sigprop.claims.ledger`` over the given files (requirements applied across
-them) in the ledger's own columns, inserted by id; the rows already there are kept byte for
+The new rows are ``sigprop.verdicts.claims.ledger`` over the given files (requirements applied
+across them) in the ledger's own columns, inserted by id; the rows already there are kept byte for
 byte, and an id already in the ledger stops the script (rerun an item's judge, then replace its
 rows by hand, rather than add it twice).
 """
@@ -14,7 +14,7 @@ import io
 import sys
 from pathlib import Path
 
-from sigprop.claims import ledger
+from sigprop.verdicts.claims import ledger
 
 
 def add_claims(ledger_path: str | Path, claims_files: list[str]) -> dict[str, int]:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from sigprop.training import checkpoints
+from sigprop.base import checkpoints
 
 ROOT = Path(__file__).resolve().parents[1]
 

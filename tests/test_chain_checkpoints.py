@@ -1,4 +1,4 @@
-"""Resumable chains (chains.simulate inside training.checkpoints.resumable): a chain interrupted
+"""Resumable chains (chains.simulate inside base.checkpoints.resumable): a chain interrupted
 mid-run, or a bn_chain job killed mid-run, and rerun ends in the same bytes as one never
 interrupted."""
 
@@ -10,8 +10,8 @@ import pytest
 import torch
 from interruptions import kill_child_when
 
-from sigprop import chains, metrics
-from sigprop.training import checkpoints
+from sigprop.base import checkpoints
+from sigprop.engine import chains, metrics
 
 ROOT = Path(__file__).resolve().parents[1]
 DEPTH = 150
@@ -144,9 +144,9 @@ def test_stream_state_mid_block_gives_the_same_next_draws(law):
 CHILD = """
 import math, sys, time
 import torch
-from sigprop import chains
+from sigprop.engine import chains
 from sigprop.papers.rank_collapse.chain_simulations import bn_chain
-from sigprop.training import checkpoints
+from sigprop.base import checkpoints
 
 torch.set_num_threads(1)
 chains.CHECKPOINT_EVERY_S = 0.0

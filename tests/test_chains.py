@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from sigprop import chains, inputs, metrics, ops, seeding
+from sigprop.engine import chains, inputs, metrics, ops, seeding
 
 
 def naive_bn_chain(h0, experiment_id, run, depth, gamma=math.inf, variance=1.0):
@@ -268,7 +268,7 @@ def test_unit_variance_draws_have_unit_variance_and_bounded_uniform():
 
 
 def test_given_input_accepts_both_shapes_and_names_the_argument():
-    from sigprop.inputs import given_input
+    from sigprop.engine.inputs import given_input
 
     shared = torch.ones(4, 3)
     assert given_input(shared, "h0", 2, 4, 3, torch.float64, "cpu").dtype == torch.float64

@@ -1,4 +1,4 @@
-"""Resumable training (training.checkpoints): a job killed mid-run and rerun ends in the same
+"""Resumable training (base.checkpoints): a job killed mid-run and rerun ends in the same
 bytes as one that was never interrupted."""
 
 import os
@@ -8,7 +8,7 @@ import pytest
 import torch
 from interruptions import kill_child_when
 
-from sigprop.training import checkpoints
+from sigprop.base import checkpoints
 from sigprop.training.loop import RunStack
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -38,7 +38,7 @@ CHILD = (
     SETUP
     + """
 import sys, time
-from sigprop.training import checkpoints
+from sigprop.base import checkpoints
 
 torch.set_num_threads(1)
 plain_save = checkpoints.save
@@ -104,7 +104,7 @@ def test_a_checkpoint_of_other_settings_is_ignored(tmp_path, monkeypatch):
 def test_a_checkpoint_of_other_settings_is_set_aside(tmp_path, caplog):
     with checkpoints.resumable(tmp_path):
         _run(1)
-        with caplog.at_level("WARNING", logger="sigprop.training.checkpoints"):
+        with caplog.at_level("WARNING", logger="sigprop.base.checkpoints"):
             _run(2)
     assert (tmp_path / f"test.resume.pt{checkpoints.SET_ASIDE}").exists()
     assert torch.load(tmp_path / "test.resume.pt", weights_only=True)["epoch"] == 2
@@ -173,8 +173,8 @@ def test_a_simulation_job_keeps_its_finished_checkpoint_until_the_workflow_remov
     a failed job's outputs) but not its finished checkpoint: the rerun takes it without
     training. The workflow's end removes the checkpoints of every simulation whose tensors
     exist, and only those."""
-    from sigprop.jobs import checkpoint_root, remove_finished_checkpoints, run_simulation
-    from sigprop.store import Labelled
+    from sigprop.base.store import Labelled
+    from sigprop.pipeline.jobs import checkpoint_root, remove_finished_checkpoints, run_simulation
 
     def experiment(device):
         stack, curves = _run(1)

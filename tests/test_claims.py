@@ -1,4 +1,5 @@
-"""Tests of sigprop.claims: interval verdicts computed, never set; kinds; records; the ledger."""
+"""Tests of sigprop.verdicts.claims: interval verdicts computed, never set; kinds; records; the
+ledger."""
 
 import math
 from dataclasses import asdict
@@ -7,8 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop import claims, stats
-from sigprop.stats import exact, fisher_z, from_se, proportion, t_mean
+from sigprop.engine import stats
+from sigprop.engine.stats import exact, fisher_z, from_se, proportion, t_mean
+from sigprop.verdicts import claims
 
 
 def claim(measured, relation="<=", bound=1.0, tol=0.0, kind="paper", **kw):

@@ -8,8 +8,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sigprop import claims, cli, stats
+from sigprop import cli
+from sigprop.engine import stats
 from sigprop.papers import load_registry
+from sigprop.verdicts import claims
 
 ROOT = Path(__file__).resolve().parents[1]
 

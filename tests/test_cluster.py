@@ -19,8 +19,8 @@ import pytest
 from conftest import SLURM_SITE, submitted_jobs
 from workflow_copy import ROOT, copy_workflow, snakemake
 
-from sigprop import claims
 from sigprop.cli import GOLDEN, compare_golden, read_ledger
+from sigprop.verdicts import claims
 
 ITEMS = ("rank_collapse.prop19", "orthogonality.fig2b")
 """A submitted measurement (projected over a minute at quick scale) and a figure whose chain is
@@ -117,7 +117,7 @@ def test_the_whole_quick_dag_submits_exactly_its_long_compute_jobs(one_node, tmp
     """A dry run of the whole quick DAG through the profile: every simulate and measure job once,
     submitted (``simulate``, ``measure``) exactly where its quick-scale projection on one core
     (``quick_s`` of the cost table) is a minute or more, else run where the workflow runs."""
-    from sigprop.job_resources import COST_TABLE, TINY_SECONDS, cost_table, number
+    from sigprop.pipeline.job_resources import COST_TABLE, TINY_SECONDS, cost_table, number
 
     work = copy_workflow(tmp_path)
     run = snakemake(work, "-n", "all", *SLURM_SITE, cores=None, env=one_node)

@@ -6,7 +6,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from sigprop.config import ConfigError, check_window, merge_configs
+from sigprop.base.config import ConfigError, check_window, merge_configs
 from sigprop.papers import load_registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -126,7 +126,7 @@ def test_every_shipped_config_has_lemma_c9_inputs_on_both_sides():
 def test_the_split_schema_reads_as_one_document():
     """config.schema.yaml references one file per family; ``load_schema`` inlines them, and every
     reference in the result is local, so jsonschema alone (``sigprop check-config``) validates."""
-    from sigprop.config import load_schema
+    from sigprop.base.config import load_schema
 
     schema = load_schema(SCHEMA)
     families = {"rank_collapse", "orthogonality", "mean_field", "isometry", "gradients"}

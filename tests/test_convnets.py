@@ -8,7 +8,7 @@ import torch
 import torchvision
 from torch import nn
 
-from sigprop import metrics
+from sigprop.engine import metrics
 from sigprop.nets import convnets
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.normalizations import (

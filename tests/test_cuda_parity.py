@@ -1,13 +1,13 @@
 """Same code on CPU and CUDA: every synthetic item of the tiny config, run with ``device=cuda``,
 reaches the verdicts of a ``device=cpu`` run, each measured value inside the CPU run's interval
 (the criterion the golden file applies between two CPUs, ``cli.compare_golden``): every random
-number is drawn on the CPU (``sigprop.seeding``), so the two runs differ by rounding only.
+number is drawn on the CPU (``sigprop.engine.seeding``), so the two runs differ by rounding only.
 
 Skipped without CUDA; a GPU machine runs it (``bench/gpu_session.sh``). Real-data items are left
 out of the workflow run: the GPU machines have no dataset and no network. Training is compared
 below the workflow instead: Dan+20's and DJB21's training simulations on generated files
-(``sigprop.generated_datasets``) on both devices, the CUDA run with its steps replayed from CUDA
-graphs (``training.loop.Engine``), its curves within the training claims' margins of the CPU's.
+(``sigprop.datasets.generated_datasets``) on both devices, the CUDA run with its steps replayed from
+CUDA graphs (``training.loop.Engine``), its curves within the training claims' margins of the CPU's.
 """
 
 import os
@@ -20,9 +20,10 @@ import pytest
 import torch
 from workflow_copy import ROOT, SNAKEMAKE, WORKFLOW_TIMEOUT_S, copy_workflow
 
-from sigprop import claims, generated_datasets
 from sigprop.cli import compare_golden, compare_ledgers, compute_items
+from sigprop.datasets import generated_datasets
 from sigprop.papers import load_registry
+from sigprop.verdicts import claims
 
 TINY = ROOT / ".test" / "config" / "config.yaml"
 

@@ -1,4 +1,5 @@
-"""Tests of sigprop.data: local sources first, atomic preparation, clear errors, no network."""
+"""Tests of sigprop.datasets.data: local sources first, atomic preparation, clear errors, no
+network."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ import pytest
 import torch
 from torchvision import datasets
 
-from sigprop import data
-from sigprop.generated_datasets import idx_bytes
+from sigprop.datasets import data
+from sigprop.datasets.generated_datasets import idx_bytes
 
 DEBIAN = Path("/usr/share/datasets/fashion-mnist")
 IDX = ("train-images-idx3-ubyte", "train-labels-idx1-ubyte")

@@ -1,4 +1,6 @@
-"""Tests of sigprop.decide: more runs for undecided claims without inflating the error rate.
+"""Tests of sigprop.pipeline.decide: more runs for undecided claims without inflating the error
+
+rate.
 
 The simulations decide claims whose true value sits on their limit, so every hold or fail is a
 wrong decision (both intervals exclude the true value). They run the command's own procedure
@@ -16,8 +18,11 @@ import pandas as pd
 import pytest
 from scipy.special import stdtrit
 
-from sigprop import claims, cli, decide, stats
+from sigprop import cli
+from sigprop.engine import stats
 from sigprop.papers import load_registry
+from sigprop.pipeline import decide
+from sigprop.verdicts import claims
 
 ALPHA = 0.05
 N0 = 3  # the runs of most undecided quick claims

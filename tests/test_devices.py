@@ -7,7 +7,7 @@ import ctypes.util
 import pytest
 import torch
 
-from sigprop.devices import heap_allocations, resolve_device
+from sigprop.engine.devices import heap_allocations, resolve_device
 
 
 @pytest.mark.parametrize("name", ["cpu", torch.device("cpu")])

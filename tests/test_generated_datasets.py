@@ -1,12 +1,13 @@
-"""Generated datasets (``sigprop.generated_datasets``) are read by ``sigprop.data`` and torchvision
-as the real files are: same layout, shapes, dtypes and label ranges."""
+"""Generated datasets (``sigprop.datasets.generated_datasets``) are read by
+``sigprop.datasets.data`` and torchvision as the real files are: same layout, shapes, dtypes and
+label ranges."""
 
 from __future__ import annotations
 
 import pytest
 import torch
 
-from sigprop import data, generated_datasets
+from sigprop.datasets import data, generated_datasets
 
 SHAPES = {  # one image's (C, H, W) and the number of classes
     "mnist": ((1, 28, 28), 10),

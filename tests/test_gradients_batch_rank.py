@@ -12,14 +12,15 @@ import pytest
 import torch
 import yaml
 
-from sigprop import data, metrics
-from sigprop.claims import judge_records
-from sigprop.config import ConfigError
-from sigprop.generated_datasets import idx_bytes
+from sigprop.base.config import ConfigError
+from sigprop.base.store import load_frame, save
+from sigprop.datasets import data
+from sigprop.datasets.generated_datasets import idx_bytes
+from sigprop.engine import metrics
 from sigprop.papers.gradients import batch_rank_judges, batch_rank_tables
 from sigprop.papers.gradients import batch_rank_simulations as exp
 from sigprop.papers.gradients.config_checks import check_config
-from sigprop.store import load_frame, save
+from sigprop.verdicts.claims import judge_records
 
 EPS32 = torch.finfo(torch.float32).eps
 

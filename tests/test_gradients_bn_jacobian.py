@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from sigprop import ops
+from sigprop.engine import ops
 from sigprop.papers.gradients import bn_jacobian as bj
 from sigprop.papers.gradients import bn_mlp
 

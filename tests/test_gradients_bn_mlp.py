@@ -9,7 +9,7 @@ import pytest
 import torch
 from torch import nn
 
-from sigprop import ops
+from sigprop.engine import ops
 from sigprop.nets import initializations
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients.bn_mlp import Architecture

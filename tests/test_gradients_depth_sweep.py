@@ -11,8 +11,8 @@ import pytest
 import torch
 import yaml
 
-from sigprop import gram_isometry
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
+from sigprop.engine import gram_isometry
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import depth_judges as checks
 from sigprop.papers.gradients import depth_sweep_simulations as exp

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from sigprop import gram_isometry, ops, seeding
+from sigprop.engine import gram_isometry, ops, seeding
 from sigprop.nets import initializations
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import isometry_decay as dec

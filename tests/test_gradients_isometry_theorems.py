@@ -8,11 +8,11 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import gram_isometry, ops
-from sigprop.jobs import read_table
+from sigprop.engine import gram_isometry, ops
 from sigprop.papers.gradients import isometry_theorem_judges as GJ
 from sigprop.papers.gradients import isometry_theorems as G
 from sigprop.papers.gradients.items import ITEMS
+from sigprop.pipeline.jobs import read_table
 
 
 def run_item(name, **settings):

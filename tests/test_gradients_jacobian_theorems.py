@@ -7,8 +7,8 @@ from types import SimpleNamespace
 import pytest
 import torch
 
-from sigprop.jobs import read_table
 from sigprop.papers.gradients.items import ITEMS
+from sigprop.pipeline.jobs import read_table
 
 
 def run_item(name, **settings):

@@ -7,7 +7,6 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigprop.claims import TOLERANCE_REASONS, Record
 from sigprop.papers.gradients import batch_rank_judges as rank
 from sigprop.papers.gradients import depth_judges as depth
 from sigprop.papers.gradients import gain_judges as gain
@@ -15,6 +14,7 @@ from sigprop.papers.gradients import isometry_chain_judges as chain
 from sigprop.papers.gradients import isometry_theorem_judges as iso
 from sigprop.papers.gradients import jacobian_theorem_judges as jac
 from sigprop.papers.gradients import training_judges as training
+from sigprop.verdicts.claims import TOLERANCE_REASONS, Record
 
 CONFIG = Path(__file__).resolve().parents[1] / "config" / "config.yaml"
 

@@ -9,9 +9,9 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop.claims import apply_requirements
 from sigprop.papers.gradients import bn_mlp, gain_simulations, shaping
 from sigprop.papers.gradients import gain_judges as checks
+from sigprop.verdicts.claims import apply_requirements
 
 
 def test_rate_sign_positive_when_gradients_grow_toward_input():

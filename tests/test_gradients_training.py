@@ -15,9 +15,8 @@ import torch.nn.functional as F
 import yaml
 from snakemake.utils import validate
 
-from sigprop import gram_isometry
-from sigprop.claims import apply_requirements
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
+from sigprop.engine import gram_isometry
 from sigprop.nets import initializations, normalizations
 from sigprop.nets.initializations import linear_layers
 from sigprop.papers.gradients import bn_mlp, training_judges, training_simulations
@@ -25,6 +24,7 @@ from sigprop.papers.gradients.bn_training import initial_networks, shaped_networ
 from sigprop.papers.gradients.config_checks import check_config
 from sigprop.training.loop import RunStack, TrainData, train
 from sigprop.training.probes import linear_weight_names
+from sigprop.verdicts.claims import apply_requirements
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = str(ROOT / "workflow" / "schemas" / "config.schema.yaml")

@@ -1,12 +1,13 @@
-"""Thesis ch. 4: the isometry I (Def. 4.1, Eq. (4.2)) of sigprop.gram_isometry; LN, BN operators."""
+"""Thesis ch. 4: the isometry I (Def. 4.1, Eq. (4.2)) of sigprop.engine.gram_isometry; LN, BN
+operators."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import gram_isometry as iso
-from sigprop import ops
+from sigprop.engine import gram_isometry as iso
+from sigprop.engine import ops
 
 
 def test_isometry_equals_det_over_trace_and_is_scale_invariant():

@@ -4,14 +4,14 @@ the claims of Fig. 4.1."""
 import pandas as pd
 import torch
 
-from sigprop import gram_isometry as iso
-from sigprop import ops
-from sigprop.jobs import read_table
+from sigprop.engine import gram_isometry as iso
+from sigprop.engine import ops
 from sigprop.papers.isometry import isometry_property_judges as PJ
 from sigprop.papers.isometry import isometry_property_theorems as P
 from sigprop.papers.isometry import normalization_gain_judges as TJ
 from sigprop.papers.isometry import normalization_gain_theorems as T
 from sigprop.papers.isometry.parallelepiped_judges import fig4_1_claims
+from sigprop.pipeline.jobs import read_table
 
 SMALL = dict(n_cases=150, n_range=(2, 12))
 SETTINGS = dict(SMALL, roundoff_units=4.0)
@@ -76,7 +76,7 @@ def test_centred_controls_fail_when_the_operator_does_not_centre(monkeypatch, tm
     then invalid."""
     from dataclasses import asdict
 
-    from sigprop.claims import apply_requirements
+    from sigprop.verdicts.claims import apply_requirements
 
     monkeypatch.setattr(ops, "ln_centered", ops.ln_rms)
     monkeypatch.setattr(ops, "bn_centered", ops.bn_rms)

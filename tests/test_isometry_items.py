@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
+from sigprop.base.registry import Registry, Theorem
 from sigprop.papers.isometry import items
-from sigprop.registry import Registry, Theorem
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,9 +2,9 @@
 
 import pytest
 
-from sigprop.jobs import read_table
 from sigprop.papers.isometry.kernel_bound_judges import kernel_bounds_claims
 from sigprop.papers.isometry.kernel_bound_theorems import kernel_bounds
+from sigprop.pipeline.jobs import read_table
 
 RHO0 = [-0.9, 0.5]
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-from sigprop.jobs import read_table
 from sigprop.papers.isometry import hermite as H
 from sigprop.papers.isometry.kernel_convergence_judges import fig5_2_claims, fig5_claims
 from sigprop.papers.isometry.kernel_convergence_tables import (
@@ -12,6 +11,7 @@ from sigprop.papers.isometry.kernel_convergence_tables import (
     plotted_numbers,
     subject,
 )
+from sigprop.pipeline.jobs import read_table
 
 
 def test_subject_resolves_fig5_1_and_named():

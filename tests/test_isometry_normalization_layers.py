@@ -8,13 +8,13 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import ops
-from sigprop.jobs import read_table
+from sigprop.engine import ops
 from sigprop.papers.isometry import finite_width_judges as FJ
 from sigprop.papers.isometry import finite_width_theorems as F
 from sigprop.papers.isometry import hermite as H
 from sigprop.papers.isometry import normalization_layer_judges as NJ
 from sigprop.papers.isometry import normalization_layer_theorems as N
+from sigprop.pipeline.jobs import read_table
 
 
 def round_trip(table, tmp_path):
@@ -200,7 +200,7 @@ def _after_requirements(claims):
     """Verdicts once requirements are applied, as ``claims.write`` does for an item's file."""
     from dataclasses import asdict
 
-    from sigprop.claims import apply_requirements
+    from sigprop.verdicts.claims import apply_requirements
 
     return {
         r["id"].split(".")[-1]: r

@@ -1,12 +1,13 @@
-"""sigprop.job_benchmarks: Snakemake's benchmark files and the jobs' start-up marks as one table."""
+"""sigprop.pipeline.job_benchmarks: Snakemake's benchmark files and the jobs' start-up marks as one
+table."""
 
 import math
 import os
 
 import pytest
 
-from sigprop import job_benchmarks
-from sigprop.jobs import STARTUP_MARK
+from sigprop.pipeline import job_benchmarks
+from sigprop.pipeline.jobs import STARTUP_MARK
 
 HEADER = "s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
 

@@ -10,8 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from sigprop.fingerprint import imported_names, module_file
 from sigprop.papers import load_registry
+from sigprop.pipeline.fingerprint import imported_names, module_file
 
 ROOT = Path(__file__).resolve().parents[1]
 HEAVY = {"torch", "torchvision"}
@@ -92,17 +92,18 @@ def test_the_job_glue_loads_without_torch_or_seaborn():
     """What every draw and judge job imports (the glue, the store, claims, plotting): seaborn
     costs half a second through scipy.stats; the figure style is its theme as an rc file."""
     loaded = _loaded_after(
-        "import sigprop.jobs, sigprop.store, sigprop.claims, sigprop.plotting, "
-        "sigprop.registry, sigprop.job_benchmarks, sigprop.stats"
+        "import sigprop.pipeline.jobs, sigprop.base.store, sigprop.verdicts.claims, "
+        "sigprop.verdicts.plotting, "
+        "sigprop.base.registry, sigprop.pipeline.job_benchmarks, sigprop.engine.stats"
     )
     assert not loaded & {"torch", "torchvision", "seaborn"}, loaded
 
 
 def test_datasets_load_torchvision_only_when_read():
     """torchvision (a second of start-up through its models) is imported by the jobs that read
-    a dataset, not by every job whose module imports sigprop.data."""
+    a dataset, not by every job whose module imports sigprop.datasets.data."""
     assert "torchvision" not in _loaded_after(
-        "import sigprop.data, sigprop.papers.gradients.bn_mlp"
+        "import sigprop.datasets.data, sigprop.papers.gradients.bn_mlp"
     )
 
 
@@ -112,10 +113,11 @@ def test_the_snakefile_process_imports_no_torch():
     of start-up each); item tables name torch modules' functions lazily (``lazy_functions``)."""
     code = (
         "import sys, yaml\n"
-        "from sigprop.data import preflight\n"
+        "from sigprop.datasets.data import preflight\n"
         "from sigprop.papers import load_registry\n"
-        "from sigprop import claims, fingerprint, job_benchmarks, job_resources\n"
-        "from sigprop import jobs, run_info\n"
+        "from sigprop.verdicts import claims\n"
+        "from sigprop.pipeline import fingerprint, job_benchmarks, job_resources\n"
+        "from sigprop.pipeline import jobs, run_info\n"
         f"config = yaml.safe_load(open({str(ROOT / 'config' / 'config.yaml')!r}))\n"
         "load_registry().check_config(config)\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'torchvision')))\n"

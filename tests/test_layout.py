@@ -20,10 +20,10 @@ import pytest
 import yaml
 from test_job_overhead import _imports_torch, _module_level_imports
 
-from sigprop.config import merge_configs
-from sigprop.jobs import render_description, script_description
-from sigprop.registry import resolve
-from sigprop.run_info import reference_configs
+from sigprop.base.config import merge_configs
+from sigprop.base.registry import resolve
+from sigprop.pipeline.jobs import render_description, script_description
+from sigprop.pipeline.run_info import reference_configs
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "sigprop"

@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
 from sigprop.papers.mean_field.config_checks import check_config
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_widths_below_the_batch_size_are_refused():
 def test_fig3_4_fits_the_thesis_batch_sizes_at_paper_scale():
     """Thesis Fig. 3.4 plots n = 10, 20, 30, 40, 50: the paper config fits those (not n = 5,
     which the chain simulates for Fig. 3.1), and an n the chain does not simulate is refused."""
-    from sigprop.config import merge_configs
+    from sigprop.base.config import merge_configs
 
     quick = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     paper = merge_configs(quick, yaml.safe_load((ROOT / "config" / "paper.yaml").read_text()))

@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from sigprop import ops, seeding
+from sigprop.engine import ops, seeding
 from sigprop.papers.mean_field import gram_dynamics as mf
 from sigprop.papers.mean_field.gram_simulations import gram_chain
 

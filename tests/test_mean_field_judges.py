@@ -125,8 +125,8 @@ def test_fig3_2_plateau_flat_can_fail():
 def test_worst_case_picks_the_case_that_decides_for_all():
     """A failing case decides "for every case" even when another case is undecided with a
     larger point value; among holding cases the one nearest its limit is reported."""
-    from sigprop.claims import worst_case
-    from sigprop.stats import exact, from_se
+    from sigprop.engine.stats import exact, from_se
+    from sigprop.verdicts.claims import worst_case
 
     cases = {"wide": from_se(0.9, 0.5), "fails": exact(1.2), "holds": exact(0.1)}
     assert worst_case(cases, "<=", 1.0)[0] == "fails"

@@ -9,7 +9,6 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop.jobs import read_table
 from sigprop.papers.mean_field import (
     fixed_point_judges,
     fixed_point_theorems,
@@ -19,6 +18,7 @@ from sigprop.papers.mean_field import (
     tail_theorems,
 )
 from sigprop.papers.mean_field import gram_dynamics as mf
+from sigprop.pipeline.jobs import read_table
 
 JUDGE = {
     fixed_point_theorems: fixed_point_judges.judge,
@@ -273,7 +273,7 @@ def _after_requirements(claims):
     """Verdicts once requirements are applied, as ``claims.write`` does for an item's file."""
     from dataclasses import asdict
 
-    from sigprop.claims import apply_requirements
+    from sigprop.verdicts.claims import apply_requirements
 
     records = apply_requirements([asdict(c) for c in claims], strict=False)
     return {r["id"].split(".")[-1]: r for r in records}

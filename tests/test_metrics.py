@@ -1,11 +1,11 @@
-"""Tests of sigprop.metrics: closed forms, invariances and Dan+20 Lemma 1."""
+"""Tests of sigprop.engine.metrics: closed forms, invariances and Dan+20 Lemma 1."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import metrics, ops
+from sigprop.engine import metrics, ops
 
 
 def with_singular_values(sigma, d, n, gen, dtype=torch.float64):
@@ -174,7 +174,7 @@ def test_spectral_statistics_agree_with_the_single_metrics(gen):
 def test_spectral_norm_equals_the_largest_singular_value(gen):
     """metrics.spectral_norm (through the Gram eigenproblem) equals LAPACK's SVD where that
     converges, for tall, wide and rank-deficient batches, to ~eps relative."""
-    from sigprop.metrics import spectral_norm
+    from sigprop.engine.metrics import spectral_norm
 
     for shape in [(5, 7, 3), (5, 3, 7), (4, 6, 6)]:
         a = torch.randn(*shape, generator=gen, dtype=torch.float64)

@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from sigprop import metrics, ops, seeding
+from sigprop.engine import metrics, ops, seeding
 from sigprop.nets import convnets, djb21
 from sigprop.nets.initializations import linear_layers
 

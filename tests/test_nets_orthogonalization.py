@@ -6,7 +6,7 @@ import math
 import pytest
 import torch
 
-from sigprop import metrics, seeding
+from sigprop.engine import metrics, seeding
 from sigprop.nets import djb21
 from sigprop.nets import orthogonalization as ini
 from sigprop.nets.initializations import init_weights, linear_layers

@@ -1,11 +1,11 @@
-"""Tests of sigprop.ops against the seeds' definitions."""
+"""Tests of sigprop.engine.ops against the seeds' definitions."""
 
 import math
 
 import pytest
 import torch
 
-from sigprop import ops
+from sigprop.engine import ops
 
 
 def test_bn_rms_rows_have_norm_sqrt_n(dtype, rtol, device, gen):

@@ -10,9 +10,10 @@ import pytest
 import torch
 import yaml
 
-from sigprop import chains, ops, store
-from sigprop.config import ConfigError
-from sigprop.metrics import smallest_singular_value
+from sigprop.base import store
+from sigprop.base.config import ConfigError
+from sigprop.engine import chains, ops
+from sigprop.engine.metrics import smallest_singular_value
 from sigprop.papers import load_registry
 from sigprop.papers.orthogonality.assumption_judges import fig2_3_claims
 from sigprop.papers.orthogonality.assumption_simulations import (

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import inputs
+from sigprop.engine import inputs
 from sigprop.papers.orthogonality import chain_judges, chain_simulations
 
 RNG = np.random.default_rng(0)

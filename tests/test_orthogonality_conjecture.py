@@ -10,12 +10,12 @@ import pytest
 import torch
 import yaml
 
-from sigprop import chains, inputs, metrics, ops
-from sigprop.claims import apply_requirements
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
+from sigprop.engine import chains, inputs, metrics, ops
 from sigprop.papers.orthogonality import conjecture_simulations as oc
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.conjecture_judges import fig6_claims, offdiag_margin
+from sigprop.verdicts.claims import apply_requirements
 
 ALL = ["relu", "sigmoid", "tanh", "sin", "linear", "tanh_plus_one"]
 

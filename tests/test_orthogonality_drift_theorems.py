@@ -15,14 +15,14 @@ import pytest
 import torch
 import yaml
 
-from sigprop import metrics
-from sigprop.config import ConfigError
-from sigprop.jobs import read_table
+from sigprop.base.config import ConfigError
+from sigprop.engine import metrics
 from sigprop.papers.orthogonality import drift_theorems as od
 from sigprop.papers.orthogonality import lyapunov
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.drift_judges import drift_claims
 from sigprop.papers.orthogonality.items import ITEMS
+from sigprop.pipeline.jobs import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}

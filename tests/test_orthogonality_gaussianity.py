@@ -8,7 +8,7 @@ import pytest
 import torch
 from scipy.linalg import sqrtm
 
-from sigprop import metrics
+from sigprop.engine import metrics
 from sigprop.papers.orthogonality import gaussian_bound_judges as ogb
 from sigprop.papers.orthogonality import gaussian_tables as og
 from sigprop.papers.orthogonality import gaussianity
@@ -143,7 +143,7 @@ def test_equicorrelated_inputs():
 
 @pytest.fixture(scope="module")
 def tiny_chain():
-    from sigprop.store import Labelled
+    from sigprop.base.store import Labelled
 
     result = gaussian_chain([2, 4], [8, 16, 32], 12, 6, 0.9, "float64", device="cpu")
     assert isinstance(result, Labelled)
@@ -270,7 +270,7 @@ def test_config_consistency_names_the_gaussian_chain_keys():
 
     import yaml
 
-    from sigprop.config import ConfigError
+    from sigprop.base.config import ConfigError
     from sigprop.papers.orthogonality.config_checks import check_config
 
     root = Path(__file__).resolve().parents[1]

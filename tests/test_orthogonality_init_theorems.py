@@ -9,12 +9,12 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import metrics
-from sigprop.jobs import read_table
+from sigprop.engine import metrics
 from sigprop.nets import orthogonalization as ini
 from sigprop.papers.orthogonality import init_theorems as oi
 from sigprop.papers.orthogonality.init_judges import init_gap_claims
 from sigprop.papers.orthogonality.items import ITEMS
+from sigprop.pipeline.jobs import read_table
 
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 from scipy import integrate
 
-from sigprop import ops
+from sigprop.engine import ops
 from sigprop.papers.orthogonality import lyapunov
 
 

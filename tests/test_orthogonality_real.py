@@ -17,9 +17,10 @@ import pytest
 import torch
 import yaml
 
-from sigprop import data, metrics, seeding
-from sigprop.config import ConfigError
-from sigprop.generated_datasets import idx_bytes
+from sigprop.base.config import ConfigError
+from sigprop.datasets import data
+from sigprop.datasets.generated_datasets import idx_bytes
+from sigprop.engine import metrics, seeding
 from sigprop.nets import djb21
 from sigprop.papers.orthogonality import real_simulations
 from sigprop.papers.orthogonality.config_checks import check_config
@@ -234,7 +235,7 @@ def test_fig5_bn_flat_requires_its_flatness_control():
     whose own interval holds, is invalid with the reason in its note."""
     from dataclasses import asdict
 
-    from sigprop.claims import apply_requirements
+    from sigprop.verdicts.claims import apply_requirements
 
     claims = fig5_claims(_table(vanilla_slope=0.0), **{**ARGS, "float_tolerance": 1e-6})
     own = {c.id: c for c in claims}

@@ -7,7 +7,7 @@ import pkgutil
 import pytest
 
 import sigprop.papers.orthogonality as family
-from sigprop.claims import TOLERANCE_REASONS, Record
+from sigprop.verdicts.claims import TOLERANCE_REASONS, Record
 
 SEED_BOUNDS = {"max_exponent", "predicted", "printed", "floor"}
 """Bounds that name a number the seed prints or a theorem states (Table 1's -1/4, Lemma A.8's

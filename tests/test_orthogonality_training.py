@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from sigprop import metrics
+from sigprop.engine import metrics
 from sigprop.nets import convnets
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.mlp import MLP
@@ -326,10 +326,10 @@ def test_fig3a_correlation_of_12_nets_is_judged_by_its_fisher_interval():
     contains the bound 0.8: undecided, neither a fail nor a hold."""
     claim = short(fig3a_claims(paper_picture(), 0.8))["gap_correlates_with_slowdown"]
     assert claim.n == 12
-    from sigprop import stats
+    from sigprop.engine import stats
 
     assert stats.fisher_z(0.705, 12).interval(0.95) == pytest.approx((0.22, 0.91), abs=0.01)
-    from sigprop.claims import evaluate
+    from sigprop.verdicts.claims import evaluate
 
     redo = evaluate(claim.id, "", "", "paper", stats.fisher_z(0.705, 12), ">=", 0.8)
     assert redo.verdict == "undecided"
@@ -380,7 +380,7 @@ def test_fig_a1_clipping_claims_require_clipping_engaged():
     own intervals say; the other lambda's claims keep their verdicts."""
     from dataclasses import asdict
 
-    from sigprop.claims import apply_requirements
+    from sigprop.verdicts.claims import apply_requirements
 
     never = paper_picture(clip={"AGC 0.1": 0.5, "AGC 1": 0.0})
     claims = fig_a1_claims(never, 0.8, 0.8, 0.01)
@@ -504,7 +504,7 @@ def test_a_resumed_training_keeps_its_clipping_counts(tmp_path, monkeypatch):
     curves of an uninterrupted run."""
     from interruptions import Stopped, stop_after_saves
 
-    from sigprop.training import checkpoints
+    from sigprop.base import checkpoints
 
     x = torch.randn(64, 12, generator=gen(5))
     y = (x[:, 0] > 0).long()

@@ -1,5 +1,5 @@
 """Paper shapes (issue 25): every real-data simulation at ``config/paper.yaml`` with its loops cut
-(``sigprop.paper_smoke.cut``) and its shapes kept, on generated files in the datasets' real
+(``sigprop.pipeline.paper_smoke.cut``) and its shapes kept, on generated files in the datasets' real
 formats at full size, on each available device; it must finish, and hold NaN or inf only where
 its item declares them.
 
@@ -20,12 +20,13 @@ import pytest
 import yaml
 from workflow_copy import ROOT
 
-from sigprop import generated_datasets, store
-from sigprop.config import merge_configs
-from sigprop.devices import heap_allocations
-from sigprop.paper_smoke import cut, with_data_root
+from sigprop.base import store
+from sigprop.base.config import merge_configs
+from sigprop.base.registry import dataset_names, simulation_setup
+from sigprop.datasets import generated_datasets
+from sigprop.engine.devices import heap_allocations
 from sigprop.papers import load_registry
-from sigprop.registry import dataset_names, simulation_setup
+from sigprop.pipeline.paper_smoke import cut, with_data_root
 
 OPT_IN = os.environ.get("SIGPROP_PAPER_SMOKE") == "1"
 IN_CI = {  # seconds of the cut run on one thread of the 2-core CPU machine (2026-11-27)

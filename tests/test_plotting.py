@@ -1,11 +1,11 @@
-"""Tests of sigprop.plotting: deterministic files and the CI band."""
+"""Tests of sigprop.verdicts.plotting: deterministic files and the CI band."""
 
 import hashlib
 
 import numpy as np
 import pandas as pd
 
-from sigprop import plotting
+from sigprop.verdicts import plotting
 
 
 def draw(pdf, png):

@@ -13,11 +13,11 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import chains, inputs, metrics, ops
-from sigprop.jobs import read_table
+from sigprop.engine import chains, inputs, metrics, ops
 from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
 from sigprop.papers.rank_collapse import chain_simulations as sims
 from sigprop.papers.rank_collapse.items import ITEMS
+from sigprop.pipeline.jobs import read_table
 
 SMALL = {
     "lemma1": dict(
@@ -425,7 +425,7 @@ def _written(claim_list):
     """The claims as ``claims.write`` records them (requirements applied)."""
     from dataclasses import asdict
 
-    from sigprop import claims
+    from sigprop.verdicts import claims
 
     return {
         r["id"].split(".", 2)[2]: r

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from snakemake.utils import validate
 
-from sigprop.config import ConfigError
+from sigprop.base.config import ConfigError
 from sigprop.papers.rank_collapse.config_checks import check_config
 
 ROOT = Path(__file__).resolve().parents[1]

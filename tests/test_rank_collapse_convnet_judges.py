@@ -198,7 +198,7 @@ def written(claim_list):
     """The claims as ``claims.write`` records them (requirements applied)."""
     from dataclasses import asdict
 
-    from sigprop import claims
+    from sigprop.verdicts import claims
 
     return {
         r["id"].split(".")[-1]: r

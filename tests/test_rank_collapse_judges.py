@@ -396,7 +396,7 @@ def test_figure_bands_stay_within_the_quantitys_range():
     """Fig. 1's bands: the t interval over runs of a rank near 0 or an accuracy near 1 would
     leave the range; clip="auto" (the default, in every family's figures) cuts it there, and
     clip=None leaves the raw t band."""
-    from sigprop import plotting
+    from sigprop.verdicts import plotting
 
     table = pd.DataFrame(
         {"depth": 1, "run": [0, 1, 2], "rank": [0.0, 0.0, 3.0], "train_accuracy": [1, 1, 0.7]}
@@ -416,7 +416,7 @@ def written(claim_list):
     invalid (``claims.apply_requirements``)."""
     from dataclasses import asdict
 
-    from sigprop import claims
+    from sigprop.verdicts import claims
 
     return {
         r["id"].split(".")[-1]: r
@@ -501,7 +501,7 @@ def test_every_margin_of_the_family_states_its_reason():
     reason that is a plain string names its category first."""
     import importlib
 
-    from sigprop.claims import TOLERANCE_REASONS, Record
+    from sigprop.verdicts.claims import TOLERANCE_REASONS, Record
 
     modules = ["chain_judges", "training_judges", "breaking_bn_judges", "corollary15_judges",
                "gradient_vanishing_judges", "bn_chain_lemma_judges", "spectral_lemma_judges",

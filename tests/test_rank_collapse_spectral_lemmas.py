@@ -13,13 +13,13 @@ import pandas as pd
 import pytest
 import torch
 
-from sigprop import metrics, ops
-from sigprop.jobs import read_table
+from sigprop.engine import metrics, ops
+from sigprop.engine.stats import mean_se
 from sigprop.papers.rank_collapse import spectral_lemma_judges as rcj
 from sigprop.papers.rank_collapse import spectral_lemma_spec
 from sigprop.papers.rank_collapse import spectral_lemmas as rc
 from sigprop.papers.rank_collapse.items import ITEMS
-from sigprop.stats import mean_se
+from sigprop.pipeline.jobs import read_table
 
 SMALL = {
     "lemma3": dict(

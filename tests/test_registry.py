@@ -6,11 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigprop.config import merge_configs
-from sigprop.data import DATASETS
-from sigprop.fingerprint import module_imports
-from sigprop.papers import FAMILIES, load_registry
-from sigprop.registry import (
+from sigprop.base.config import merge_configs
+from sigprop.base.registry import (
     Figure,
     Registry,
     Simulation,
@@ -22,6 +19,9 @@ from sigprop.registry import (
     resolve,
     simulation_setup,
 )
+from sigprop.datasets.data import DATASETS
+from sigprop.papers import FAMILIES, load_registry
+from sigprop.pipeline.fingerprint import module_imports
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src" / "sigprop"
@@ -37,7 +37,7 @@ def _config(*names):
 
 CONFIGS = {"quick": _config("config.yaml"), "paper": _config("config.yaml", "paper.yaml")}
 for _scale, _config_of_scale in CONFIGS.items():
-    _config_of_scale["scale"] = _scale  # the workflow derives it (sigprop.run_info)
+    _config_of_scale["scale"] = _scale  # the workflow derives it (sigprop.pipeline.run_info)
 
 
 def test_every_family_is_registered():
@@ -177,7 +177,7 @@ def test_import_graph_has_no_cycles():
 def test_every_function_is_importable_by_its_name():
     """Jobs import an item's function by ``module:qualname`` (not the whole registry); a
     lazily named one (``LazyFunction``) resolves to a function of that name."""
-    from sigprop.registry import LazyFunction
+    from sigprop.base.registry import LazyFunction
 
     for _, item in load_registry().items():
         for function in (getattr(item, k, None) for k in ("run", "measure", "judge")):

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sigprop.config import merge_configs
-from sigprop.run_info import config_sha256, run_record
+from sigprop.base.config import merge_configs
+from sigprop.pipeline.run_info import config_sha256, run_record
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIG = ROOT / "config"
@@ -48,7 +48,7 @@ def test_the_config_hash_ignores_the_label_only():
 def test_item_scale_comes_from_the_item_slice():
     """Issue 24, item 7: quick, paper or custom per item, from its own config slice."""
     from sigprop.papers import load_registry
-    from sigprop.run_info import item_scale, reference_configs
+    from sigprop.pipeline.run_info import item_scale, reference_configs
 
     registry = load_registry()
     references = reference_configs(CONFIG)
@@ -80,7 +80,7 @@ def test_item_scale_comes_from_the_item_slice():
 
 def test_an_item_whose_slice_is_the_same_at_both_scales_is_labelled_paper():
     from sigprop.papers import load_registry
-    from sigprop.run_info import item_scale, reference_configs
+    from sigprop.pipeline.run_info import item_scale, reference_configs
 
     registry = load_registry()
     references = reference_configs(CONFIG)
@@ -99,7 +99,7 @@ def test_an_item_whose_slice_is_the_same_at_both_scales_is_labelled_paper():
 
 
 def test_the_run_record_reuses_the_reference_configs():
-    from sigprop.run_info import reference_configs
+    from sigprop.pipeline.run_info import reference_configs
 
     references = reference_configs(CONFIG)
     assert references["quick"] == load("config.yaml")
@@ -109,10 +109,10 @@ def test_the_run_record_reuses_the_reference_configs():
 
 
 def test_job_placement_from_the_cost_table_and_paper_measurements():
-    """sigprop.job_resources: CPU-faster items stay on the CPU under device cuda; GPUs exactly
-    on CUDA; runtimes from the projection (measured CPU seconds win at paper scale); memory
+    """sigprop.pipeline.job_resources: CPU-faster items stay on the CPU under device cuda; GPUs
+    exactly on CUDA; runtimes from the projection (measured CPU seconds win at paper scale); memory
     raised to 1.5 x a measured paper-scale peak, only at paper scale."""
-    from sigprop.job_resources import placement
+    from sigprop.pipeline.job_resources import placement
 
     costs = {
         "f/launch": {"flags": "launch-bound: slower on the GPU than on one core",
@@ -151,7 +151,7 @@ def _bench_cost_table():
 def test_the_shipped_cost_table_is_the_merge_of_the_measured_tables():
     """``job_resources.cost_table()`` reads the package's table; it holds what
     ``bench/cost_table.py`` merges from ``bench/results/`` (rewrite it after a measurement)."""
-    from sigprop.job_resources import cost_table
+    from sigprop.pipeline.job_resources import cost_table
 
     shipped = cost_table()
     assert shipped == _bench_cost_table().merge(ROOT / "bench" / "results")
@@ -159,7 +159,7 @@ def test_the_shipped_cost_table_is_the_merge_of_the_measured_tables():
 
 
 def test_cost_table_merges_the_measured_tables(tmp_path):
-    from sigprop.job_resources import cost_table
+    from sigprop.pipeline.job_resources import cost_table
 
     (tmp_path / "paper_cost.csv").write_text("item,cpu_paper_s,paper_gpu_s\nf/a,10,20\n")
     (tmp_path / "paper_cpu_jobs.csv").write_text(
@@ -179,7 +179,7 @@ def test_cost_table_merges_the_measured_tables(tmp_path):
 
 
 def test_cost_table_takes_projected_training_seconds_on_the_gpu(tmp_path):
-    from sigprop.job_resources import cost_table, placement
+    from sigprop.pipeline.job_resources import cost_table, placement
 
     (tmp_path / "gpu_training.csv").write_text(
         "item,projected_paper_s_low,projected_paper_s_high,status\n"
@@ -196,7 +196,7 @@ def test_cost_table_takes_projected_training_seconds_on_the_gpu(tmp_path):
 def test_a_job_longer_than_the_partition_maximum_asks_for_the_maximum_on_each_attempt():
     """``max_runtime`` (the partition's MaxTime, a site setting): a job whose runtime would
     exceed it asks for exactly the maximum, and its rule's retries cover its attempts."""
-    from sigprop.job_resources import MAX_TIME_LIMIT_ATTEMPTS, placement, retries_for
+    from sigprop.pipeline.job_resources import MAX_TIME_LIMIT_ATTEMPTS, placement, retries_for
 
     rows = {"f/t": {"gpu_s": "36000"}, "f/s": {"gpu_s": "60"}}  # 10 h and 1 min on the GPU
     whole = placement("f/t", "cuda", 600, 4000, rows).runtime
@@ -219,7 +219,7 @@ def test_a_tiny_job_runs_on_the_cpu_with_a_short_runtime():
     cost more) and for its projection with a small margin, and is marked tiny (the workflow
     runs it where it runs, never submitted); at quick scale the projection is the quick
     config's."""
-    from sigprop.job_resources import placement
+    from sigprop.pipeline.job_resources import placement
 
     rows = {"f/tiny": {"cpu_paper_s": "12", "paper_gpu_s": "0.5", "quick_s": "0.2"},
             "f/long": {"cpu_paper_s": "600", "paper_gpu_s": "30", "quick_s": "90"}}  # fmt: skip

@@ -1,9 +1,9 @@
-"""Tests of sigprop.seeding: streams addressed by (experiment, run, stream)."""
+"""Tests of sigprop.engine.seeding: streams addressed by (experiment, run, stream)."""
 
 import pytest
 import torch
 
-from sigprop import seeding
+from sigprop.engine import seeding
 
 
 def test_derive_seed_is_stable_across_processes():

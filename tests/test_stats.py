@@ -1,10 +1,10 @@
-"""Tests of sigprop.stats."""
+"""Tests of sigprop.engine.stats."""
 
 import numpy as np
 import pandas as pd
 import pytest
 
-from sigprop import stats
+from sigprop.engine import stats
 
 
 def test_bootstrap_slope_recovers_an_exact_power_law():
@@ -66,7 +66,7 @@ def test_mean_ci_uses_the_t_quantile_of_scipy_stats():
 def test_a_nan_standard_error_is_not_a_missing_interval():
     """One run has no interval (-inf, inf: undecided); a NaN SE with degrees of freedom is a
     non-finite number (NaN interval: the claim is invalid, never undecided)."""
-    from sigprop import claims
+    from sigprop.verdicts import claims
 
     assert stats.from_se(1.0, float("nan"), df=0, n=1).interval() == (-np.inf, np.inf)
     low, high = stats.from_se(1.0, float("nan"), df=4, n=5).interval()

@@ -1,4 +1,4 @@
-"""Tests of sigprop.store: round trip, sidecar, atomic writes."""
+"""Tests of sigprop.base.store: round trip, sidecar, atomic writes."""
 
 import json
 import os
@@ -9,7 +9,7 @@ import torch
 from safetensors import safe_open
 from safetensors.numpy import save
 
-from sigprop import store
+from sigprop.base import store
 
 
 def labelled():
@@ -41,7 +41,7 @@ def test_results_load_without_torch(tmp_path):
     path = tmp_path / "sim.safetensors"
     store.save(path, labelled(), store.provenance({}, {}, "cpu", 0.1))
     code = (
-        "import sys; from sigprop import store, claims; "
+        "import sys; from sigprop.base import store; from sigprop.verdicts import claims; "
         f"f = store.load_frame({str(path)!r}); assert f['gap'].sum() == 15; "
         "assert 'torch' not in sys.modules, 'torch was imported'"
     )

@@ -27,7 +27,7 @@ EXPERIMENT = """
 import torch
 
 from sigprop.nets.mlp import MLP
-from sigprop.store import Labelled
+from sigprop.base.store import Labelled
 from sigprop.training.loop import RunStack, TrainData, train
 
 
@@ -50,7 +50,7 @@ SNAKEFILE = """
 import sys
 
 sys.path.insert(0, "{src}")
-from sigprop.job_resources import placement, retries_for
+from sigprop.pipeline.job_resources import placement, retries_for
 
 # projected at 3 minutes on one core; the partition allows one
 WHERE = placement("test/slow", "cpu", 10, 1000, {{"test/slow": {{"cpu_paper_s": "180"}}}},
@@ -69,8 +69,8 @@ SCRIPT = """
 import logging
 import time
 
-from sigprop.jobs import run_simulation
-from sigprop.training import checkpoints
+from sigprop.pipeline.jobs import run_simulation
+from sigprop.base import checkpoints
 
 EPOCHS, PAUSE_S = {epochs}, {pause}
 {experiment}
@@ -91,8 +91,8 @@ run_simulation(experiment, {{}}, "cpu", snakemake.output[0], code="test")
 @pytest.mark.workflow
 @pytest.mark.expected_seconds(180)
 def test_a_job_past_its_time_limit_resumes_on_its_retry_to_the_same_bytes(one_node, tmp_path):
-    from sigprop.jobs import run_simulation
-    from sigprop.store import load
+    from sigprop.base.store import load
+    from sigprop.pipeline.jobs import run_simulation
 
     work = tmp_path / "work"
     work.mkdir()

@@ -7,7 +7,7 @@ import pytest
 import torch
 from torch import nn
 
-from sigprop import chains, metrics, ops
+from sigprop.engine import chains, metrics, ops
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.mlp import MLP, stacked_mlp_supports
 from sigprop.nets.normalizations import UncenteredBatchNorm1d
@@ -382,7 +382,7 @@ def test_classification_data_subsets_are_seeded_and_normalized(monkeypatch, tmp_
     dataset's constants, flattened; the probe batch is the first training samples."""
     from test_data import _write_source
 
-    from sigprop import data
+    from sigprop.datasets import data
     from sigprop.training.datasets import classification_data
 
     source = tmp_path / "fashion-mnist"
@@ -397,7 +397,7 @@ def test_classification_data_subsets_are_seeded_and_normalized(monkeypatch, tmp_
 
 
 def test_missing_dataset_stops_before_training(monkeypatch, tmp_path):
-    from sigprop import data
+    from sigprop.datasets import data
     from sigprop.training.datasets import classification_data
 
     monkeypatch.delenv(data.ENV_SOURCES, raising=False)

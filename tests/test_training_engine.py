@@ -9,10 +9,11 @@ import torch
 import torch.nn.functional as F
 from interruptions import Stopped, stop_after_saves
 
-from sigprop import seeding
+from sigprop.base import checkpoints
+from sigprop.engine import seeding
 from sigprop.nets.initializations import init_weights
 from sigprop.nets.mlp import MLP
-from sigprop.training import checkpoints, graphs, loop
+from sigprop.training import graphs, loop
 from sigprop.training.loop import (
     EAGER,
     Curves,

@@ -5,8 +5,8 @@ import pytest
 import yaml
 from workflow_copy import ROOT
 
-from sigprop import ops
-from sigprop.config import SCHEMA, load_schema
+from sigprop.base.config import SCHEMA, load_schema
+from sigprop.engine import ops
 from sigprop.nets.vocabulary import INITIALIZATIONS, NORMALIZATIONS
 
 NORM_KEYS = ("norm", "norms", "normalization")

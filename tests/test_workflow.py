@@ -23,11 +23,11 @@ from workflow_copy import (
     snakemake,
 )
 
-from sigprop.claims import read_definitions
+from sigprop.base.registry import resolve
 from sigprop.cli import DEFINITIONS, GOLDEN, compare_golden, golden_problems, read_ledger
-from sigprop.jobs import read_table
 from sigprop.papers import load_registry
-from sigprop.registry import resolve
+from sigprop.pipeline.jobs import read_table
+from sigprop.verdicts.claims import read_definitions
 
 QUICK = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 """The quick config (config/config.yaml), the scale the golden file records."""
@@ -82,7 +82,7 @@ def test_each_claim_is_labelled_with_its_own_item_scale(quick_run):
 
 def _item_scales(ledger: pd.DataFrame, config: dict) -> list[str]:
     """The scale label each claim of ``ledger`` should carry: its item's (run_info.item_scale)."""
-    from sigprop.run_info import item_scale, reference_configs
+    from sigprop.pipeline.run_info import item_scale, reference_configs
 
     registry = load_registry()
     references = reference_configs(ROOT / "config")
@@ -185,7 +185,7 @@ def test_part_of_the_dag_under_another_kernel_path_keeps_the_golden_verdicts(tmp
     measured values agreeing within the intervals (the golden file restricted to these items)."""
     import os
 
-    from sigprop import claims
+    from sigprop.verdicts import claims
 
     work = copy_workflow(tmp_path)
     targets = [f"results/claims/{i.replace('.', '/')}.json" for i in PART]
@@ -410,8 +410,8 @@ def test_changing_a_theorem_tolerance_reruns_only_its_judge(workdir):
 def test_editing_a_simulation_reruns_what_it_made_and_nothing_else(workdir):
     """Every job depends on its code (issue 12, item 2): a module edit reruns exactly the items
     whose code imports that module, and what reads them."""
-    from sigprop.fingerprint import module_closure
     from sigprop.papers import load_registry
+    from sigprop.pipeline.fingerprint import module_closure
 
     registry = load_registry()
     simulation = registry.get("rank_collapse", "collinear_chain", "simulation")

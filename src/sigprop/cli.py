@@ -10,7 +10,7 @@ intervals and verdicts. Items are named ``family.item`` or by any of their files
 machines, quick vs paper, CPU vs CUDA). ``sigprop golden`` compares the claims ledger of a quick
 run with the recorded golden verdicts and intervals and every claim's definition with the
 recorded definitions (``--write`` records both anew). ``sigprop findings`` prints every failing or
-fails-leaning paper claim with its analysis (``sigprop.findings``).
+fails-leaning paper claim with its analysis (``sigprop.verdicts.findings``).
 ``sigprop summary [LEDGER]`` prints a Markdown table of a ledger's claims per kind, family and
 verdict (paper claims first; ``--readme FILE``, repeatable, rewrites the generated blocks a file
 holds: the README's headline, ``docs/items.md``'s summary and table of items).
@@ -33,8 +33,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from . import findings
-from .claims import (
+from .base.config import merge_configs
+from .base.registry import Item, Registry, resolve, simulation_setup
+from .papers import load_registry
+from .pipeline.run_info import item_scale, reference_configs
+from .verdicts import findings
+from .verdicts.claims import (
     DEFINITION_COLUMNS,
     KINDS,
     VERDICTS,
@@ -47,10 +51,6 @@ from .claims import (
     verdict_counts,
     write_definitions,
 )
-from .config import merge_configs
-from .papers import load_registry
-from .registry import Item, Registry, resolve, simulation_setup
-from .run_info import item_scale, reference_configs
 
 __all__ = [
     "compare_golden",
@@ -661,7 +661,7 @@ def item_title(family: str, item) -> str:
         function = getattr(item.measure, "resolve", lambda: item.measure)()
         text = inspect.getdoc(function) or ""
     else:
-        from .jobs import render_description, script_description
+        from .pipeline.jobs import render_description, script_description
 
         script = Path("workflow/scripts") / item.script_path
         text = script_description(script).split("\n\n")[0] if script.exists() else ""
@@ -763,7 +763,7 @@ def cmd_check_config(registry: Registry, args) -> int:
     """Validate config files as Snakemake would: YAML, schema, cross-key checks."""
     import jsonschema
 
-    from .config import ConfigError, load_schema
+    from .base.config import ConfigError, load_schema
 
     config = _load_config([Path("config/config.yaml"), *args.files])
     schema = load_schema()
@@ -784,8 +784,9 @@ def cmd_check_config(registry: Registry, args) -> int:
 
 
 def cmd_benchmarks(registry, args) -> int:
-    """Where the last run's time went (``results/benchmarks.csv``, see sigprop.job_benchmarks)."""
-    from . import job_benchmarks
+    """Where the last run's time went (``results/benchmarks.csv``, see
+    sigprop.pipeline.job_benchmarks)."""
+    from .pipeline import job_benchmarks
 
     if not args.table.exists():
         print(f"sigprop: {args.table} not found: run the workflow first (snakemake all)")
@@ -813,7 +814,7 @@ def affordable_targets(
     items all have a paper-scale cost of at most ``budget_s`` seconds each: one CPU core's
     projection (``cpu_paper_s``), or with ``gpu`` the H100's (``job_resources.gpu_seconds``:
     measured where measured); and, for the others, why not (``family.item`` -> reason)."""
-    from .job_resources import gpu_seconds, number
+    from .pipeline.job_resources import gpu_seconds, number
 
     chosen, left = [], {}
     for family, item in registry.judged():
@@ -837,7 +838,7 @@ def affordable_targets(
 def cmd_targets(registry: Registry, args) -> int:
     """The claims targets whose paper-scale compute fits a budget (one line each, for
     ``snakemake --configfile config/paper.yaml $(sigprop targets)``)."""
-    from .job_resources import cost_table
+    from .pipeline.job_resources import cost_table
 
     costs = cost_table(args.costs)
     if not costs:
@@ -852,8 +853,9 @@ def cmd_targets(registry: Registry, args) -> int:
 
 
 def cmd_decide(registry: Registry, args) -> int:
-    """``sigprop decide``: more runs for the items holding undecided claims (sigprop.decide)."""
-    from . import decide
+    """``sigprop decide``: more runs for the items holding undecided claims
+    (sigprop.pipeline.decide)."""
+    from .pipeline import decide
 
     try:
         return decide.main(registry, args)

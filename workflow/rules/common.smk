@@ -16,26 +16,26 @@ os.environ.update(
     PYTHONPATH=os.pathsep.join(p for p in (SIGPROP_SRC, os.getenv("PYTHONPATH")) if p)
 )
 
-from sigprop.data import preflight
+from sigprop.datasets.data import preflight
 from sigprop.papers import load_registry
-from sigprop.fingerprint import code_fingerprint
-from sigprop.job_benchmarks import previous_seconds
-from sigprop.job_resources import (
+from sigprop.pipeline.fingerprint import code_fingerprint
+from sigprop.pipeline.job_benchmarks import previous_seconds
+from sigprop.pipeline.job_resources import (
     cost_table,
     placement,
     retries_for,
 )
-from sigprop.registry import dataset_names, qualified_name, resolve, simulation_setup
-from sigprop.claims import ledger_headline
-from sigprop.run_info import item_scale, reference_configs, run_record
-from sigprop.jobs import render_description, script_description
+from sigprop.base.registry import dataset_names, qualified_name, resolve, simulation_setup
+from sigprop.verdicts.claims import ledger_headline
+from sigprop.pipeline.run_info import item_scale, reference_configs, run_record
+from sigprop.pipeline.jobs import render_description, script_description
 
 validate(config, schema="../schemas/config.schema.yaml")
 
 SCALE_REFERENCES = reference_configs(Path(workflow.basedir) / "config")
 """The merged quick and paper configs: each item's scale label compares its slice with them."""
 
-# The scale label comes from what runs, not from a key: quick, paper or custom (sigprop.run_info).
+# The scale label comes from what runs, not from a key: quick, paper or custom (sigprop.pipeline.run_info).
 RUN = run_record(
     config,
     workflow.configfiles,
@@ -97,13 +97,13 @@ DATASETS = (
 """Dataset name -> how the data rule will have it (prepared, local, apt or download)."""
 
 COSTS = cost_table()
-"""The paper-scale cost table shipped in the package (sigprop.job_resources.cost_table): devices
+"""The paper-scale cost table shipped in the package (sigprop.pipeline.job_resources.cost_table): devices
 and runtimes of compute jobs."""
 
 
 def get_placement(kind, field):
     """A compute job's ``device`` or cluster resource (``gpus``, ``runtime``, ``mem_mb``),
-    from its item, the config's device and the cost table (sigprop.job_resources)."""
+    from its item, the config's device and the cost table (sigprop.pipeline.job_resources)."""
 
     def of_job(wildcards):
         return getattr(_placement(wildcards.family, _item(wildcards, kind)), field)
@@ -127,7 +127,7 @@ def _placement(family, item):
 def get_retries(kind):
     """A compute rule's retries: Snakemake's ``--retries`` for failures, plus the attempts its
     longest job needs across the partition's time limit (``max_runtime``; each attempt resumes
-    from the checkpoint of the last, ``sigprop.job_resources.retries_for``)."""
+    from the checkpoint of the last, ``sigprop.pipeline.job_resources.retries_for``)."""
     placements = {
         f"{family}/{item.name}": _placement(family, item) for family, item in REGISTRY.items(kind)
     }
@@ -145,7 +145,7 @@ def get_retries(kind):
 
 def tiny_names(kind, tiny=True):
     """The compute items of ``kind`` projected under a minute on one core at this run's scale
-    (``sigprop.job_resources.TINY_SECONDS``; ``tiny=False``: the others), as a wildcard
+    (``sigprop.pipeline.job_resources.TINY_SECONDS``; ``tiny=False``: the others), as a wildcard
     pattern. The tiny ones run on the machine of the main process, never submitted to a
     cluster (``simulate_tiny``, ``measure_tiny``: a submission would cost more than the job)."""
     placed = [(item.name, _placement(family, item).tiny) for family, item in REGISTRY.items(kind)]
@@ -200,7 +200,7 @@ def _judged_item(wildcards):
 
 def previous_run_seconds(rule):
     """A compute rule's priority: the job's seconds in the last run here, so that the longest
-    ready job starts first (``sigprop.job_benchmarks.previous_seconds``). A job that never ran
+    ready job starts first (``sigprop.pipeline.job_benchmarks.previous_seconds``). A job that never ran
     here (a fresh clone) falls back to its item's ``runtime`` (minutes at paper scale, a rank
     only: the training simulations declare 600 and start before the 30-minute ones)."""
 
@@ -270,7 +270,7 @@ def get_judge_function(wildcards):
 
 
 def get_simulation_code(wildcards):
-    """Fingerprint of the simulation's code: a code change reruns it (sigprop.fingerprint)."""
+    """Fingerprint of the simulation's code: a code change reruns it (sigprop.pipeline.fingerprint)."""
     return code_fingerprint([_item(wildcards, "simulation").run])
 
 
@@ -302,7 +302,7 @@ def get_judge_args(wildcards):
 
 
 def get_item_scale(wildcards):
-    """The scale of this item's claims, from its own config slice (sigprop.run_info.item_scale)."""
+    """The scale of this item's claims, from its own config slice (sigprop.pipeline.run_info.item_scale)."""
     return _item_scale(wildcards.family, wildcards.item)
 
 
@@ -329,7 +329,7 @@ def get_source(wildcards):
 
 def get_description(wildcards):
     """The item's report description, rendered: a figure's or table's caption is the docstring
-    of its script (``sigprop.jobs.script_description``); a theorem's is the generic
+    of its script (``sigprop.pipeline.jobs.script_description``); a theorem's is the generic
     workflow/report/theorem.rst. A caption's Jinja reads the script's params, the item's
     ``source``, the config and the wildcards."""
     item = _judged_item(wildcards)

@@ -3,7 +3,7 @@
 simulate -> results/<family>/<sim>.safetensors; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
 numbers; tabulate -> results/<family>/<table>.{csv,md}; measure -> a theorem's measured table;
 judge -> results/claims/<family>/<item>.json. Which item a job is comes from its wildcards.
-Each job's params hold the fingerprint of its code (sigprop.fingerprint), so a code change reruns
+Each job's params hold the fingerprint of its code (sigprop.pipeline.fingerprint), so a code change reruns
 what that code made; its script itself is tracked by Snakemake.
 """
 
@@ -195,7 +195,7 @@ rule judge:
 
 
 rule prepare_data:
-    """A dataset's files under data.root, from the first way that works (sigprop.data.prepare):
+    """A dataset's files under data.root, from the first way that works (sigprop.datasets.data.prepare):
     already there, a local copy, its Debian package, torchvision's download."""
     output:
         marker=f"{config['data']['root']}/.prepared/{{dataset}}.json",

@@ -3,7 +3,7 @@
 Only the judge's own module is imported (not the registry), so most judge jobs never load torch.
 """
 
-from sigprop.jobs import import_function, log_to_file, run_judge
+from sigprop.pipeline.jobs import import_function, log_to_file, run_judge
 
 log_to_file(snakemake.log[0])
 function = snakemake.params.function

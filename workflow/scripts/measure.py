@@ -1,6 +1,6 @@
 """Measure one registry theorem item: its table of measured numbers (+ provenance sidecar)."""
 
-from sigprop.jobs import import_function, log_to_file, run_measure
+from sigprop.pipeline.jobs import import_function, log_to_file, run_measure
 
 log_to_file(snakemake.log[0])
 function = snakemake.params.function

@@ -1,7 +1,8 @@
 """Prepare one dataset under data.root; write the marker the real-data simulations depend on."""
 
-from sigprop import data, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.datasets import data
+from sigprop.pipeline.jobs import log_to_file
 
 log = log_to_file(snakemake.log[0])
 settings = snakemake.params.data

@@ -1,6 +1,6 @@
 """Run one registry simulation and cache its tensors (+ provenance sidecar)."""
 
-from sigprop.jobs import import_function, log_to_file, run_simulation
+from sigprop.pipeline.jobs import import_function, log_to_file, run_simulation
 
 log_to_file(snakemake.log[0])
 function = snakemake.params.function

@@ -2,4 +2,6 @@
 networks (``djb21``), the normalization layers (``normalizations``) and initializations
 (``initializations``) by name, the orthogonalizing transforms of initialized weights
 (``orthogonalization``), and the one vocabulary of those names that config, code and docs share
-(``vocabulary``)."""
+(``vocabulary``).
+
+May import: ``base``, ``engine``, ``datasets``."""

@@ -31,7 +31,7 @@ import torch
 from torch import Tensor, nn
 from torchvision.models import resnet, vgg
 
-from ..config import check_positive_integers
+from ..base.config import check_positive_integers
 from .initializations import xavier_normal_from
 from .normalizations import uncenter_batch_norm
 

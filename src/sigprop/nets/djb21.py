@@ -10,7 +10,7 @@ DJB21 Eq. (1).
 
 Initialization is ``xavier_normal_`` with the authors' gains (sqrt 2 = ``calculate_gain("relu")``
 for the MLP, 1 = ``calculate_gain("conv2d")`` for the ConvNet), drawn on the CPU from a
-``torch.Generator`` (``sigprop.seeding``) so a network is the same on every device.
+``torch.Generator`` (``sigprop.engine.seeding``) so a network is the same on every device.
 
 ``representations(x)`` returns the input of every block (the first is the raw input), the
 layout on which DJB21 Fig. 5 measures the orthogonality gap.
@@ -23,7 +23,7 @@ import math
 import torch
 from torch import Tensor, nn
 
-from ..config import check_positive_integers
+from ..base.config import check_positive_integers
 from .convnets import ConvNet, check_norm
 from .initializations import linear_layers, xavier_normal_from
 from .mlp import MLP
@@ -58,8 +58,8 @@ def relu_first_mlp(
         depth: the number of blocks (30 in the paper).
         norm: "batch_norm" (torch ``BatchNorm1d``) or "none".
         gain: the ``xavier_normal_`` gain; the code's is sqrt 2 (``calculate_gain("relu")``).
-        generator: CPU generator of the initial weights (``sigprop.seeding.generator``), drawn
-            layer after layer.
+        generator: CPU generator of the initial weights (``sigprop.engine.seeding.generator``),
+            drawn layer after layer.
     """
     check_norm(norm)
     check_positive_integers(in_features=in_features, width=width, depth=depth)

@@ -1,6 +1,6 @@
 """Initializations of ``nn.Linear`` and ``nn.Conv2d`` layers by name (``INITS``,
-``nets.vocabulary``), drawn on the CPU from a seeded generator (``sigprop.seeding``), so a network
-is the same on every device; ``STACKED_INITS``: the weight laws of the batched networks, one
+``nets.vocabulary``), drawn on the CPU from a seeded generator (``sigprop.engine.seeding``), so a
+network is the same on every device; ``STACKED_INITS``: the weight laws of the batched networks, one
 (runs, out, in) block drawn from one generator per run.
 """
 
@@ -114,7 +114,8 @@ def init_weights(model: nn.Module, scheme: str, generator: torch.Generator) -> n
         raise ValueError(f"init must be one of {sorted(INITS)}, got {scheme!r}")
     for module in model.modules():
         if isinstance(module, WEIGHTED):
-            device = module.weight.device  # drawn on the CPU, as every draw (sigprop.seeding)
+            # drawn on the CPU, as every draw (sigprop.engine.seeding)
+            device = module.weight.device
             INITS[scheme](module.to("cpu"), generator)
             module.to(device)
         elif isinstance(module, nn.modules.batchnorm._NormBase) and module.affine:

@@ -24,7 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
-from .. import ops
+from ..engine import ops
 from .normalizations import NORMS
 
 __all__ = [

@@ -1,7 +1,7 @@
 """Normalization layers of the trainable networks, by name (``NORMS``, ``nets.vocabulary``).
 
 Torch's own ``BatchNorm1d``/``2d``, its uncentred twin (Dan+20 Figs. 5, 7, 13: "BN without mean
-deduction") and the seeds' parameter-free BNs of ``sigprop.ops`` as modules (``TheoryNorm``);
+deduction") and the seeds' parameter-free BNs of ``sigprop.engine.ops`` as modules (``TheoryNorm``);
 ``BATCH_FUNCTIONS``: the slots as functions of the seeds' (d, n) layout, batched over runs.
 """
 
@@ -12,7 +12,7 @@ from collections.abc import Callable
 import torch
 from torch import Tensor, nn
 
-from .. import ops
+from ..engine import ops
 
 __all__ = [
     "BATCH_FUNCTIONS",

@@ -4,14 +4,16 @@ A family package holds its item table (``items.py``: ``ITEMS``, its simulations,
 and theorem checks; optionally ``CHECK_CONFIG``, the cross-key check of its config; its
 docstring names the seed it reproduces), its simulations, judges and theorem measurements, and
 the mathematics only it uses. It imports the core library
-(``sigprop.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
-"""
+(``sigprop.engine.ops``, ``metrics``, ``chains``, ...) and itself, never another family.
+
+May import: ``base``, ``engine``, ``datasets``, ``nets``, ``training``,
+``verdicts``; a family imports these and itself, never another family."""
 
 from __future__ import annotations
 
 import importlib
 
-from ..registry import Registry
+from ..base.registry import Registry
 
 __all__ = ["FAMILIES", "load_registry"]
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ..stats import mean_se
+from ..engine.stats import mean_se
 
 __all__ = [
     "LOWER_IS_BETTER",

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import torch
 
-from .. import data, seeding
+from ..datasets import data
+from ..engine import seeding
 from .loop import TrainData
 
 __all__ = ["classification_data", "uniform_noise_images"]

@@ -19,8 +19,10 @@ from collections.abc import Mapping
 
 import torch
 
-from ..data import dataset_spec
-from ..devices import resolve_device, resolve_dtype
+from ..base.store import Labelled
+from ..datasets.data import dataset_spec
+from ..engine.devices import resolve_device, resolve_dtype
+from ..engine.seeding import generator
 from ..nets import convnets
 from ..nets.initializations import init_weights
 from ..nets.mlp import MLP
@@ -30,8 +32,6 @@ from ..nets.orthogonalization import (
     iterative_orthogonalization,
     orthogonal_weights,
 )
-from ..seeding import generator
-from ..store import Labelled
 from .datasets import classification_data, uniform_noise_images
 from .experiment_spec import CURVES, INPUTS, NETWORK_KEYS, NETWORKS
 from .loop import RunStack, TrainData, train

@@ -34,10 +34,10 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.func import functional_call, stack_module_state, vmap
 
-from .. import seeding
-from ..chains import progress
+from ..base import checkpoints
+from ..engine import seeding
+from ..engine.chains import progress
 from ..nets.mlp import stacked_layer, stacked_mlp, stacked_mlp_supports
-from . import checkpoints
 from .graphs import WARMUP, CapturedStep
 from .probes import (
     GRADIENT_PROBES,

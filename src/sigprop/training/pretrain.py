@@ -30,7 +30,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from .. import metrics, seeding
+from ..engine import metrics, seeding
 from .loop import RunStack
 
 __all__ = ["OPTIMIZERS", "VARIANTS", "pretrain_rank"]

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 from torch import Tensor, nn
 from torch.func import grad, vmap
 
-from .. import gram_isometry, metrics
+from ..engine import gram_isometry, metrics
 
 __all__ = [
     "GRADIENT_PROBES",

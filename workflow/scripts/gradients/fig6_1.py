@@ -12,9 +12,10 @@ psi_0 exp(-l / (C d^2 (1 + d psi_0))) with the hand-set C = {{ snakemake.params.
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients.isometry_chain_spec import authors_rate
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

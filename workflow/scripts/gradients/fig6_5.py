@@ -9,8 +9,9 @@ biases, d = n = {{ sim["width"] }}, one {{ snakemake.config["gradients"]["data"]
 training batch; mean and 95% CI over {{ sim["runs"] }} runs (float64).
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.profile)  # exponent, activation, depth, run, log_grad

@@ -12,9 +12,10 @@ input-side transient). The seed gives neither the alpha grid, the layers nor c1,
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients import shaping
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

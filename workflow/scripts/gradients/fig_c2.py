@@ -11,8 +11,9 @@ biases, d = n = {{ sim["width"] }}; mean and 95% CI over {{ sim["runs"] }} runs.
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.rates)  # activation, depth, exponent, run, rate

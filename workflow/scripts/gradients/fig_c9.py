@@ -10,9 +10,10 @@ one {{ snakemake.config["gradients"]["data"]["dataset"] }} batch; mean and 95% C
 
 import pandas as pd
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients.depth_sweep_tables import palette, tidy, variants
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 sweep = pd.concat([store.load_frame(getattr(snakemake.input, v)) for v in variants("fig_c9")])

@@ -25,9 +25,10 @@ differ by a constant (the scale factor).{% endif %}
 
 import pandas as pd
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients.depth_sweep_tables import CURVES, palette, tidy, variants
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

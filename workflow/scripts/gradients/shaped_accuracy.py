@@ -21,9 +21,10 @@ exponent of its training runs; this value is Fig. 6.5's, our presumption). Vanil
 run(s), {{ train["dtype"] }}.
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients.training_spec import CONTROL
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

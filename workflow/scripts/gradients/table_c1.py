@@ -15,9 +15,9 @@ rows in ``results/gradients/table_c1.md``. The first {{ item["control_batches"] 
 cell also get a negative control (last image replaced by the first: rank n - 1).
 """
 
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base.store import atomic_path, load_frame
 from sigprop.papers.gradients.batch_rank_tables import markdown, table_c1
-from sigprop.store import atomic_path, load_frame
+from sigprop.pipeline.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -18,9 +18,10 @@ snakemake.config["scale"] == "quick" else "") if setup["dataset"] != "cifar10" e
 over {{ train["n_runs"] }} run(s), {{ train["dtype"] }}.
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.gradients.training_spec import ORTHOGONALITY_NETWORK
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 figure = item_params(snakemake).figure

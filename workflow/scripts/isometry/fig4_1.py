@@ -10,8 +10,9 @@ volume at fixed scale means higher isometry.
 import torch
 from mpl_toolkits.mplot3d.art3d import Poly3DCollection
 
-from sigprop import gram_isometry, plotting
-from sigprop.jobs import item_params, log_to_file
+from sigprop.engine import gram_isometry
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

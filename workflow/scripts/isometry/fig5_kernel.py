@@ -30,14 +30,14 @@ polynomial-rate row of the thesis).{% endif %}{% endif %}
 
 import numpy as np
 
-from sigprop import plotting
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base.store import atomic_path
 from sigprop.papers.isometry.kernel_convergence_tables import (
     kernel_convergence,
     kernel_curves,
     plotted_numbers,
 )
-from sigprop.store import atomic_path
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -7,9 +7,9 @@ sqrt(k!). Orthonormality E he_k he_l = delta_kl (Eq. (5.5)) is checked for k, l 
 for these degrees. A Markdown copy is ``results/isometry/table5_1.md``.
 """
 
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base.store import atomic_path, markdown_table
 from sigprop.papers.isometry.hermite_tables import table5_1
-from sigprop.store import atomic_path, markdown_table
+from sigprop.pipeline.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

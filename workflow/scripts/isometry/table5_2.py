@@ -11,9 +11,9 @@ only after truncation, which is where the thesis's label in Fig. 5.2b comes from
 ``results/isometry/table5_2.md``.
 """
 
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base.store import atomic_path, markdown_table
 from sigprop.papers.isometry.hermite_tables import table5_2
-from sigprop.store import atomic_path, markdown_table
+from sigprop.pipeline.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -7,8 +7,9 @@ The simulation ({{ snakemake.wildcards.family }}): {% for key, value in p.setup.
 {{ value }}{{ "; " if not loop.last else "." }}{% endfor %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -13,9 +13,10 @@ choice; the thesis does not say which reference it used). Input rows i.i.d. N(0,
 its Gram (exact in law).
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.mean_field.gram_tables import band
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -11,9 +11,10 @@ alpha.
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.mean_field.gram_tables import band, decay_plateau_shape, fit_decay_plateau
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -15,9 +15,9 @@ data are the Monte Carlo rows of the cached measurement of the ``theorem5`` chec
 
 import numpy as np
 
-from sigprop import plotting
-from sigprop.jobs import log_to_file, read_table
 from sigprop.papers.orthogonality.drift_spec import drift_contraction
+from sigprop.pipeline.jobs import log_to_file, read_table
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 measured = read_table(snakemake.input.table, measured=True)  # theorem5's cached measurement

@@ -19,14 +19,15 @@ Green dotted: d = {{ snakemake.params.n2_constant }} n^2.
 import numpy as np
 from matplotlib.colors import ListedColormap
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.orthogonality.assumption_tables import (
     boundary,
     fit_boundary,
     pixel_table,
     printed_curve,
 )
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 
 def edges(centers, log=False):

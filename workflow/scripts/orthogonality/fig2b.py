@@ -13,8 +13,9 @@ d^{-1/2} guide through the widest thesis point. The authors' code divides the pl
 import numpy as np
 import pandas as pd
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -6,9 +6,10 @@ initialization (red, left axis) and the training loss after training (blue, righ
 {% include "orthogonality/mlp_training.rst" %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
 from sigprop.papers.orthogonality.training_tables import gap_and_loss
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

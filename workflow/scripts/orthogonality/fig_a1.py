@@ -9,9 +9,10 @@ V^T (App. A.5 (i)); adaptive gradient clipping (Eq. (A.21)) clips every weight's
 {% include "orthogonality/mlp_training.rst" %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

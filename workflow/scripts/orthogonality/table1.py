@@ -7,10 +7,10 @@ plateau W2 upper bound c d^beta at n = {{ snakemake.params.batch_size }}, with i
 Markdown copy is ``results/orthogonality/table1.md``.
 """
 
-from sigprop import store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
+from sigprop.base.store import atomic_path
 from sigprop.papers.orthogonality.gaussian_tables import table1, w2_width_table
-from sigprop.store import atomic_path
+from sigprop.pipeline.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -17,9 +17,10 @@ for each n (error bars 3 SE), with a d^{-1/2} guide.
 import numpy as np
 from matplotlib.lines import Line2D
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.orthogonality.gaussian_tables import thm1_table
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 p = item_params(snakemake)

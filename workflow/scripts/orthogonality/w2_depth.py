@@ -12,9 +12,10 @@ the mean of the exact conditional W2^2 given H_l (Bures formula). Above them n E
 W2^2 (rank-one H). Means over {{ snakemake.params.chain["n_runs"] }} runs of the chain of ``thm1``.
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.orthogonality.gaussian_tables import w2_depth_table
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

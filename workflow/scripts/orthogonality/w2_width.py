@@ -10,9 +10,10 @@ Gelbrich lower bound (``w2_depth``) is orders of magnitude smaller on the platea
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
 from sigprop.papers.orthogonality.gaussian_tables import w2_width_table
+from sigprop.pipeline.jobs import item_params, log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

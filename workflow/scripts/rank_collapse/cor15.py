@@ -8,9 +8,9 @@ Thm. 14's bound (1 - tau)^2 sqrt((1 - alpha_hat) d) with alpha_hat of Eq. (49) f
 and the fraction of steps between recorded layers where rank_tau rose.
 """
 
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base.store import atomic_path, load_frame, markdown_table
 from sigprop.papers.rank_collapse.bn_chain_tables import cor15_table
-from sigprop.store import atomic_path, load_frame, markdown_table
+from sigprop.pipeline.jobs import item_params, log_to_file
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

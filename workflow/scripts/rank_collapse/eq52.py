@@ -6,9 +6,9 @@ after burn-in of delta_F / (2 d^2) = (2 d^2 - 2 ||M||_F^2 - 8 Tr M^3 + 8 Tr diag
 mean and SE over runs; delta_F is the step of Lemma 13's proof.
 """
 
-from sigprop.jobs import log_to_file
+from sigprop.base.store import atomic_path, load_frame, markdown_table
 from sigprop.papers.rank_collapse.bn_chain_tables import eq52_table
-from sigprop.store import atomic_path, load_frame, markdown_table
+from sigprop.pipeline.jobs import log_to_file
 
 log_to_file(snakemake.log[0])
 table = eq52_table(load_frame(snakemake.input.chain))

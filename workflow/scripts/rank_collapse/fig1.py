@@ -12,9 +12,10 @@ learning rate of the grid {{ setup["lrs"] }} with the best mean final training a
 and depth. Mean and 95% CI over {{ setup["n_runs"] }} runs (the seed: 5).
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
 from sigprop.papers.rank_collapse.training_tables import fig1_panels
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

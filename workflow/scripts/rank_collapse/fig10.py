@@ -12,8 +12,9 @@ rows; Prop. 19: 1 when H_L has rank one.
 {% include "rank_collapse/conv_training.rst" %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

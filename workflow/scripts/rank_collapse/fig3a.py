@@ -10,9 +10,10 @@ runs of {{ setup["depth"] }} layers (statistics every {{ setup["stride"] }} laye
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
 from sigprop.papers.rank_collapse.bn_chain_tables import ergodic_averages
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = ergodic_averages(store.load_frame(snakemake.input.chain))  # per (gamma, width, run)

@@ -9,8 +9,9 @@ d, N, gamma and the input open; these are our choices.
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.chain)  # gamma, run, layer, sigma_1 .. sigma_k

@@ -10,9 +10,10 @@ nets start from the vanilla net's initial draw.
 {% include "rank_collapse/pretraining_mlps.rst" %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.curves)  # network, depth, lr, run, point, metrics

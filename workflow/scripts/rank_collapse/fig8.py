@@ -9,9 +9,10 @@ standard deviation) over {{ snakemake.params.setup["n_runs"] }} runs of
 
 import numpy as np
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
 from sigprop.papers.rank_collapse.bn_chain_tables import ergodic_averages
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 averages = ergodic_averages(store.load_frame(snakemake.input.chain))

@@ -11,9 +11,10 @@ if setup["dataset"] != snakemake.params.seed_dataset else "" }}
 {% include "rank_collapse/pretraining_mlps.rst" %}
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import item_params, log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import item_params, log_to_file
 from sigprop.training.curves import curves_at_chosen_rates
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)

@@ -9,8 +9,9 @@ Omega(sqrt d)), for widths {{ setup["widths"] }}, one panel per gamma; mean and 
 {{ setup["n_runs"] }} runs, every {{ setup["stride"] }}th layer up to {{ setup["depth"] }}.
 """
 
-from sigprop import plotting, store
-from sigprop.jobs import log_to_file
+from sigprop.base import store
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 table = store.load_frame(snakemake.input.ranks)  # gamma, batch, width, run, layer, rank_fraction

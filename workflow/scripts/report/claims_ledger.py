@@ -1,9 +1,9 @@
 """Collect every claims file into results/claims.csv and results/claims.md, each failing or
 fails-leaning paper claim with its finding (src/sigprop/papers/<family>/findings.yaml)."""
 
-from sigprop import findings
-from sigprop.claims import verdict_counts, write_ledger
-from sigprop.jobs import log_to_file
+from sigprop.pipeline.jobs import log_to_file
+from sigprop.verdicts import findings
+from sigprop.verdicts.claims import verdict_counts, write_ledger
 
 log = log_to_file(snakemake.log[0])
 table = write_ledger(

@@ -9,8 +9,8 @@ import math
 
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
+from ...engine import stats
+from ...verdicts.claims import Claim, Record, judge_records
 from .batch_rank_tables import (
     PRINTED_BATCHES,
     PRINTED_COSINE_N,

@@ -37,10 +37,11 @@ import math
 import torch
 from torch import Tensor
 
-from ... import data, metrics
-from ...devices import resolve_device
-from ...seeding import generator
-from ...store import Labelled
+from ...base.store import Labelled
+from ...datasets import data
+from ...engine import metrics
+from ...engine.devices import resolve_device
+from ...engine.seeding import generator
 
 __all__ = [
     "NORMALIZATIONS",

@@ -31,7 +31,7 @@ import math
 import torch
 from torch import Tensor
 
-from ...gram_isometry import check_samples
+from ...engine.gram_isometry import check_samples
 from .jacobian_theorem_spec import c108_factor
 
 __all__ = [

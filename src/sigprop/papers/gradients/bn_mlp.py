@@ -31,7 +31,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ... import data, gram_isometry, ops, seeding
+from ...datasets import data
+from ...engine import gram_isometry, ops, seeding
 from ...nets.initializations import STACKED_INITS
 from ...nets.mlp import shaped
 from ...nets.normalizations import BATCH_FUNCTIONS

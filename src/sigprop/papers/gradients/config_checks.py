@@ -1,6 +1,6 @@
 """Cross-key checks of the ``gradients`` config (Thesis ch. 6 / app. C), before any job runs.
 
-``check_config`` takes the whole config and raises ``sigprop.config.ConfigError`` naming the
+``check_config`` takes the whole config and raises ``sigprop.base.config.ConfigError`` naming the
 keys (full paths) when related values disagree; the schema checks each key alone.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...config import ConfigError, check_window
+from ...base.config import ConfigError, check_window
 
 __all__ = ["check_config"]
 

@@ -13,9 +13,9 @@ import math
 
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
-from ...stats import per_run_slopes
+from ...engine import stats
+from ...engine.stats import per_run_slopes
+from ...verdicts.claims import Claim, Record, judge_records
 from .verdicts import per_run, welch
 
 __all__ = ["fig6_2_claims", "fig6_3_claims", "fig_c9_claims", "fig_c10_claims"]

@@ -19,9 +19,9 @@ from collections.abc import Mapping
 import torch
 from torch import Tensor
 
-from ... import data
-from ...devices import resolve_device, resolve_dtype
-from ...store import Labelled
+from ...base.store import Labelled
+from ...datasets import data
+from ...engine.devices import resolve_device, resolve_dtype
 from . import bn_mlp
 from .depth_sweep_spec import VARIANTS, Variant, simulation_name
 

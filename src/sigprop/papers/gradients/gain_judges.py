@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
-from ...stats import ols_slope
+from ...engine import stats
+from ...engine.stats import ols_slope
+from ...verdicts.claims import Claim, Record, judge_records
 from . import shaping
 from .verdicts import least_favourable, per_run
 

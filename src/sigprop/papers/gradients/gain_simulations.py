@@ -17,8 +17,8 @@ from collections.abc import Mapping
 
 import torch
 
-from ...devices import resolve_device, resolve_dtype
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine.devices import resolve_device, resolve_dtype
 from . import bn_mlp, shaping
 from .depth_sweep_simulations import resolve_batch
 

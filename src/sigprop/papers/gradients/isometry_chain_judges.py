@@ -10,9 +10,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
-from ...stats import EPS, bootstrap_slope, per_run_slopes
+from ...engine import stats
+from ...engine.stats import EPS, bootstrap_slope, per_run_slopes
+from ...verdicts.claims import Claim, Record, judge_records
 from .isometry_chain_spec import PLOTTED_WIDTHS, authors_rate, proof_rate
 from .verdicts import least_favourable, welch
 

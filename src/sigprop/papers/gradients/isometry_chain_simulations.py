@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import torch
 
-from ... import seeding
-from ...devices import resolve_device
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import seeding
+from ...engine.devices import resolve_device
 from . import isometry_decay
 
 __all__ = ["isometry_chain"]

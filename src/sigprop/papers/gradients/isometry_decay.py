@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from ... import gram_isometry, ops, seeding, stats
+from ...engine import gram_isometry, ops, seeding, stats
 from ...nets.initializations import haar_from_gaussian, haar_weights
 from . import bn_mlp
 from .isometry_chain_spec import AUTHORS_C, authors_rate, proof_rate

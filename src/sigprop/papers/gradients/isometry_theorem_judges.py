@@ -11,11 +11,11 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
-from ...config import check_widths
-from ...stats import EPS
-from ...store import require_finite
+from ...base.config import check_widths
+from ...base.store import require_finite
+from ...engine import stats
+from ...engine.stats import EPS
+from ...verdicts.claims import Claim, Record, judge_records
 from .verdicts import least_favourable, most_favourable
 
 __all__ = ["SRC", "judge_lemma6_2", "judge_lemma_c8_c9", "judge_theorem6_3"]

@@ -26,11 +26,11 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import gram_isometry as iso
-from ... import ops, seeding
-from ...config import ConfigError, check_widths
-from ...devices import resolve_device
-from ...stats import EPS
+from ...base.config import ConfigError, check_widths
+from ...engine import gram_isometry as iso
+from ...engine import ops, seeding
+from ...engine.devices import resolve_device
+from ...engine.stats import EPS
 from . import isometry_decay as dec
 
 __all__ = [
@@ -66,7 +66,7 @@ def input_gaps(
     item: str, widths: Sequence[int], spreads: Sequence[float], device="cpu"
 ) -> dict[tuple[int, float], float]:
     """psi(X) of each Monte Carlo input (d, spread) of ``item`` (cheap: no Haar draws), e.g. for
-    ``sigprop.config`` to check before any job that the spreads straddle psi = 1/(16 d)."""
+    ``sigprop.base.config`` to check before any job that the spreads straddle psi = 1/(16 d)."""
     return {
         (d, float(s)): iso.isometry_gap(x @ x.mT).item()
         for d in check_widths(widths)

@@ -1,7 +1,7 @@
 """Thesis ch. 6 / app. C items (Meterez, Joudaki et al. ICLR 2024; seed 004): every simulation,
 figure, table and theorem check, in seed order."""
 
-from ...registry import Figure, Simulation, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions
 from . import (
     batch_rank_judges,
     depth_judges,
@@ -15,7 +15,7 @@ from .config_checks import check_config
 from .depth_sweep_spec import VARIANTS, simulation_name
 from .depth_sweep_tables import variants
 
-# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
 batch_rank_simulations = lazy_functions(f"{__package__}.batch_rank_simulations")
 depth_sweep_simulations = lazy_functions(f"{__package__}.depth_sweep_simulations")
 iso = lazy_functions(f"{__package__}.isometry_theorems")

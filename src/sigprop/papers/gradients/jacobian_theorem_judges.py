@@ -13,10 +13,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ... import stats
-from ...claims import Claim, Record, judge_records
-from ...config import check_positive, check_widths
-from ...stats import EPS
+from ...base.config import check_positive, check_widths
+from ...engine import stats
+from ...engine.stats import EPS
+from ...verdicts.claims import Claim, Record, judge_records
 from .jacobian_theorem_spec import c108_factor, late_window
 from .verdicts import least_favourable
 

@@ -36,11 +36,11 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from ... import metrics, ops, seeding, stats
-from ...config import check_positive, check_widths
-from ...devices import resolve_device
+from ...base.config import check_positive, check_widths
+from ...engine import metrics, ops, seeding, stats
+from ...engine.devices import resolve_device
+from ...engine.stats import EPS
 from ...nets.initializations import STACKED_INITS, haar_weights
-from ...stats import EPS
 from . import bn_jacobian as bj
 from . import bn_mlp
 from .jacobian_theorem_spec import late_window

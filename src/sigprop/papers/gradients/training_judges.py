@@ -37,7 +37,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
+from ...verdicts.claims import Claim, Record, judge_records
 from .training_spec import CONTROL, ORTHOGONALITY_NETWORK
 from .verdicts import least_favourable, per_run, welch
 

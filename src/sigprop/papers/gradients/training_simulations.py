@@ -31,10 +31,10 @@ from collections.abc import Mapping, Sequence
 
 import torch
 
-from ...data import dataset_spec
-from ...devices import resolve_device, resolve_dtype
-from ...seeding import generators
-from ...store import Labelled
+from ...base.store import Labelled
+from ...datasets.data import dataset_spec
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.seeding import generators
 from ...training.datasets import classification_data
 from ...training.loop import Curves, RunStack, train
 from ...training.probes import linear_weight_names, weight_isometry_gaps

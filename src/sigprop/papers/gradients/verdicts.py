@@ -1,4 +1,6 @@
-"""Measurement helpers of the gradients judges (candidates for ``sigprop.stats`` / ``claims``).
+"""Measurement helpers of the gradients judges (candidates for ``sigprop.engine.stats`` /
+
+``claims``).
 
 - ``welch``: the difference of the means of two independent samples of runs (Welch's t).
 - ``least_favourable``: of several measurements of one claim ("every network", "every width"),
@@ -14,8 +16,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ... import claims, stats
-from ...stats import Measurement
+from ...engine import stats
+from ...engine.stats import Measurement
+from ...verdicts import claims
 
 __all__ = [
     "welch_from_summaries",

@@ -11,8 +11,8 @@ import math
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records, worst_case
-from ...stats import from_se
+from ...engine.stats import from_se
+from ...verdicts.claims import Claim, Record, judge_records, worst_case
 
 __all__ = ["prop5_1_claims", "prop5_1_context", "prop5_1_records"]
 

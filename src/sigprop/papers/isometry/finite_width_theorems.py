@@ -19,9 +19,9 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import seeding
-from ...chains import ExplicitProduct, GaussianGramProduct
-from ...stats import bootstrap_slope, mean_se
+from ...engine import seeding
+from ...engine.chains import ExplicitProduct, GaussianGramProduct
+from ...engine.stats import bootstrap_slope, mean_se
 from . import hermite as H
 from .normalization_layer_theorems import check_norm, effective_kernel, layer
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records, worst_case
-from ...stats import exact, from_se
+from ...engine.stats import exact, from_se
+from ...verdicts.claims import Claim, Record, judge_records, worst_case
 from . import hermite as H
 
 __all__ = [

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...seeding import derive_seed
+from ...engine.seeding import derive_seed
 from . import hermite as H
 
 PRINTED_HE = {

@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import EPS, exact
+from ...engine.stats import EPS, exact
+from ...verdicts.claims import Claim, Record, judge_records
 from .isometry_property_spec import FAMILIES, delta_range
 
 __all__ = ["RECORDS", "SOURCE", "lemma4_2_claims", "lemma4_2_context"]

@@ -18,10 +18,10 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from ... import gram_isometry as iso
-from ... import seeding
-from ...devices import resolve_device
-from ...stats import EPS
+from ...engine import gram_isometry as iso
+from ...engine import seeding
+from ...engine.devices import resolve_device
+from ...engine.stats import EPS
 from .isometry_property_spec import FAMILIES, delta_range
 from .random_cases import DTYPE, condition_number, haar_orthogonal, sizes
 

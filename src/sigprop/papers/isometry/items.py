@@ -5,7 +5,7 @@ There are no cached simulations: the figures and tables are deterministic (quadr
 forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
 """
 
-from ...registry import Figure, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Table, Theorem, lazy_functions
 from . import (
     finite_width_judges,
     hermite_table_judges,
@@ -19,7 +19,7 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
 finite_width_theorems = lazy_functions(f"{__package__}.finite_width_theorems")
 isometry_property_theorems = lazy_functions(f"{__package__}.isometry_property_theorems")
 normalization_gain_theorems = lazy_functions(f"{__package__}.normalization_gain_theorems")

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record, judge_records
 from .kernel_convergence_tables import EQUATION, SOURCE
 
 __all__ = ["fig5_1_claims", "fig5_2_claims", "fig5_claims", "fig5_context", "fig5_records"]

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record, judge_records
 
 __all__ = [
     "COROLLARY_RECORDS",

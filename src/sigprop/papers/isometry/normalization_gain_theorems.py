@@ -26,9 +26,9 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import gram_isometry as iso
-from ... import ops, seeding
-from ...devices import resolve_device
+from ...engine import gram_isometry as iso
+from ...engine import ops, seeding
+from ...engine.devices import resolve_device
 from .random_cases import DTYPE, EPS, condition_number, sizes
 
 __all__ = [

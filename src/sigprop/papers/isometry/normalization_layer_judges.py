@@ -12,8 +12,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record, judge_records
 
 __all__ = ["RECORDS", "conditions", "theorem5_15_claims", "theorem5_15_context"]
 

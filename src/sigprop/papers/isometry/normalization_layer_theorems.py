@@ -29,7 +29,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import ops
+from ...engine import ops
 from . import hermite as H
 
 __all__ = [

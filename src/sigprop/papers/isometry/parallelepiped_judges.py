@@ -1,9 +1,9 @@
 """Claims of Thesis Fig. 4.1 (isometry as parallelepiped volume), from the plotted CSV.
 
-The annotated I(G) (``sigprop.gram_isometry``: eigenvalues of the Gram) is compared with closed
-forms computed here from the plotted vectors by another route: n = 2, I = 2 a b sin(theta) / (a^2 +
-b^2) from the example's (a, b, theta); n = 3, I = 3 |det[x_1 x_2 x_3]|^{2/3} / sum_i ||x_i||^2
-(det G = volume^2, the volume a triple product).
+The annotated I(G) (``sigprop.engine.gram_isometry``: eigenvalues of the Gram) is compared with
+closed forms computed here from the plotted vectors by another route: n = 2, I = 2 a b sin(theta) /
+(a^2 + b^2) from the example's (a, b, theta); n = 3, I = 3 |det[x_1 x_2 x_3]|^{2/3} / sum_i
+||x_i||^2 (det G = volume^2, the volume a triple product).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record, judge_records
 
 __all__ = ["RECORDS", "fig4_1_claims", "fig4_1_context"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...config import ConfigError
+from ...base.config import ConfigError
 
 __all__ = ["check_config"]
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records, worst_case
-from ...stats import exact, from_se
+from ...engine.stats import exact, from_se
+from ...verdicts.claims import Claim, Record, judge_records, worst_case
 
 __all__ = ["RECORDS", "SOURCE", "fixed_point_context", "judge"]
 

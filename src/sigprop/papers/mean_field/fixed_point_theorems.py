@@ -22,8 +22,8 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from ... import seeding
-from ...devices import resolve_device
+from ...engine import seeding
+from ...engine.devices import resolve_device
 from . import gram_dynamics as mf
 
 __all__ = ["EXPERIMENT_IDS", "REFERENCE", "measure"]

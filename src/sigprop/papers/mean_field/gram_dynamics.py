@@ -30,8 +30,8 @@ import torch
 from scipy import integrate, special
 from torch import Tensor
 
-from ... import chains, ops, seeding
-from ...inputs import gaussian_inputs
+from ...engine import chains, ops, seeding
+from ...engine.inputs import gaussian_inputs
 
 __all__ = [
     "FixedPoint",

@@ -12,8 +12,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records, worst_case
-from ...stats import bootstrap_slope, t_mean
+from ...engine.stats import bootstrap_slope, t_mean
+from ...verdicts.claims import Claim, Record, judge_records, worst_case
 from .gram_tables import fit_decay_plateau
 
 __all__ = [

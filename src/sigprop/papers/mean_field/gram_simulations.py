@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import torch
 
-from ... import chains, seeding
-from ...devices import resolve_device, resolve_dtype
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import chains, seeding
+from ...engine.devices import resolve_device, resolve_dtype
 from . import gram_dynamics
 
 __all__ = ["NETWORKS", "PRODUCTS", "gram_chain", "reference_gram"]

@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ... import stats
+from ...engine import stats
 
 __all__ = ["band", "decay_plateau_shape", "fit_decay_plateau"]
 

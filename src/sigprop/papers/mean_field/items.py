@@ -1,7 +1,7 @@
 """Thesis ch. 3 and app. B items: every simulation, figure and theorem check of the mean-field
 family, in the seed's order (Joudaki 2024, seed 004; JDB23a)."""
 
-from ...registry import Figure, Simulation, Theorem, lazy_functions
+from ...base.registry import Figure, Simulation, Theorem, lazy_functions
 from . import (
     fixed_point_judges,
     gram_judges,
@@ -10,7 +10,7 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
 fixed_point_theorems = lazy_functions(f"{__package__}.fixed_point_theorems")
 mixing_theorems = lazy_functions(f"{__package__}.mixing_theorems")
 gram_simulations = lazy_functions(f"{__package__}.gram_simulations")

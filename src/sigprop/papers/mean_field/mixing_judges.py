@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records, worst_case
-from ...stats import from_se
+from ...engine.stats import from_se
+from ...verdicts.claims import Claim, Record, judge_records, worst_case
 
 __all__ = ["FIT_COLUMNS", "RECORDS", "SOURCE_MIX", "judge", "mixing_context"]
 

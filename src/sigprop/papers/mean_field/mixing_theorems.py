@@ -21,10 +21,10 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import chains, gram_isometry, seeding
-from ...devices import resolve_device
-from ...inputs import gaussian_inputs
-from ...stats import BOOTSTRAP_SEED
+from ...engine import chains, gram_isometry, seeding
+from ...engine.devices import resolve_device
+from ...engine.inputs import gaussian_inputs
+from ...engine.stats import BOOTSTRAP_SEED
 from . import gram_dynamics as mf
 
 __all__ = ["EXPERIMENT_IDS", "SUMMARIES", "collinear_inputs", "measure"]

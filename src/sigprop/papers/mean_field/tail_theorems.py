@@ -29,9 +29,9 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import chains, ops, seeding
-from ...devices import resolve_device
-from ...stats import BOOTSTRAP_SEED
+from ...engine import chains, ops, seeding
+from ...engine.devices import resolve_device
+from ...engine.stats import BOOTSTRAP_SEED
 from . import gram_dynamics as mf
 
 __all__ = [

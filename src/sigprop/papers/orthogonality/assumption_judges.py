@@ -14,8 +14,8 @@ import math
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, from_se
+from ...engine.stats import exact, from_se
+from ...verdicts.claims import Claim, Record
 from .assumption_tables import (
     PRINTED_EXPONENT,
     PRINTED_OFFSET,

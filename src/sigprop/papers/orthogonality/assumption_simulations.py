@@ -18,12 +18,12 @@ from collections.abc import Sequence
 import torch
 from torch import Tensor
 
-from ... import chains
-from ...devices import resolve_device, resolve_dtype
-from ...inputs import gaussian_inputs
-from ...metrics import smallest_singular_value
-from ...store import Labelled
-from ...training import checkpoints
+from ...base import checkpoints
+from ...base.store import Labelled
+from ...engine import chains
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.inputs import gaussian_inputs
+from ...engine.metrics import smallest_singular_value
 
 __all__ = [
     "CHECK_EVERY",
@@ -134,7 +134,7 @@ def _pixel(
 
 def _saved_pixels(path, identity: dict, values: dict[str, Tensor]) -> set[tuple[int, int]]:
     """The pixels (n, d) a killed ``a1_grid`` job finished, their values copied into ``values``
-    (none outside ``training.checkpoints.resumable`` or for other settings)."""
+    (none outside ``base.checkpoints.resumable`` or for other settings)."""
     state = checkpoints.load(path, identity)
     if state is None:
         return set()
@@ -160,7 +160,7 @@ def a1_grid(
     ``"input"``), alpha_0 = sigma_min(H_0) / ||H_0||_F, the BN chain DJB21 Eq. (1) with W_l H_l
     sampled through its Gram matrix (``chains.GaussianGramProduct``, exact in law), and the
     minimum over k = 1..depth of sigma_n(H_k) / alpha_0. Pixels with d < n are not simulated
-    (NaN, ``valid`` = 0). Inside ``training.checkpoints.resumable`` the finished pixels are saved
+    (NaN, ``valid`` = 0). Inside ``base.checkpoints.resumable`` the finished pixels are saved
     every ``chains.CHECKPOINT_EVERY_S`` seconds and a rerun skips them (the same bytes: each
     pixel has its own streams). With ``stop_when_all_failed`` a pixel stops at the first multiple of
     ``CHECK_EVERY`` layers at which all its runs have failed: pass/fail and first failing

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...stats import ols_slope
+from ...engine.stats import ols_slope
 
 __all__ = [
     "PRINTED_EXPONENT",

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import bootstrap_slope, per_run_slopes, t_mean
+from ...engine.stats import bootstrap_slope, per_run_slopes, t_mean
+from ...verdicts.claims import Claim, Record
 from .verdicts import judge
 
 __all__ = [

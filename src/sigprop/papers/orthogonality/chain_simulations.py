@@ -10,10 +10,10 @@ from collections.abc import Mapping
 
 import torch
 
-from ... import chains, metrics
-from ...devices import resolve_device, resolve_dtype
-from ...inputs import given_input, near_collinear_pair, near_rank_one, orthogonal_pair
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import chains, metrics
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.inputs import given_input, near_collinear_pair, near_rank_one, orthogonal_pair
 
 __all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 

@@ -1,14 +1,14 @@
 """Cross-key checks of the ``orthogonality`` config (relations a JSON schema cannot express).
 
-``check_config`` takes the whole config and raises ``sigprop.config.ConfigError`` naming the full
-key paths of the values that disagree.
+``check_config`` takes the whole config and raises ``sigprop.base.config.ConfigError`` naming the
+full key paths of the values that disagree.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ...config import ConfigError, check_window
+from ...base.config import ConfigError, check_window
 from .training_spec import FIGURE_NETWORKS
 
 __all__ = ["check_config"]

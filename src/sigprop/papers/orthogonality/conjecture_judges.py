@@ -9,8 +9,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import bootstrap_slope, from_se, mean_se, ols_slope, t_mean
+from ...engine.stats import bootstrap_slope, from_se, mean_se, ols_slope, t_mean
+from ...verdicts.claims import Claim, Record
 from .conjecture_spec import ODD_ACTIVATIONS
 from .verdicts import judge
 

@@ -17,10 +17,10 @@ import math
 import torch
 from torch import Tensor
 
-from ... import chains, metrics, ops
-from ...devices import resolve_device, resolve_dtype
-from ...inputs import gaussian_inputs
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import chains, metrics, ops
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.inputs import gaussian_inputs
 from .conjecture_spec import ODD_ACTIVATIONS
 
 __all__ = [

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
+from ...verdicts.claims import Claim, Record
 from .verdicts import judge, mean_of, worst
 
 __all__ = ["DRIFT_RECORDS", "drift_claims"]

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, confidence_level
-from ...stats import Measurement, exact
+from ...engine.stats import Measurement, exact
+from ...verdicts.claims import Claim, Record, confidence_level
 from .drift_spec import case_text, check_cases
 from .verdicts import judge, mean_of, worst
 

@@ -16,8 +16,8 @@ claims, in the torch-free ``drift_theorem_judges``):
 - ``stability``: App. B.1 (Thesis A.2) "stability without A1" along BN chains.
 
 Definitions live in ``lyapunov`` (V_hat, p_i, f_i, g, the one-step Monte Carlo); BN chains
-in ``sigprop.chains``; V in ``sigprop.metrics``. Random numbers come from ``seeding`` streams
-addressed by ``EXPERIMENT_IDS``. Computations are float64. Claim ids are
+in ``sigprop.engine.chains``; V in ``sigprop.engine.metrics``. Random numbers come from ``seeding``
+streams addressed by ``EXPERIMENT_IDS``. Computations are float64. Claim ids are
 ``orthogonality.<item>.<what>``.
 """
 
@@ -31,8 +31,8 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import chains, inputs, metrics, seeding
-from ...devices import resolve_device
+from ...engine import chains, inputs, metrics, seeding
+from ...engine.devices import resolve_device
 from . import lyapunov
 from .drift_spec import RARE_EVENT_COUNT, STARTS, check_cases
 

@@ -12,8 +12,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, confidence_level
-from ...stats import Measurement, bootstrap, bootstrap_slope, exact, from_se
+from ...engine.stats import Measurement, bootstrap, bootstrap_slope, exact, from_se
+from ...verdicts.claims import Claim, Record, confidence_level
 from .chain_judges import PLATEAU_REASON, plateau_slope_margin
 from .verdicts import judge, mean_of, worst
 

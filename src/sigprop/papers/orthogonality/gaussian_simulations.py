@@ -13,10 +13,10 @@ from __future__ import annotations
 import torch
 from torch import Tensor
 
-from ... import chains, metrics
-from ...devices import resolve_device, resolve_dtype
-from ...inputs import gaussian_inputs
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import chains, metrics
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.inputs import gaussian_inputs
 from . import gaussianity
 
 __all__ = ["equicorrelated_gaussian_inputs", "gaussian_chain", "observe_gaussianity"]

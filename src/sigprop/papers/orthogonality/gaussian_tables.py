@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...stats import bootstrap_slope, mean_ci, ols_slope
+from ...engine.stats import bootstrap_slope, mean_ci, ols_slope
 
 __all__ = [
     "TABLE1_STATIC_ROWS",

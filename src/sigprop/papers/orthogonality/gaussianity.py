@@ -28,7 +28,7 @@ import math
 import torch
 from torch import Tensor
 
-from ...metrics import singular_values
+from ...engine.metrics import singular_values
 
 __all__ = [
     "bures_w2_squared",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, t_mean
+from ...engine.stats import exact, t_mean
+from ...verdicts.claims import Claim, Record
 from .verdicts import judge, paired
 
 __all__ = [

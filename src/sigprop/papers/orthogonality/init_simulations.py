@@ -12,11 +12,12 @@ import copy
 
 import torch
 
-from ... import data, metrics, seeding
-from ...devices import resolve_device, resolve_dtype
+from ...base.store import Labelled
+from ...datasets import data
+from ...engine import metrics, seeding
+from ...engine.devices import resolve_device, resolve_dtype
 from ...nets import djb21, orthogonalization
 from ...nets.initializations import init_weights
-from ...store import Labelled
 
 __all__ = ["BATCHES", "INIT_BATCH_FACTOR", "METHODS", "init_gap", "normalized_images"]
 
@@ -65,8 +66,8 @@ def init_gap(
     Linear layer l).
 
     Args:
-        dataset: a ``sigprop.data.DATASETS`` key (``fashion_mnist``; CIFAR-10 at paper scale).
-        data_root: the data directory of ``sigprop.data.load``.
+        dataset: a ``sigprop.datasets.data.DATASETS`` key (``fashion_mnist``; CIFAR-10 at paper
+        scale). data_root: the data directory of ``sigprop.datasets.data.load``.
         width: hidden width d. depth: number of Linear layers (the code's ``layer_num``).
         eval_batch_size: size of the independent evaluation batch.
         methods: a subset of ``METHODS``.

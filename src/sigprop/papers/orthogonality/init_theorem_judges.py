@@ -14,8 +14,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, from_se
+from ...engine.stats import exact, from_se
+from ...verdicts.claims import Claim, Record
 from .init_theorem_spec import (
     DIRICHLET_ALPHAS,
     FLOAT_TOLERANCE,

@@ -32,11 +32,11 @@ import torch
 from scipy.special import digamma
 from torch import Tensor
 
-from ... import chains, inputs, metrics, ops, seeding
-from ...devices import resolve_device
+from ...engine import chains, inputs, metrics, ops, seeding
+from ...engine.devices import resolve_device
+from ...engine.stats import mean_se, ols_slope
 from ...nets import djb21, orthogonalization
 from ...nets.initializations import init_weights
-from ...stats import mean_se, ols_slope
 from .init_theorem_spec import (
     DIRICHLET_ALPHAS,
     INIT_BATCH_FACTOR,

@@ -4,7 +4,7 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
 from ...training.experiment_spec import CURVES
 from . import (
     assumption_judges,
@@ -22,7 +22,7 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
 assumption_simulations = lazy_functions(f"{__package__}.assumption_simulations")
 chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
 conjecture_simulations = lazy_functions(f"{__package__}.conjecture_simulations")

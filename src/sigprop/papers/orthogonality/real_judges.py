@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, mean_se, per_run_slopes, t_mean
+from ...engine.stats import exact, mean_se, per_run_slopes, t_mean
+from ...verdicts.claims import Claim, Record
 from .verdicts import judge
 
 __all__ = ["FIG5_MLP_RECORDS", "FIG5_RECORDS", "centred_floor", "fig5_claims"]

@@ -12,11 +12,12 @@ import logging
 
 import torch
 
-from ... import data, metrics
-from ...devices import resolve_device, resolve_dtype
+from ...base.store import Labelled
+from ...datasets import data
+from ...engine import metrics
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.seeding import generator
 from ...nets import convnets, djb21
-from ...seeding import generator
-from ...store import Labelled
 
 __all__ = ["load_images", "real_gap"]
 
@@ -70,7 +71,7 @@ def real_gap(
     batches. BN runs in training mode (batch statistics), as in the code.
 
     Args:
-        dataset, data_root, download: passed to ``sigprop.data.load`` (training split).
+        dataset, data_root, download: passed to ``sigprop.datasets.data.load`` (training split).
         normalize_mean, normalize_std: the input normalization, see ``load_images``.
         architectures: subset of ``djb21.ARCHITECTURES`` ("mlp", "convnet").
         norms: subset of ``convnets.FIG5_NORMS`` ("batch_norm", "none").

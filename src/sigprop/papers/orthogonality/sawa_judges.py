@@ -7,8 +7,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record
 from .drift_spec import RARE_EVENT_COUNT, case_text, check_cases
 from .drift_theorem_judges import (
     SOURCE_LEMMA6,

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ...claims import Claim, Record
+from ...verdicts.claims import Claim, Record
 from .drift_spec import STARTS, case_text, check_cases
 from .drift_theorem_judges import best_of, worst_of
 from .verdicts import judge, worst

@@ -17,9 +17,9 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import correlation, t_mean
+from ...engine.stats import correlation, t_mean
 from ...training.curves import curves_at_chosen_rates, per_point_means, slowdown
+from ...verdicts.claims import Claim, Record
 from .training_spec import ITERATIVE, ORTHOGONAL, XAVIER
 from .training_tables import gap_and_loss
 from .verdicts import judge, paired

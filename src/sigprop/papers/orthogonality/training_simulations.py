@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 import torch
 
-from ...store import Labelled
+from ...base.store import Labelled
 from ...training import experiment
 
 __all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]

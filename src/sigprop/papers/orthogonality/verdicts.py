@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, confidence_level, judge_records
-from ...stats import Measurement, from_se
+from ...engine.stats import Measurement, from_se
+from ...verdicts.claims import Claim, Record, confidence_level, judge_records
 
 __all__ = ["FAMILY", "judge", "mean_of", "paired", "worst"]
 

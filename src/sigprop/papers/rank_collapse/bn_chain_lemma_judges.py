@@ -14,8 +14,8 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, from_se
+from ...engine.stats import exact, from_se
+from ...verdicts.claims import Claim, Record
 from .bn_chain_lemma_spec import (
     FLOAT_TOLERANCE,
     MATRIX_KINDS,

@@ -29,9 +29,9 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ... import chains, inputs, metrics, ops, seeding
-from ...devices import resolve_device
-from ...stats import mean_se
+from ...engine import chains, inputs, metrics, ops, seeding
+from ...engine.devices import resolve_device
+from ...engine.stats import mean_se
 from .bn_chain_lemma_spec import FLOAT_TOLERANCE, MATRIX_KINDS, TAU_GRID, gamma_tag
 
 __all__ = [

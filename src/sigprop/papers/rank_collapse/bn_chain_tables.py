@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...stats import mean_se
-from ...trace_identities import frobenius_drift_from_traces
+from ...engine.stats import mean_se
+from ...engine.trace_identities import frobenius_drift_from_traces
 
 __all__ = ["cor15_table", "eq52_table", "ergodic_averages", "theorem14_floor"]
 

@@ -15,9 +15,9 @@ import math
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import t_mean
+from ...engine.stats import t_mean
 from ...training.curves import curves_at_chosen_rates
+from ...verdicts.claims import Claim, Record
 from .records import judge, paired, per_run, ratio
 from .training_spec import FIGURE_NETWORKS
 

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import DEFAULT_REASONS, Claim, Record
-from ...stats import bootstrap_slope, t_mean
+from ...engine.stats import bootstrap_slope, t_mean
+from ...verdicts.claims import DEFAULT_REASONS, Claim, Record
 from .bn_chain_tables import theorem14_floor
 from .records import gamma_label, judge
 

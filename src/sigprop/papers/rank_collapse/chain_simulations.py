@@ -14,10 +14,10 @@ from functools import partial
 
 import torch
 
-from ... import chains, metrics, ops
-from ...devices import resolve_device, resolve_dtype
-from ...inputs import gaussian_inputs, given_input
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine import chains, metrics, ops
+from ...engine.devices import resolve_device, resolve_dtype
+from ...engine.inputs import gaussian_inputs, given_input
 
 __all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank", "small_batch_rank"]
 

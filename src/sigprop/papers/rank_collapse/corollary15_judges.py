@@ -14,8 +14,8 @@ from dataclasses import replace
 
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record
 from .records import judge
 
 __all__ = ["cor15_claims"]

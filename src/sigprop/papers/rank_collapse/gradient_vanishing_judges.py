@@ -15,8 +15,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact, t_mean
+from ...engine.stats import exact, t_mean
+from ...verdicts.claims import Claim, Record
 from .records import judge, paired, per_run
 
 __all__ = ["diverged_runs", "fig10_claims", "judge_prop19"]

@@ -20,11 +20,11 @@ from __future__ import annotations
 import pandas as pd
 import torch
 
-from ... import metrics
-from ...devices import resolve_device
+from ...engine import metrics
+from ...engine.devices import resolve_device
+from ...engine.seeding import Draws, generator
 from ...nets.initializations import init_weights
 from ...nets.mlp import MLP
-from ...seeding import Draws, generator
 from ...training.probes import gradient_alignment, readout_gradients
 
 __all__ = ["CASES", "measure_prop19"]

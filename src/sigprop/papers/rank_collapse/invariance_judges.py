@@ -14,8 +14,8 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import from_se
+from ...engine.stats import from_se
+from ...verdicts.claims import Claim, Record
 from .records import judge, over_runs
 
 __all__ = ["eq52_claims"]

@@ -1,7 +1,7 @@
 """Dan+20 items (seeds 000-002): every simulation, figure and theorem check of the rank-collapse
 paper."""
 
-from ...registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
 from ...training.experiment_spec import CURVES
 from . import (
     bn_chain_lemma_judges,
@@ -15,7 +15,7 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.registry.lazy_functions)
+# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
 bn_chain_lemmas = lazy_functions(f"{__package__}.bn_chain_lemmas")
 gradient_vanishing_theorems = lazy_functions(f"{__package__}.gradient_vanishing_theorems")
 chain_simulations = lazy_functions(f"{__package__}.chain_simulations")

@@ -14,8 +14,8 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record, judge_records
-from ...stats import Measurement
+from ...engine.stats import Measurement
+from ...verdicts.claims import Claim, Record, judge_records
 
 __all__ = ["gamma_label", "judge", "over_runs", "paired", "per_run", "ratio"]
 

@@ -14,9 +14,9 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import exact
-from ...store import require_finite
+from ...base.store import require_finite
+from ...engine.stats import exact
+from ...verdicts.claims import Claim, Record
 from .records import judge, over_runs
 from .spectral_lemma_spec import even_spread_exponent
 

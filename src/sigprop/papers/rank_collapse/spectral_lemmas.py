@@ -34,8 +34,8 @@ O(-gamma^4 d^3) rather than O(-gamma^4 d^2); the seed's bound E||M_+||_F^2 < ||M
 gamma^4 d^2 still holds and is checked (claims ``rank_collapse.example9.printed_eq78_*``
 and ``frobenius_paper_bound_*``).
 
-All randomness comes from ``sigprop.seeding`` streams addressed by the experiment ids below; all
-arithmetic is float64.
+All randomness comes from ``sigprop.engine.seeding`` streams addressed by the experiment ids below;
+all arithmetic is float64.
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ import scipy.linalg
 import torch
 from torch import Tensor
 
-from ... import chains, metrics, ops
-from ...devices import resolve_device
-from ...inputs import gaussian_inputs
-from ...seeding import generator
-from ...stats import mean_se, ols_slope
+from ...engine import chains, metrics, ops
+from ...engine.devices import resolve_device
+from ...engine.inputs import gaussian_inputs
+from ...engine.seeding import generator
+from ...engine.stats import mean_se, ols_slope
 from .spectral_lemma_spec import even_spread_exponent
 
 __all__ = [
@@ -114,7 +114,7 @@ def _h_from_spectrum(u: Tensor, lam: Tensor) -> Tensor:
     Args:
         u: eigenbases, shape (..., d, d). lam: spectra >= 0, shape (..., d).
     Returns:
-        H of shape (..., d, d), the input format of ``sigprop.metrics`` (rows neurons).
+        H of shape (..., d, d), the input format of ``sigprop.engine.metrics`` (rows neurons).
     """
     d = lam.shape[-1]
     return u * (lam.clamp_min(0.0) * d).sqrt()[..., None, :]

@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ...claims import Claim, Record
-from ...stats import t_mean
+from ...engine.stats import t_mean
 from ...training.curves import (
     LOWER_IS_BETTER,
     chosen_learning_rates,
@@ -20,6 +19,7 @@ from ...training.curves import (
     initial_rows,
     per_point_means,
 )
+from ...verdicts.claims import Claim, Record
 from .records import judge, paired, per_run, ratio
 from .training_tables import fig1_panels
 

@@ -22,7 +22,7 @@ The same function trains the conv nets (``nets.convnets``, ``architecture``):
 
 from __future__ import annotations
 
-from ...store import Labelled
+from ...base.store import Labelled
 from ...training.experiment import CURVES, NETWORKS, network_training
 
 __all__ = [

@@ -30,7 +30,7 @@ READINGS = ("finding", "finite_size", "too_strong")
 FIELDS = ("section", "quote", "measured", "reading", "analysis")
 """Required fields of a finding; ``size`` (where a finite-size effect goes away) is optional."""
 
-ROOT = Path(__file__).resolve().parent / "papers"
+ROOT = Path(__file__).resolve().parents[1] / "papers"
 
 
 def files(root: Path = ROOT) -> list[Path]:

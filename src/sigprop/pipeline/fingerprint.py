@@ -23,7 +23,7 @@ __all__ = [
     "script_imports",
 ]
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]
 """The ``sigprop`` package folder."""
 
 

@@ -40,9 +40,9 @@ from functools import partial
 import torch
 from torch import Tensor
 
+from ..base import checkpoints
 from . import ops
 from .seeding import generators
-from .training import checkpoints
 
 __all__ = [
     "WEIGHT_LAWS",
@@ -69,7 +69,7 @@ _BLOCK_ELEMENTS = 2**20
 
 CHECKPOINT_EVERY_S = 180.0
 """Seconds of chain work between two checkpoints of ``simulate`` inside
-``training.checkpoints.resumable`` (the simulation rule's jobs): a killed job loses at most this."""
+``base.checkpoints.resumable`` (the simulation rule's jobs): a killed job loses at most this."""
 
 
 def unit_variance_draws(
@@ -441,7 +441,7 @@ def _digest(tensors: Iterable[Tensor]) -> str:
 
 
 class _ChainCheckpoint:
-    """``simulate``'s state saved through ``training.checkpoints`` every ``every_s`` seconds.
+    """``simulate``'s state saved through ``base.checkpoints`` every ``every_s`` seconds.
 
     The state is everything the rest of the chain depends on: H_l, the values recorded so far,
     the layer index and the product's random streams (``state_dict``). The file is named by a
@@ -612,7 +612,7 @@ def simulate(
 ) -> Trace:
     """Run ``depth`` layers of ``step`` on all runs at once, recording ``observers`` at ``layers``.
 
-    With ``resumable``, inside ``training.checkpoints.resumable`` (the simulation rule's jobs),
+    With ``resumable``, inside ``base.checkpoints.resumable`` (the simulation rule's jobs),
     the chain saves its state every ``checkpoint_every_s`` seconds and a rerun resumes from it,
     ending in the same bytes as an uninterrupted run (``_ChainCheckpoint``).
 

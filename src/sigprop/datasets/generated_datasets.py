@@ -1,6 +1,6 @@
 """Random images in the real file formats of the datasets (issue 25: paper shapes without the data).
 
-``write(name, root)`` writes, under a data root, the files that ``sigprop.data.load`` and
+``write(name, root)`` writes, under a data root, the files that ``sigprop.datasets.data.load`` and
 torchvision's dataset classes read, at the real sizes (or fewer images): IDX files for MNIST and
 Fashion-MNIST (``<Folder>/raw/*-ubyte``), python pickles for CIFAR-10 (``cifar-10-batches-py``,
 five training batches of 10,000) and CIFAR-100 (``cifar-100-python``). Pixels and labels are
@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from sigprop.data import DATASETS, dataset_spec
-from sigprop.store import atomic_path
+from sigprop.base.store import atomic_path
+from sigprop.datasets.data import DATASETS, dataset_spec
 
 __all__ = ["SIZES", "idx_bytes", "unchecked_cifar", "write"]
 
@@ -88,7 +88,7 @@ def _write_cifar100(root: Path, rng, n_train: int, n_test: int) -> None:
 
 
 def write(name: str, root: str | os.PathLike, n_train: int = 0, n_test: int = 0, seed: int = 0):
-    """Write dataset ``name`` (a key of ``sigprop.data.DATASETS``) under ``root``.
+    """Write dataset ``name`` (a key of ``sigprop.datasets.data.DATASETS``) under ``root``.
 
     ``n_train``/``n_test`` of 0 mean the real sizes (``SIZES``). Returns the written paths.
     """

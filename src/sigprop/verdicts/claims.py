@@ -60,8 +60,8 @@ from typing import Any
 
 import pandas as pd
 
-from .stats import DEFAULT_CONFIDENCE, Measurement
-from .store import atomic_path, write_json
+from ..base.store import atomic_path, write_json
+from ..engine.stats import DEFAULT_CONFIDENCE, Measurement
 
 __all__ = [
     "DEFAULT_CONFIDENCE",
@@ -766,7 +766,7 @@ def ledger(
 ) -> pd.DataFrame:
     """All claims of the given files as one table, sorted by id, one row per claim.
 
-    ``findings`` (``sigprop.findings.load``) fill the columns ``finding`` (its reading) and
+    ``findings`` (``sigprop.verdicts.findings.load``) fill the columns ``finding`` (its reading) and
     ``analysis`` of the claims they name.
 
     Requirements are applied across all files (``apply_requirements``).
@@ -959,7 +959,7 @@ def write_ledger(
     """Write the ledger as CSV (machine-readable) and Markdown (for readers), atomically.
 
     The Markdown leads with the paper claims' verdicts, then counts errata, controls,
-    identities and setup checks apart; ``run`` (``sigprop.run_info.run_record``) names the
+    identities and setup checks apart; ``run`` (``sigprop.pipeline.run_info.run_record``) names the
     config files, config sha256 and git revision.
     """
     table = ledger(paths, findings)

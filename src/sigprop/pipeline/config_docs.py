@@ -21,8 +21,8 @@ The quick and paper columns are never stored in the schema: they are the values 
 kinds, after the notes) come from the quick run's golden ledger (``GOLDEN``), not from prose: a
 claim's statement is written once, in its judge's record (``sigprop show <id>``).
 
-    python -m sigprop.config_docs           # rewrite config/README.md
-    python -m sigprop.config_docs --check   # exit 1 if config/README.md is stale
+    python -m sigprop.pipeline.config_docs           # rewrite config/README.md
+    python -m sigprop.pipeline.config_docs --check   # exit 1 if config/README.md is stale
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ from pathlib import Path
 
 import yaml
 
-from .claims import KINDS
-from .config import SCHEMA, load_schema, merge_configs
+from ..base.config import SCHEMA, load_schema, merge_configs
+from ..verdicts.claims import KINDS
 
-COMMAND = "python -m sigprop.config_docs"
+COMMAND = "python -m sigprop.pipeline.config_docs"
 QUICK = Path("config/config.yaml")
 PAPER = Path("config/paper.yaml")
 GOLDEN = Path(".test/golden/quick_claims.csv")
@@ -175,7 +175,7 @@ def _heading(level: str, names: str, title: str | None) -> str:
 
 
 DERIVED = {"scale": ("quick", "paper")}
-"""Top-level keys the workflow derives (sigprop.run_info): their quick and paper values."""
+"""Top-level keys the workflow derives (sigprop.pipeline.run_info): their quick and paper values."""
 
 
 def _claims_line(family: str, items: list[str], claims: dict[str, str]) -> str:

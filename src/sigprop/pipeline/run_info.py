@@ -16,8 +16,8 @@ from pathlib import Path
 
 import yaml
 
-from .config import merge_configs
-from .store import git_revision
+from ..base.config import merge_configs
+from ..base.store import git_revision
 
 __all__ = ["config_sha256", "item_scale", "reference_configs", "run_record"]
 

@@ -2,10 +2,10 @@
 with its loops cut and its shapes kept, on generated files in the datasets' real formats.
 
 Kept: widths, batch sizes, image sizes, networks, architectures, datasets at full size
-(``sigprop.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs to one,
-epochs to one, the training set to the samples one step and the probe batch need, the evaluation
-sets to one batch, the step-size grid to its first value, the batches of a probe to one; with
-``layers``, also the depth (of a network whose layers repeat one shape) to that many layers, or
+(``sigprop.datasets.generated_datasets``), the deepest of the configured depths. Cut (``cut``): runs
+to one, epochs to one, the training set to the samples one step and the probe batch need, the
+evaluation sets to one batch, the step-size grid to its first value, the batches of a probe to one;
+with ``layers``, also the depth (of a network whose layers repeat one shape) to that many layers, or
 ResNet-50's to two blocks per stage. So a smoke run meets the shapes, dtypes and code paths of the
 paper run: a crash, a non-finite result or a shape error there shows here: in seconds per item on a
 GPU, in seconds to minutes on one CPU thread (a full-width conv net's step).
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .nets.convnets import CUT_DEPTHS
+from ..nets.convnets import CUT_DEPTHS
 
 __all__ = ["COUNTS", "DEPTH_KEYS", "FIRST_ONLY", "cut", "with_data_root"]
 

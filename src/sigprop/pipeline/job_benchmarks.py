@@ -2,7 +2,7 @@
 
 Every rule writes ``benchmarks/<folder>/<job>.tsv`` (Snakemake's wall seconds ``s``, ``cpu_time``,
 ``max_rss`` in MB) and logs ``<folder>/<job>.log`` under ``logs/``, where the job writes the
-seconds from its process start to its first computation (``sigprop.jobs.log_startup``):
+seconds from its process start to its first computation (``sigprop.pipeline.jobs.log_startup``):
 the interpreter, the imports and Snakemake's script preamble. ``collect`` joins them, one row per
 job; ``summarize`` gives the run's wall time (first job start to last job end), the sum of job
 times, the start-up share, the peak memory and the slowest jobs. The Snakefile's ``onsuccess``
@@ -126,7 +126,7 @@ def write(
     since: float | None = None,
 ) -> pd.DataFrame:
     """Collect the jobs (of the run since ``since``) and write them to ``path`` as CSV."""
-    from .store import atomic_path
+    from ..base.store import atomic_path
 
     jobs = collect(benchmarks, logs, since)
     with atomic_path(path) as tmp:

@@ -55,7 +55,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
-from sigprop.store import atomic_path
+from sigprop.base.store import atomic_path
 
 if TYPE_CHECKING:  # torch and torchvision: imported where a dataset is read, so the preflight
     # (in every Snakemake process) and the data rule start without them

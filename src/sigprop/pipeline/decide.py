@@ -1,7 +1,7 @@
 """``sigprop decide``: decide undecided claims with more runs, without inflating the error rate.
 
-A claim is ``undecided`` when its interval straddles its limit (``sigprop.claims``). More runs
-(or Monte Carlo draws) narrow the interval, but looking again and again at a growing sample and
+A claim is ``undecided`` when its interval straddles its limit (``sigprop.verdicts.claims``). More
+runs (or Monte Carlo draws) narrow the interval, but looking again and again at a growing sample and
 stopping as soon as the claim is decided inflates the chance of a wrong decision: a claim whose
 true value sits on its limit is decided wrongly (any hold or fail: both intervals exclude the
 true value) with probability 5% at one look at 95%, but in about 12% of sequences after three
@@ -93,8 +93,8 @@ from typing import Any
 import pandas as pd
 import yaml
 
-from . import claims
-from .registry import Registry
+from ..base.registry import Registry
+from ..verdicts import claims
 
 __all__ = [
     "UNIT_KEYS",

@@ -22,8 +22,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from . import stats  # noqa: E402
-from .store import atomic_path  # noqa: E402
+from ..base.store import atomic_path  # noqa: E402
+from ..engine import stats  # noqa: E402
 
 __all__ = [
     "PALETTE",

@@ -5,7 +5,7 @@ isometry gap -log I (``isometry_gap``; Thesis Eq. (6.5) restates it), the norm-v
 of Thm. 4.3 / Eq. (4.3) (``norm_variation``), the AM/GM ratio of its exact form
 (``am_over_gm``), and the parallelepipeds of Fig. 4.1 (``parallelogram``,
 ``parallelepiped_faces``, ``parallelepiped_isometry``). The normalizations of Cor. 4.4 and 4.5
-live in ``sigprop.ops`` (``ln_rms``, ``ln_centered``, ``bn_rms``, ``bn_centered``).
+live in ``sigprop.engine.ops`` (``ln_rms``, ``ln_centered``, ``bn_rms``, ``bn_centered``).
 
 Layout as everywhere in sigprop: samples are the columns of x, shape (..., d, n).
 """

@@ -16,8 +16,9 @@ from types import SimpleNamespace
 
 import pandas as pd
 
-from . import claims, store
-from .registry import import_function, qualified_name
+from ..base import store
+from ..base.registry import import_function, qualified_name
+from ..verdicts import claims
 
 __all__ = [
     "STARTUP_MARK",
@@ -40,7 +41,8 @@ STARTUP_MARK = "startup before first computation:"
 
 def log_startup() -> float:
     """Log (``STARTUP_MARK``) and return the seconds since this process started: a job calls
-    it just before its first computation, and ``sigprop.job_benchmarks`` collects the last."""
+    it just before its first computation, and ``sigprop.pipeline.job_benchmarks`` collects the
+    last."""
     import psutil
 
     seconds = time.time() - psutil.Process().create_time()
@@ -69,7 +71,7 @@ def _timed_call(function, arguments: dict, device: str, threads: int):
     """Call ``function(**arguments, device=...)`` on ``threads`` CPU threads; log and time it."""
     import torch
 
-    from .devices import resolve_device
+    from ..engine.devices import resolve_device
 
     torch.set_num_threads(max(1, threads))
     resolved = resolve_device(device)
@@ -85,7 +87,7 @@ def _timed_call(function, arguments: dict, device: str, threads: int):
 def _resumable_call(function, setup: dict, device: str, output: str, threads: int, code: str):
     """``_timed_call`` with the job's checkpoints under ``checkpoint_root(output)``, one folder per
     setup, device and code: a rerun of the same job resumes where it stopped."""
-    from .training.checkpoints import resumable
+    from ..base.checkpoints import resumable
 
     with resumable(checkpoint_root(output) / _settings_hash(setup, device, code)):
         return _timed_call(function, setup, device, threads)
@@ -102,7 +104,7 @@ def run_simulation(
 ) -> None:
     """Call ``experiment(**setup, device=...)`` and save its tensors with provenance.
 
-    Training inside it is resumable (``training.checkpoints``), and so are the chains declared
+    Training inside it is resumable (``base.checkpoints``), and so are the chains declared
     resumable (``chains.simulate``) and ``a1_grid``'s pixels: their checkpoints go to
     ``<tensor_path stem>.checkpoints/<hash of setup, device and code>/``, so a killed job,
     rerun, resumes where it stopped. They outlive the job: one stopped at its time limit after

@@ -75,9 +75,9 @@ class Simulation:
         setup: config references for its arguments; default: its own section ``<family>/<name>``.
         extra: more arguments from elsewhere in the config, added to the setup (e.g. the data
             directory ``data/root``).
-        datasets: config references naming the datasets it reads (a ``sigprop.data`` name or a
-            list of them, e.g. ``"dataset"``); the data rule prepares each before the simulation
-            runs. Empty for synthetic inputs.
+        datasets: config references naming the datasets it reads (a ``sigprop.datasets.data`` name
+            or a list of them, e.g. ``"dataset"``); the data rule prepares each before the
+            simulation runs. Empty for synthetic inputs.
         nonfinite: value names that may hold NaN or inf by design (e.g. "never crossed"); the
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
@@ -113,7 +113,7 @@ class _Drawn:
         script: ``workflow/scripts/<family>/<script>``, default ``<name>.py``; a path with a
             folder is from ``workflow/scripts/`` (``kinds/lines.py``: a figure kind any family
             draws). Its module docstring is the item's report caption
-            (``sigprop.jobs.script_description``).
+            (``sigprop.pipeline.jobs.script_description``).
         nonfinite: columns of the CSV that may hold NaN or inf by design (e.g. "not applicable
             to this row's kind"); the judge handles them explicitly. Anywhere else a non-finite
             number stops the judge before it can average around it.
@@ -207,7 +207,7 @@ class LazyFunction:
     """A function named by its module and qualified name, imported at its first call.
 
     It answers ``__module__`` and ``__qualname__`` as the function does, so ``qualified_name``
-    and the code fingerprint (``sigprop.fingerprint``) need no import.
+    and the code fingerprint (``sigprop.pipeline.fingerprint``) need no import.
     """
 
     def __init__(self, module: str, qualname: str):
@@ -386,7 +386,7 @@ class Registry:
         path.
 
         ``check_config(config)`` checks the relations between the family's config keys that
-        the schema cannot express (it raises ``sigprop.config.ConfigError`` naming the keys).
+        the schema cannot express (it raises ``sigprop.base.config.ConfigError`` naming the keys).
         """
         by_kind: dict[str, list[Item]] = {kind: [] for kind in KINDS}
         for item in items:
