@@ -48,9 +48,9 @@ SIMULATION = '''\
 
 import torch
 
-from ...devices import resolve_device
-from ...seeding import generator
-from ...store import Labelled
+from ...base.store import Labelled
+from ...engine.devices import resolve_device
+from ...engine.seeding import generator
 
 RUNS, DEPTH = 8, 10
 
@@ -73,8 +73,8 @@ def norm_chain(width: int, device: str = "auto") -> Labelled:
 JUDGE = '''\
 """The norm figure's claim: a Gaussian linear chain keeps the squared norm in the mean."""
 
-from ... import claims
-from ...stats import t_mean
+from ...engine.stats import t_mean
+from ...verdicts import claims
 
 
 def norm_fig_claims(table, min_ratio: float) -> list:
