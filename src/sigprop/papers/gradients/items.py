@@ -29,23 +29,21 @@ CHECK_CONFIG = check_config
 
 
 _BATCH = {
-    **{key: f"gradients/data/{key}" for key in ("dataset", "batch_size", "normalize")},
-    "data_root": "data/root",
+    "batch": (
+        "gradients/data/dataset",
+        "gradients/data/batch_size",
+        "gradients/data/normalize",
+        {"data_root": "data/root"},
+    )
 }
-"""The one real batch of the at-initialization figures: ``bn_mlp.input_batch``'s arguments."""
+"""The one real batch of the at-initialization figures (``gradients/data`` and the data
+directory), the argument ``batch``: ``bn_mlp.input_batch``'s arguments."""
 _BATCH_DATASET = ("gradients/data/dataset",)
 
-
-def _slice(keys: tuple[str, ...], batch: bool = True, section: str | None = None) -> dict:
-    """Config references of a simulation's arguments: the keys of its own section (or of
-    ``section``), and the one real batch (``gradients/data`` and the data directory) as
-    ``batch``."""
-    refs = {key: f"{section}/{key}" if section else key for key in keys}
-    return {**refs, "batch": _BATCH} if batch else refs
-
-
-_DEPTH_SETUP = _slice(
-    ("depths", "n_runs", "width", "dtype", "degenerate"), section="gradients/depth_sweep"
+_SWEEP = "gradients/depth_sweep"
+_DEPTH_SETUP = (
+    *(f"{_SWEEP}/{key}" for key in ("depths", "n_runs", "width", "dtype", "degenerate")),
+    _BATCH,
 )
 _DEPTH_SEEDS = {
     "orthogonal": "Thesis Figs. 6.2, 6.3, C.9 (orthogonal, identity, theory BN)",
@@ -56,8 +54,11 @@ _DEPTH_SEEDS = {
     "mean_reduction": "Thesis Fig. C.10 (with mean reduction)",
     "no_mean_reduction": "Thesis Fig. C.10 (without mean reduction, Eq. (6.4))",
 }
-_GAIN_KEYS = ("width", "norm", "bias", "dtype")
+_GAIN_SETUP = ("width", "norm", "bias", "dtype", _BATCH)
+"""The arguments every gain simulation takes after its own."""
 _CLAIMS = "gradients/depth_claims"
+_SLOPES = (f"{_CLAIMS}/window", f"{_CLAIMS}/flat_slope")
+"""The layer window of the depth figures' slope fits and the slope that counts as flat."""
 
 
 def _depth_reads(figure: str) -> dict[str, str]:
@@ -65,12 +66,12 @@ def _depth_reads(figure: str) -> dict[str, str]:
     return {name: f"depth_{name}" for name in variants(figure)}
 
 
-def _depth_figure(name: str, source: str, judge, judge_args: dict, script: str | None = None):
+def _depth_figure(name: str, source: str, judge, judge_args: tuple, script: str | None = None):
     return Figure(
         name,
         source=source,
         reads=_depth_reads(name),
-        params={"sweep": "gradients/depth_sweep"},
+        params={"sweep": _SWEEP},
         constants={"figure": name} if script else {},
         judge=judge,
         judge_args=judge_args,
@@ -126,12 +127,10 @@ def _training_figure(name: str, source: str, simulation: str, judge, script: str
         name,
         source=source,
         reads={"curves": simulation},
-        params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
+        params=({"setup": "@curves"}, "gradients/training"),
         constants={"figure": name},
         judge=judge,
-        judge_args="."
-        if layers
-        else {"settings": ".", "dataset": f"gradients/{simulation}/dataset"},
+        judge_args="." if layers else ({"settings": "."}, "@curves/dataset"),
         script=script,
         nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
     )
@@ -150,7 +149,7 @@ ITEMS = [
         "fig6_1",
         source="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
         reads={"gaps": "isometry_chain"},
-        params={"authors_c": "authors_c"},
+        params=("authors_c",),
         judge=isometry_chain_judges.fig6_1_claims,
         judge_args=".",
     ),
@@ -214,27 +213,25 @@ ITEMS = [
         "fig6_2",
         "Thesis Fig. 6.2, Remark 6.6",
         depth_judges.fig6_2_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/min_slope",
-            "min_difference": f"{_CLAIMS}/degenerate_min_difference",
-            "distinct": "gradients/depth_sweep/degenerate/distinct",
-            "repeats": "gradients/depth_sweep/degenerate/repeats",
-        },
+        (
+            *_SLOPES,
+            f"{_CLAIMS}/min_slope",
+            {"min_difference": f"{_CLAIMS}/degenerate_min_difference"},
+            f"{_SWEEP}/degenerate/distinct",
+            f"{_SWEEP}/degenerate/repeats",
+        ),
         script="log_grad_vs_depth.py",
     ),
     _depth_figure(
         "fig6_3",
         "Thesis Fig. 6.3, Thm. 6.5 (ICLR 2024 Fig. 2)",
         depth_judges.fig6_3_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/min_slope",
-            "min_difference": f"{_CLAIMS}/gaussian_min_difference",
-            "batch_size": "gradients/data/batch_size",
-        },
+        (
+            *_SLOPES,
+            f"{_CLAIMS}/min_slope",
+            {"min_difference": f"{_CLAIMS}/gaussian_min_difference"},
+            "gradients/data/batch_size",
+        ),
         script="log_grad_vs_depth.py",
     ),
     # App. C.3: the proof of Thm. 6.5 (Thm. C.10), Remark 6.7
@@ -319,13 +316,14 @@ ITEMS = [
         "table_c1",
         source="Thesis Table C.1, app. C.4",
         run=batch_rank_simulations.table_c1,
-        setup={
-            **_slice(
-                ("datasets", "batch_sizes", "batches", "control_batches", "normalizations"),
-                batch=False,
-            ),
-            "data_root": "data/root",
-        },
+        setup=(
+            "datasets",
+            "batch_sizes",
+            "batches",
+            "control_batches",
+            "normalizations",
+            {"data_root": "data/root"},
+        ),
         datasets=("datasets",),
         nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only
         mem_mb=4000,
@@ -334,7 +332,7 @@ ITEMS = [
         "table_c1",
         source="Thesis Table C.1, app. C.4",
         reads={"batches": "table_c1"},
-        params={"scale": "/scale"},
+        params=("/scale",),
         judge=batch_rank_judges.table_c1_claims,
         judge_args="gradients/table_c1_check",
         nonfinite=("printed_cosine",),  # NaN where the seed prints no cosine
@@ -345,7 +343,7 @@ ITEMS = [
         source="Thesis Fig. 6.5",
         run=gain_simulations.gain_depth,
         datasets=_BATCH_DATASET,
-        setup=_slice(("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)),
+        setup=("activations", "exponents", "depths", "runs", "layer", *_GAIN_SETUP),
     ),
     Figure(
         "fig6_5",
@@ -359,13 +357,13 @@ ITEMS = [
         source="Thesis Fig. C.1, Eq. (C.155)",
         run=gain_simulations.constant_gain,
         datasets=_BATCH_DATASET,
-        setup=_slice(("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)),
+        setup=("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_SETUP),
     ),
     Figure(
         "fig_c1",
         source="Thesis Fig. C.1, app. C.5",
         reads={"rates": "constant_gain"},
-        params={"fit_min_gain": "fit_min_gain"},
+        params=("fit_min_gain",),
         judge=gain_judges.fig_c1_claims,
         judge_args=".",
     ),
@@ -374,9 +372,7 @@ ITEMS = [
         source="Thesis Fig. C.2, app. C.5",
         run=gain_simulations.exponent_rate,
         datasets=_BATCH_DATASET,
-        setup=_slice(
-            ("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_KEYS),
-        ),
+        setup=("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_SETUP),
     ),
     Figure(
         "fig_c2",
@@ -390,19 +386,18 @@ ITEMS = [
         "fig_c9",
         "Thesis Fig. C.9, app. C.7",
         depth_judges.fig_c9_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/nonlinear_min_slope",
-            "gap_floor": f"{_CLAIMS}/gap_floor",
-            "gap_decay": f"{_CLAIMS}/gap_decay",
-        },
+        (
+            *_SLOPES,
+            {"min_slope": f"{_CLAIMS}/nonlinear_min_slope"},
+            f"{_CLAIMS}/gap_floor",
+            f"{_CLAIMS}/gap_decay",
+        ),
     ),
     _depth_figure(
         "fig_c10",
         "Thesis Fig. C.10, app. C.7",
         depth_judges.fig_c10_claims,
-        {"window": f"{_CLAIMS}/window", "flat_slope": f"{_CLAIMS}/flat_slope"},
+        _SLOPES,
         script="log_grad_vs_depth.py",
     ),
     # Sec. 6.3, 6.5, app. C.6, C.7: training (Figs. 6.4, 6.6, C.3-C.8)

@@ -30,9 +30,14 @@ CHECK_CONFIG = check_config
 """Cross-key checks of the ``isometry`` config section (the whole config in, ConfigError out)."""
 
 
-_FIG5_PARAMS = {"subjects": "activations"} | {
-    key: key for key in ("rho0", "layers", "order", "case_tolerance", "n_points")
-}
+_FIG5_PARAMS = (
+    {"subjects": "activations"},
+    "rho0",
+    "layers",
+    "order",
+    "case_tolerance",
+    "n_points",
+)
 """Thesis Figs. 5.1, 5.2: the keys of the figure's own section its script reads."""
 
 
@@ -51,13 +56,9 @@ ITEMS = [
     Figure(
         "fig4_1",
         source="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
-        params={
-            "labels": "labels",
-            "parallelograms": "parallelograms",
-            "parallelepipeds": "parallelepipeds",
-        },
+        params=("labels", "parallelograms", "parallelepipeds"),
         judge=parallelepiped_judges.fig4_1_claims,
-        judge_args={"tolerance": "isometry/fig4_1_check/tolerance"},
+        judge_args=("isometry/fig4_1_check/tolerance",),
         # NaN: a, b and theta describe the n = 2 parallelograms only
         nonfinite=(
             "a",
@@ -116,30 +117,24 @@ ITEMS = [
     Table(
         "table5_1",
         source="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
-        params={"max_order": "max_order", "nodes": "nodes"},
+        params=("max_order", "nodes"),
         judge=hermite_table_judges.table5_1_claims,
-        judge_args={"float_tolerance": "float_tolerance"},
+        judge_args=("float_tolerance",),
     ),
     Table(
         "table5_2",
         source="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
-        params={
-            key: key
-            for key in (
-                "activations",
-                "order",
-                "series_order",
-                "series_rho_max",
-                "case_tolerance",
-                "mc_samples",
-                "mc_rhos",
-            )
-        },
+        params=(
+            "activations",
+            "order",
+            "series_order",
+            "series_rho_max",
+            "case_tolerance",
+            "mc_samples",
+            "mc_rhos",
+        ),
         judge=hermite_table_judges.table5_2_claims,
-        judge_args={
-            "float_tolerance": "float_tolerance",
-            "mc_margin": "mc_margin",
-        },
+        judge_args=("float_tolerance", "mc_margin"),
         nonfinite=("closed_form_error",),  # NaN where no closed form is known
     ),
     Theorem(

@@ -62,12 +62,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_2_claims,
-        judge_args={
-            "batch_size": "batch_size",
-            "widths": "mean_field/gram_chain/widths",
-            "plateau_from": "plateau_from",
-            "plateau_margin": "plateau_margin",
-        },
+        judge_args=("batch_size", "@chain/widths", "plateau_from", "plateau_margin"),
     ),
     Figure(
         "fig3_3",
@@ -75,7 +70,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_3_claims,
-        judge_args={"slope_margin": "slope_margin"},
+        judge_args=("slope_margin",),
     ),
     Figure(
         "fig3_4",
@@ -83,10 +78,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_4_claims,
-        judge_args={
-            "slope_margin": "slope_margin",
-            "widths": "mean_field/gram_chain/widths",
-        },
+        judge_args=("slope_margin", "@chain/widths"),
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf
     ),
     Theorem(

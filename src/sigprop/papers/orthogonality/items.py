@@ -51,12 +51,15 @@ def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
         name,
         source=source,
         reads={"curves": simulation},
-        params={"setup": f"orthogonality/{simulation}", "figure": "."},
+        params={"setup": "@curves", "figure": "."},
         judge=judge,
         judge_args=".",
         nonfinite=_TRAINING_CURVES,
     )
 
+
+_THM1_WINDOWS = ("widths", "decay_window", "plateau_window")
+"""Thm. 1's widths and layer windows: its script draws them, its judge fits within them."""
 
 ITEMS = [
     Simulation(
@@ -70,12 +73,9 @@ ITEMS = [
         "fig1",
         source="DJB21 Fig. 1; Thesis Fig. 2.1",
         reads={"cosines": "cosine_pair"},
-        params={"setup": "orthogonality/cosine_pair"},
+        params={"setup": "@cosines"},
         judge=chain_judges.fig1_claims,
-        judge_args={
-            "width": "orthogonality/cosine_pair/width",
-            "vanilla_min_final_cosine": "vanilla_min_final_cosine",
-        },
+        judge_args=("@cosines/width", "vanilla_min_final_cosine"),
     ),
     Simulation(
         "gap_chain",
@@ -88,34 +88,17 @@ ITEMS = [
         "fig2a",
         source="DJB21 Fig. 2a; Thesis Fig. 2.2a",
         reads={"gaps": "gap_chain"},
-        params={
-            "widths": "widths",
-            "layers": "layers",
-            "chain": "orthogonality/gap_chain",
-        },
+        params=("widths", "layers", {"chain": "@gaps"}),
         judge=chain_judges.fig2a_claims,
-        judge_args={
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-        },
+        judge_args=("decay_window", "plateau_window", "plateau_drift"),
     ),
     Figure(
         "fig2b",
         source="DJB21 Fig. 2b; Thesis Fig. 2.2b",
         reads={"gaps": "gap_chain"},
-        params={
-            "window": "window",
-            "paper_window": "paper_window",
-            "chain": "orthogonality/gap_chain",
-        },
+        params=("window", "paper_window", {"chain": "@gaps"}),
         judge=chain_judges.fig2b_claims,
-        judge_args={
-            "window": "window",
-            "slope_margin": "slope_margin",
-            "paper_window": "paper_window",
-            "paper_slope": "paper_slope",
-        },
+        judge_args=("window", "slope_margin", "paper_window", "paper_slope"),
     ),
     Simulation(
         "real_gap",
@@ -130,15 +113,15 @@ ITEMS = [
         "fig5",
         source="DJB21 Fig. 5 (App. F)",
         reads={"gaps": "real_gap"},
-        params={"setup": "orthogonality/real_gap"},
+        params={"setup": "@gaps"},
         judge=real_judges.fig5_claims,
-        judge_args={
-            "batch_size": "orthogonality/real_gap/batch_size",
-            "growth_window": "growth_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-            "float_tolerance": "float_tolerance",
-        },
+        judge_args=(
+            "@gaps/batch_size",
+            "growth_window",
+            "plateau_window",
+            "plateau_drift",
+            "float_tolerance",
+        ),
     ),
     Simulation(
         "gaussian_chain",
@@ -154,22 +137,15 @@ ITEMS = [
         "thm1",
         source="DJB21 Thm. 1; Thesis Thm. 2.1",
         reads={"chain": "gaussian_chain"},
-        params={
-            "widths": "widths",
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "chain": "orthogonality/gaussian_chain",
-        },
+        params=(*_THM1_WINDOWS, "@chain"),
         judge=gaussian_bound_judges.thm1_claims,
-        judge_args={
-            "widths": "widths",
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-            "exponent_margin": "exponent_margin",
-            "n_exponent_tolerance": "n_exponent_tolerance",
-            "n_runs": "orthogonality/gaussian_chain/n_runs",
-        },
+        judge_args=(
+            *_THM1_WINDOWS,
+            "plateau_drift",
+            "exponent_margin",
+            "n_exponent_tolerance",
+            "@chain/n_runs",
+        ),
         # NaN at layer 0: the bounds start at layer 1
         nonfinite=(
             "bound_literal",
@@ -181,35 +157,28 @@ ITEMS = [
         "w2_depth",
         source="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"widths": "widths", "chain": "orthogonality/gaussian_chain"},
+        params=("widths", "@chain"),
         judge=gaussian_bound_judges.w2_depth_claims,
         # +inf where alpha_hat = 0 (paper scale, deep layers): Cor. 3 needs alpha > 0 and gives
         # no bound there; a ratio to it is 0, and such a layer is never "useful"
         nonfinite=("cor3_literal", "cor3_rigorous"),
-        judge_args={
-            "plateau_from": "plateau_from",
-            "float_tolerance": "float_tolerance",
-            "n_runs": "orthogonality/gaussian_chain/n_runs",
-        },
+        judge_args=("plateau_from", "float_tolerance", "@chain/n_runs"),
     ),
     Figure(
         "w2_width",
         source="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"window": "window", "chain": "orthogonality/gaussian_chain"},
+        params=("window", "@chain"),
         judge=gaussian_bound_judges.w2_width_claims,
-        judge_args={"max_exponent": "max_exponent"},
+        judge_args=("max_exponent",),
     ),
     Table(
         "table1",
         source="DJB21 Table 1; Thesis Table 2.1",
         reads={"chain": "gaussian_chain"},
-        params={
-            "batch_size": "batch_size",
-            "window": "orthogonality/w2_width/window",
-        },
+        params=("batch_size", "orthogonality/w2_width/window"),
         judge=gaussian_bound_judges.table1_claims,
-        judge_args={"max_exponent": "orthogonality/w2_width/max_exponent"},
+        judge_args=("orthogonality/w2_width/max_exponent",),
         # NaN where a batch size has too few widths to fit
         nonfinite=(
             "exponent",
@@ -231,16 +200,16 @@ ITEMS = [
         "fig6",
         source="DJB21 Fig. 6, Conjecture F.1 (App. F)",
         reads={"fluctuations": "conjecture_chain"},
-        params={"main": "main", "chain": "orthogonality/conjecture_chain"},
+        params=("main", {"chain": "@fluctuations"}),
         judge=conjecture_judges.fig6_claims,
-        judge_args={
-            "main": "main",
-            "fit_min_width": "fit_min_width",
-            "slope_margin": "slope_margin",
-            "distinct_margin": "distinct_margin",
-            "offdiag_share": "offdiag_share",
-            "batch_size": "orthogonality/conjecture_chain/batch_size",
-        },
+        judge_args=(
+            "main",
+            "fit_min_width",
+            "slope_margin",
+            "distinct_margin",
+            "offdiag_share",
+            "@fluctuations/batch_size",
+        ),
     ),
     Simulation(
         "a1_grid",
@@ -256,19 +225,15 @@ ITEMS = [
         "fig2_3",
         source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         reads={"grid": "a1_grid"},
-        params={
-            "min_fit_points": "min_fit_points",
-            "n2_constant": "n2_constant",
-            "grid": "orthogonality/a1_grid",
-        },
+        params=("min_fit_points", "n2_constant", "@grid"),
         judge=assumption_judges.fig2_3_claims,
-        judge_args={
-            "threshold": "orthogonality/a1_grid/threshold",
-            "depth": "orthogonality/a1_grid/depth",
-            "min_fit_points": "min_fit_points",
-            "n2_constant": "n2_constant",
-            "exponent_margin": "exponent_margin",
-        },
+        judge_args=(
+            "@grid/threshold",
+            "@grid/depth",
+            "min_fit_points",
+            "n2_constant",
+            "exponent_margin",
+        ),
         # first_fail NaN: the assumption never failed along the chain; the other three are NaN
         # on invalid pixels (d < n), which the judge leaves out by the `valid` column
         nonfinite=("first_fail", "min_ratio", "alpha0_mean", "layers"),
@@ -307,14 +272,9 @@ ITEMS = [
         "drift",
         source="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
         reads={"table": "theorem5"},  # its cached Monte Carlo (part == "mc")
-        params={
-            "cases": "orthogonality/theorem5/cases",
-            "n_states": "orthogonality/theorem5/n_states",
-            "n_degenerate": "orthogonality/theorem5/n_degenerate",
-            "n_draws": "orthogonality/theorem5/n_draws",
-        },
+        params=("@table/cases", "@table/n_states", "@table/n_degenerate", "@table/n_draws"),
         judge=drift_judges.drift_claims,
-        judge_args={"n_draws": "orthogonality/theorem5/n_draws"},
+        judge_args=("@table/n_draws",),
     ),
     Theorem(
         "lemma6",
@@ -400,7 +360,7 @@ ITEMS = [
         "init_gap",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         reads={"gaps": "init_mlp"},
-        params={"setup": "orthogonality/init_mlp"},
+        params={"setup": "@gaps"},
         judge=init_judges.init_gap_claims,
         judge_args=".",
     ),

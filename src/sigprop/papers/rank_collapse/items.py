@@ -26,17 +26,6 @@ training_simulations = lazy_functions(f"{__package__}.training_simulations")
 CHECK_CONFIG = check_config
 """The cross-key checks of the ``rank_collapse`` config section (whole config in)."""
 
-_FIG1 = {
-    key: key
-    for key in (
-        "collapse_fraction",
-        "keep_fraction",
-        "learn_depth",
-        "chance_margin",
-        "mild_drop",
-        "min_gap",
-    )
-}
 _TRAINING_CURVES = CURVES
 """A run diverged at a too-large step size of the grid holds NaN from then on: a result of the
 grid search, never chosen by the figures."""
@@ -52,7 +41,7 @@ def _training_figure(
         name,
         source=f"Dan+20 Fig. {name[3:]}",
         reads={"curves": simulation},
-        params={"setup": f"rank_collapse/{simulation}"},
+        params={"setup": "@curves"},
         constants=constants or {},
         judge=judge,
         judge_args=judge_args or ".",
@@ -76,8 +65,6 @@ def _training_simulation(name: str, source: str) -> Simulation:
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
-_BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
-
 ITEMS = [
     Simulation(
         "depth_rank",
@@ -88,12 +75,9 @@ ITEMS = [
         "fig2",
         source="Dan+20 Fig. 2",
         reads={"ranks": "depth_rank"},
-        params={"setup": "rank_collapse/depth_rank"},
+        params={"setup": "@ranks"},
         judge=chain_judges.fig2_claims,
-        judge_args={
-            "width": "rank_collapse/depth_rank/width",
-            "vanilla_rank_tolerance": "vanilla_rank_tolerance",
-        },
+        judge_args=("@ranks/width", "vanilla_rank_tolerance"),
     ),
     Simulation(
         "depth_training",
@@ -108,9 +92,17 @@ ITEMS = [
         "fig1",
         source="Dan+20 Fig. 1",
         reads={"curves": "depth_training"},
-        params={"setup": "rank_collapse/depth_training"},
+        params={"setup": "@curves"},
         judge=training_judges.fig1_claims,
-        judge_args={"width": "rank_collapse/depth_training/width", **_FIG1},
+        judge_args=(
+            "@curves/width",
+            "collapse_fraction",
+            "keep_fraction",
+            "learn_depth",
+            "chance_margin",
+            "mild_drop",
+            "min_gap",
+        ),
     ),
     _training_simulation("pretrain_vs_bn", "Dan+20 Figs. 4, 11"),
     _training_simulation("pretrain_vs_bn_fmnist", "Dan+20 Fig. 12"),
@@ -130,11 +122,11 @@ ITEMS = [
         "pretrain_vs_bn",
         training_judges.fig11_claims,
         _CURVES_SCRIPT,
-        judge_args={
-            "slowdown_ratio": "slowdown_ratio",
+        judge_args=(
+            "slowdown_ratio",
             # the setup claim of these runs, judged as Fig. 4's (Fig. 11 shows Fig. 4's runs)
-            "rank_gain": "rank_collapse/fig4/rank_gain",
-        },
+            "rank_collapse/fig4/rank_gain",
+        ),
         constants=_curves(
             "the runs of Fig. 4, training accuracy (top) and test loss (bottom)",
             {"train_accuracy": "training accuracy", "test_loss": "test loss"},
@@ -184,7 +176,7 @@ ITEMS = [
         "sec3_1",
         source="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
         reads={"ranks": "small_batch_rank"},
-        params={"setup": "rank_collapse/small_batch_rank"},
+        params={"setup": "@ranks"},
         judge=chain_judges.sec3_1_claims,
         judge_args=".",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
@@ -208,7 +200,7 @@ ITEMS = [
         "cor15",
         source="Dan+20 Cor. 15 (with Thm. 14)",
         reads=_BN_CHAIN,
-        params={"taus": "rank_collapse/bn_chain/taus"},
+        params=("@chain/taus",),
         judge=corollary15_judges.cor15_claims,
         judge_args=".",
         nonfinite=("gamma",),  # gamma = inf: no skip connection
@@ -225,12 +217,9 @@ ITEMS = [
         "fig3a",
         source="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig3a_claims,
-        judge_args={
-            "taus": "rank_collapse/bn_chain/taus",
-            "min_width": "min_width",
-        },
+        judge_args=("@chain/taus", "min_width"),
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Simulation(
@@ -244,9 +233,9 @@ ITEMS = [
         "fig3b",
         source="Dan+20 Fig. 3b; Example 9",
         reads={"chain": "collinear_chain"},
-        params={"setup": "rank_collapse/collinear_chain"},
+        params={"setup": "@chain"},
         judge=chain_judges.fig3b_claims,
-        judge_args={"min_growth": "min_growth"},
+        judge_args=("min_growth",),
     ),
     Theorem(
         "lemma4",
@@ -305,12 +294,9 @@ ITEMS = [
         "fig8",
         source="Dan+20 Fig. 8; Lemma 10",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig8_claims,
-        judge_args={
-            "max_alpha_wide": "max_alpha_wide",
-            "wide_from": "wide_from",
-        },
+        judge_args=("max_alpha_wide", "wide_from"),
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
     Theorem(
@@ -332,9 +318,9 @@ ITEMS = [
         "fig9",
         source="Dan+20 Fig. 9; Lemma 13",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig9_claims,
-        judge_args={"slope_tolerance": "slope_tolerance"},
+        judge_args=("slope_tolerance",),
         nonfinite=("gamma",),  # gamma = inf: no skip connection
     ),
 ]
