@@ -99,11 +99,11 @@ ITEMS = """\
         "norm_fig",
         source="a new figure",
         reads={"chain": "norm_chain"},
-        params={"setup": "mean_field/norm_chain"},
+        params={"setup": "@chain"},
         constants={"x": "layer", "y": "ratio", "shows": "squared norm per unit vs layer"},
         script="kinds/lines.py",
         judge=norm_judges.norm_fig_claims,
-        judge_args={"min_ratio": "min_ratio"},
+        judge_args=("min_ratio",),
     ),
 """
 
