@@ -94,7 +94,7 @@ def norm_fig_claims(table, min_ratio: float) -> list:
 '''
 
 ITEMS = """\
-    Simulation("norm_chain", source="a new figure", run=norm_simulations.norm_chain),
+    Simulation("norm_chain", source="a new figure", run=lazy.norm_simulations.norm_chain),
     Figure(
         "norm_fig",
         source="a new figure",
@@ -134,11 +134,6 @@ def _add_the_figure(work: Path) -> None:
     (family / "norm_simulations.py").write_text(SIMULATION)
     (family / "norm_judges.py").write_text(JUDGE)
     _insert_after(family / "items.py", "from .config_checks", "from . import norm_judges\n")
-    _insert_after(
-        family / "items.py",
-        "tail_theorems = ",
-        'norm_simulations = lazy_functions(f"{__package__}.norm_simulations")\n',
-    )
     _insert_after(family / "items.py", "ITEMS = [", ITEMS)
     (work / "tests").mkdir()
     (work / "tests/test_mean_field_norm.py").write_text(UNIT_TEST)

@@ -19,7 +19,7 @@ The data flow of one item, with its outputs:
 
 Measure and judge are separate jobs, so changing a tolerance reruns only the judge.
 
-Items name the functions of modules that import torch through ``lazy_functions``: loading the
+Items name the functions of modules that import torch through ``lazy_modules``: loading the
 registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job
 imports only the module of its own function (``import_function``).
 
@@ -54,6 +54,7 @@ __all__ = [
     "absolute",
     "anchored",
     "lazy_functions",
+    "lazy_modules",
     "named",
     "qualified_name",
     "Figure",
@@ -264,6 +265,26 @@ def lazy_functions(module: str) -> Any:
     module that imports torch, named in an item table without importing it. Only functions:
     a constant an item table needs lives in a torch-free module (``<topic>_spec``)."""
     return _LazyModule(module)
+
+
+class _LazyPackage:
+    def __init__(self, package: str):
+        self._package = package
+
+    def __getattr__(self, name: str) -> _LazyModule:
+        if name.startswith("__"):
+            raise AttributeError(name)
+        return _LazyModule(f"{self._package}.{name}")
+
+    def __repr__(self) -> str:
+        return f"lazy_modules({self._package!r})"
+
+
+def lazy_modules(package: str) -> Any:
+    """``lazy_modules("pkg").mod.f`` is ``lazy_functions("pkg.mod").f``: a package's modules
+    that import torch, each named once, where an item names its function
+    (``run=lazy.chain_simulations.cosine_pair``)."""
+    return _LazyPackage(package)
 
 
 def import_function(name: str) -> Callable:

@@ -1,7 +1,7 @@
 """Thesis ch. 6 / app. C items (Meterez, Joudaki et al. ICLR 2024; seed 004): every simulation,
 figure, table and theorem check, in seed order."""
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules
 from . import (
     batch_rank_judges,
     depth_judges,
@@ -15,14 +15,8 @@ from .config_checks import check_config
 from .depth_sweep_spec import VARIANTS, simulation_name
 from .depth_sweep_tables import variants
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-batch_rank_simulations = lazy_functions(f"{__package__}.batch_rank_simulations")
-depth_sweep_simulations = lazy_functions(f"{__package__}.depth_sweep_simulations")
-iso = lazy_functions(f"{__package__}.isometry_theorems")
-jac = lazy_functions(f"{__package__}.jacobian_theorems")
-gain_simulations = lazy_functions(f"{__package__}.gain_simulations")
-isometry_chain_simulations = lazy_functions(f"{__package__}.isometry_chain_simulations")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
@@ -108,7 +102,7 @@ def _training_simulation(
     return Simulation(
         name,
         source=source,
-        run=getattr(training_simulations, name),
+        run=getattr(lazy.training_simulations, name),
         setup={
             **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
             **{key: key for key in own},
@@ -141,7 +135,7 @@ ITEMS = [
     Simulation(
         "isometry_chain",
         source="Thesis Fig. 6.1, Thm. 6.1",
-        run=isometry_chain_simulations.isometry_chain,
+        run=lazy.isometry_chain_simulations.isometry_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -156,14 +150,14 @@ ITEMS = [
     Theorem(
         "lemma6_2",
         source="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
-        measure=iso.measure_lemma6_2,
+        measure=lazy.isometry_theorems.measure_lemma6_2,
         judge=iso_judges.judge_lemma6_2,
         tolerances=("roundoff_units",),
     ),
     Theorem(
         "theorem6_3",
         source="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
-        measure=iso.measure_theorem6_3,
+        measure=lazy.isometry_theorems.measure_theorem6_3,
         judge=iso_judges.judge_theorem6_3,
         tolerances=("control_factor", "roundoff_units"),
         # NaN outside the rows of its part (cases, orthogonal inputs, moments)
@@ -181,7 +175,7 @@ ITEMS = [
     Theorem(
         "lemma_c8_c9",
         source="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
-        measure=iso.measure_lemma_c8_c9,
+        measure=lazy.isometry_theorems.measure_lemma_c8_c9,
         judge=iso_judges.judge_lemma_c8_c9,
         tolerances=("control_threshold", "roundoff_units"),
         # NaN outside the rows of its part (spectra, Monte Carlo runs)
@@ -200,7 +194,7 @@ ITEMS = [
         Simulation(
             f"depth_{name}",
             source=_DEPTH_SEEDS[name],
-            run=getattr(depth_sweep_simulations, simulation_name(name)),
+            run=getattr(lazy.depth_sweep_simulations, simulation_name(name)),
             setup=_DEPTH_SETUP,
             datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
@@ -238,7 +232,7 @@ ITEMS = [
     Theorem(
         "jacobian",
         source="Thesis Lemmas C.13, C.16-C.21",
-        measure=jac.measure_jacobian,
+        measure=lazy.jacobian_theorems.measure_jacobian,
         judge=jac_judges.judge_jacobian,
         tolerances=("roundoff_units",),
         nonfinite=("c17_small",),  # NaN where the small-case check of (C.17) does not apply
@@ -246,7 +240,7 @@ ITEMS = [
     Theorem(
         "lemma_c11",
         source="Thesis Remark 6.7, Lemma C.11",
-        measure=jac.measure_lemma_c11,
+        measure=lazy.jacobian_theorems.measure_lemma_c11,
         judge=jac_judges.judge_lemma_c11,
         tolerances=("sharpness",),
         nonfinite=("autograd_error",),  # NaN: no autograd reference for MSE on raw logits
@@ -254,7 +248,7 @@ ITEMS = [
     Theorem(
         "chain_rule",
         source="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
-        measure=jac.measure_chain_rule,
+        measure=lazy.jacobian_theorems.measure_chain_rule,
         judge=jac_judges.judge_chain_rule,
         # NaN outside a row's kind (layer / net); rhs_thesis at layer 0
         nonfinite=(
@@ -274,7 +268,7 @@ ITEMS = [
     Theorem(
         "lemma_c12",
         source="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
-        measure=jac.measure_lemma_c12,
+        measure=lazy.jacobian_theorems.measure_lemma_c12,
         judge=jac_judges.judge_lemma_c12,
         tolerances=("max_orthogonal_slope", "min_gaussian_slope"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -292,7 +286,7 @@ ITEMS = [
     Theorem(
         "lemma_c14_c15",
         source="Thesis Lemmas C.14, C.15, Eq. (C.108)",
-        measure=jac.measure_lemma_c14_c15,
+        measure=lazy.jacobian_theorems.measure_lemma_c14_c15,
         judge=jac_judges.judge_lemma_c14_c15,
         tolerances=(),
         # NaN outside the rows of its part (several kinds of row);
@@ -315,7 +309,7 @@ ITEMS = [
     Simulation(
         "table_c1",
         source="Thesis Table C.1, app. C.4",
-        run=batch_rank_simulations.table_c1,
+        run=lazy.batch_rank_simulations.table_c1,
         setup=(
             "datasets",
             "batch_sizes",
@@ -341,7 +335,7 @@ ITEMS = [
     Simulation(
         "gain_depth",
         source="Thesis Fig. 6.5",
-        run=gain_simulations.gain_depth,
+        run=lazy.gain_simulations.gain_depth,
         datasets=_BATCH_DATASET,
         setup=("activations", "exponents", "depths", "runs", "layer", *_GAIN_SETUP),
     ),
@@ -355,7 +349,7 @@ ITEMS = [
     Simulation(
         "constant_gain",
         source="Thesis Fig. C.1, Eq. (C.155)",
-        run=gain_simulations.constant_gain,
+        run=lazy.gain_simulations.constant_gain,
         datasets=_BATCH_DATASET,
         setup=("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_SETUP),
     ),
@@ -370,7 +364,7 @@ ITEMS = [
     Simulation(
         "exponent_rate",
         source="Thesis Fig. C.2, app. C.5",
-        run=gain_simulations.exponent_rate,
+        run=lazy.gain_simulations.exponent_rate,
         datasets=_BATCH_DATASET,
         setup=("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_SETUP),
     ),

@@ -5,7 +5,7 @@ There are no cached simulations: the figures and tables are deterministic (quadr
 forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
 """
 
-from ...base.registry import Figure, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Table, Theorem, lazy_modules
 from . import (
     finite_width_judges,
     hermite_table_judges,
@@ -19,11 +19,8 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-finite_width_theorems = lazy_functions(f"{__package__}.finite_width_theorems")
-isometry_property_theorems = lazy_functions(f"{__package__}.isometry_property_theorems")
-normalization_gain_theorems = lazy_functions(f"{__package__}.normalization_gain_theorems")
-normalization_layer_theorems = lazy_functions(f"{__package__}.normalization_layer_theorems")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
@@ -69,7 +66,7 @@ ITEMS = [
     Theorem(
         "lemma4_2",
         source="Thesis Lemma 4.2",
-        measure=isometry_property_theorems.lemma4_2,
+        measure=lazy.isometry_property_theorems.lemma4_2,
         judge=isometry_property_judges.lemma4_2_claims,
         tolerances=("roundoff_units", "deficit_rtol"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -84,28 +81,28 @@ ITEMS = [
     Theorem(
         "theorem4_3",
         source="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
-        measure=normalization_gain_theorems.theorem4_3,
+        measure=lazy.normalization_gain_theorems.theorem4_3,
         judge=normalization_gain_judges.theorem4_3_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_4",
         source="Thesis Cor. 4.4",
-        measure=normalization_gain_theorems.corollary4_4,
+        measure=lazy.normalization_gain_theorems.corollary4_4,
         judge=normalization_gain_judges.corollary4_4_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_5",
         source="Thesis Cor. 4.5",
-        measure=normalization_gain_theorems.corollary4_5,
+        measure=lazy.normalization_gain_theorems.corollary4_5,
         judge=normalization_gain_judges.corollary4_5_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "prop5_1",
         source="Thesis Props. 5.1, 5.2; Thm. 5.15",
-        measure=finite_width_theorems.prop5_1,
+        measure=lazy.finite_width_theorems.prop5_1,
         judge=finite_width_judges.prop5_1_claims,
         tolerances=("slope_margin", "agree_margin", "control_slope"),
         # NaN where no wrong-kernel fit is made
@@ -161,7 +158,7 @@ ITEMS = [
     Theorem(
         "theorem5_15",
         source="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
-        measure=normalization_layer_theorems.theorem5_15,
+        measure=lazy.normalization_layer_theorems.theorem5_15,
         judge=normalization_layer_judges.theorem5_15_claims,
         tolerances=("case_tolerance", "float_tolerance"),
         # inf: rho_l reaches 1 in float64 without centring (Psi(1) = inf)

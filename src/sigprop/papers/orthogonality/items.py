@@ -4,7 +4,7 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules, training_simulation
 from ...training.experiment_spec import CURVES
 from . import (
     assumption_judges,
@@ -22,16 +22,8 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-assumption_simulations = lazy_functions(f"{__package__}.assumption_simulations")
-chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
-conjecture_simulations = lazy_functions(f"{__package__}.conjecture_simulations")
-drift_theorems = lazy_functions(f"{__package__}.drift_theorems")
-gaussian_simulations = lazy_functions(f"{__package__}.gaussian_simulations")
-init_simulations = lazy_functions(f"{__package__}.init_simulations")
-init_theorems = lazy_functions(f"{__package__}.init_theorems")
-real_simulations = lazy_functions(f"{__package__}.real_simulations")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 _TRAINING_CURVES = CURVES
@@ -41,7 +33,7 @@ is invalid)."""
 
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(training_simulations, name)
+    run = getattr(lazy.training_simulations, name)
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
@@ -65,7 +57,7 @@ ITEMS = [
     Simulation(
         "cosine_pair",
         source="DJB21 Fig. 1; Thesis Fig. 2.1",
-        run=chain_simulations.cosine_pair,
+        run=lazy.chain_simulations.cosine_pair,
         mem_mb=1000,
         runtime=10,
     ),
@@ -80,7 +72,7 @@ ITEMS = [
     Simulation(
         "gap_chain",
         source="DJB21 Eq. (1); Figs. 2a, 2b; Thesis Fig. 2.2",
-        run=chain_simulations.gap_chain,
+        run=lazy.chain_simulations.gap_chain,
         mem_mb=4000,
         runtime=30,
     ),
@@ -103,7 +95,7 @@ ITEMS = [
     Simulation(
         "real_gap",
         source="DJB21 Fig. 5 (App. F)",
-        run=real_simulations.real_gap,
+        run=lazy.real_simulations.real_gap,
         extra={"data_root": "data/root"},
         datasets=("dataset",),
         mem_mb=3000,
@@ -129,7 +121,7 @@ ITEMS = [
             "DJB21 Thm. 1, Lemma 2, Cor. 3, Table 1; "
             "Thesis Thm. 2.1, Lemma 2.2, Cor. 2.3, Table 2.1"
         ),
-        run=gaussian_simulations.gaussian_chain,
+        run=lazy.gaussian_simulations.gaussian_chain,
         mem_mb=4000,
         runtime=60,
     ),
@@ -192,7 +184,7 @@ ITEMS = [
     Simulation(
         "conjecture_chain",
         source="DJB21 Conjecture F.1, Fig. 6 (App. F)",
-        run=conjecture_simulations.conjecture_chain,
+        run=lazy.conjecture_simulations.conjecture_chain,
         mem_mb=2000,
         runtime=30,
     ),
@@ -214,7 +206,7 @@ ITEMS = [
     Simulation(
         "a1_grid",
         source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
-        run=assumption_simulations.a1_grid,
+        run=lazy.assumption_simulations.a1_grid,
         # NaN by design: first_fail of a run that never fails; every value of a pixel n > d,
         # outside the assumption's range (not simulated)
         nonfinite=("first_fail", "alpha0", "min_ratio", "passed", "layers"),
@@ -241,7 +233,7 @@ ITEMS = [
     Theorem(
         "lemma4",
         source="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
-        measure=drift_theorems.measure_lemma4,
+        measure=lazy.drift_theorems.measure_lemma4,
         judge=drift_theorem_judges.judge_lemma4,
         tolerances=("float_tolerance",),
         nonfinite=("max_abs_equality",),  # NaN outside the equality-case rows
@@ -249,7 +241,7 @@ ITEMS = [
     Theorem(
         "theorem5",
         source="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
-        measure=drift_theorems.measure_theorem5,
+        measure=lazy.drift_theorems.measure_theorem5,
         judge=drift_theorem_judges.judge_theorem5,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -279,14 +271,14 @@ ITEMS = [
     Theorem(
         "lemma6",
         source="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
-        measure=drift_theorems.measure_lemma6,
+        measure=lazy.drift_theorems.measure_lemma6,
         judge=sawa_judges.judge_lemma6,
         tolerances=("relative_margin", "float_tolerance"),
     ),
     Theorem(
         "lemma10",
         source="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
-        measure=drift_theorems.measure_lemma10,
+        measure=lazy.drift_theorems.measure_lemma10,
         judge=sawa_judges.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
         # NaN where n has no random-spectra search
@@ -298,14 +290,14 @@ ITEMS = [
     Theorem(
         "stability",
         source="DJB21 App. B.1; Thesis App. A.2",
-        measure=drift_theorems.measure_stability,
+        measure=lazy.drift_theorems.measure_stability,
         judge=stability_judges.judge_stability,
         tolerances=(),
     ),
     Theorem(
         "app_e",
         source="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
-        measure=init_theorems.measure_app_e,
+        measure=lazy.init_theorems.measure_app_e,
         judge=init_theorem_judges.judge_app_e,
         tolerances=("control_min_fraction",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -335,14 +327,14 @@ ITEMS = [
     Theorem(
         "lemma_a8",
         source="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
-        measure=init_theorems.measure_lemma_a8,
+        measure=lazy.init_theorems.measure_lemma_a8,
         judge=init_theorem_judges.judge_lemma_a8,
         tolerances=("relative_margin",),
     ),
     Theorem(
         "whitening",
         source="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
-        measure=init_theorems.measure_whitening,
+        measure=lazy.init_theorems.measure_whitening,
         judge=init_theorem_judges.judge_whitening,
         tolerances=("bn_min_gap",),
         nonfinite=("max_floor_error",),  # NaN where the floor does not apply
@@ -350,7 +342,7 @@ ITEMS = [
     Simulation(
         "init_mlp",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
-        run=init_simulations.init_gap,
+        run=lazy.init_simulations.init_gap,
         extra={"data_root": "data/root"},
         datasets=("dataset",),
         mem_mb=4000,

@@ -1,7 +1,7 @@
 """Dan+20 items (seeds 000-002): every simulation, figure and theorem check of the rank-collapse
 paper."""
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules, training_simulation
 from ...training.experiment_spec import CURVES
 from . import (
     bn_chain_lemma_judges,
@@ -15,12 +15,8 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-bn_chain_lemmas = lazy_functions(f"{__package__}.bn_chain_lemmas")
-gradient_vanishing_theorems = lazy_functions(f"{__package__}.gradient_vanishing_theorems")
-chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
-spectral_lemmas = lazy_functions(f"{__package__}.spectral_lemmas")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
@@ -61,7 +57,7 @@ _CURVES_SCRIPT = "pretraining_curves.py"
 
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(training_simulations, name)
+    run = getattr(lazy.training_simulations, name)
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
@@ -69,7 +65,7 @@ ITEMS = [
     Simulation(
         "depth_rank",
         source="Dan+20 Fig. 2",
-        run=chain_simulations.depth_rank,
+        run=lazy.chain_simulations.depth_rank,
     ),
     Figure(
         "fig2",
@@ -82,7 +78,7 @@ ITEMS = [
     Simulation(
         "depth_training",
         source="Dan+20 Fig. 1",
-        run=training_simulations.depth_training,
+        run=lazy.training_simulations.depth_training,
         extra={"data_root": "data/root"},
         datasets=("dataset",),
         mem_mb=4000,
@@ -156,21 +152,21 @@ ITEMS = [
     Theorem(
         "prop19",
         source="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
-        measure=gradient_vanishing_theorems.measure_prop19,
+        measure=lazy.gradient_vanishing_theorems.measure_prop19,
         judge=gradient_vanishing_judges.judge_prop19,
         tolerances=("exact_tolerance", "control_max", "min_alignment", "max_bn_alignment"),
     ),
     Theorem(
         "lemma3",
         source="Dan+20 Lemma 3, Eq. (6)",
-        measure=spectral_lemmas.measure_lemma3,
+        measure=lazy.spectral_lemmas.measure_lemma3,
         judge=spectral_lemma_judges.judge_lemma3,
         tolerances=("rank_tolerance",),
     ),
     Simulation(
         "small_batch_rank",
         source="Dan+20 (seed 002) Sec. 3.1",
-        run=chain_simulations.small_batch_rank,
+        run=lazy.chain_simulations.small_batch_rank,
     ),
     Figure(
         "sec3_1",
@@ -184,7 +180,7 @@ ITEMS = [
     Theorem(
         "lemma1",
         source="Dan+20 Lemma 1, Eq. (3)-(4)",
-        measure=bn_chain_lemmas.measure_lemma1,
+        measure=lazy.bn_chain_lemmas.measure_lemma1,
         judge=bn_chain_lemma_judges.judge_lemma1,
         tolerances=("control_min_fraction",),
         nonfinite=("gamma",),  # gamma = inf: no skip connection
@@ -192,7 +188,7 @@ ITEMS = [
     Simulation(
         "bn_chain",
         source="Dan+20 Eq. (1); Figs. 3a, 8, 9",
-        run=chain_simulations.bn_chain,
+        run=lazy.chain_simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
     ),
@@ -225,7 +221,7 @@ ITEMS = [
     Simulation(
         "collinear_chain",
         source="Dan+20 Fig. 3b",
-        run=chain_simulations.collinear_chain,
+        run=lazy.chain_simulations.collinear_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -240,7 +236,7 @@ ITEMS = [
     Theorem(
         "lemma4",
         source="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
-        measure=bn_chain_lemmas.measure_lemma4,
+        measure=lazy.bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
         tolerances=("offdiag_margin", "row_mean_max", "centering_tolerance"),
         # gamma = inf: no skip; separation layer NaN: never separated
@@ -252,7 +248,7 @@ ITEMS = [
     Theorem(
         "lemma5_6",
         source="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
-        measure=bn_chain_lemmas.measure_lemma5_6,
+        measure=lazy.bn_chain_lemmas.measure_lemma5_6,
         judge=bn_chain_lemma_judges.judge_lemma5_6,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -272,21 +268,21 @@ ITEMS = [
     Theorem(
         "lemma7",
         source="Dan+20 Lemma 7, Eq. (43)",
-        measure=bn_chain_lemmas.measure_lemma7,
+        measure=lazy.bn_chain_lemmas.measure_lemma7,
         judge=bn_chain_lemma_judges.judge_lemma7,
         tolerances=("min_order",),
     ),
     Theorem(
         "prop8",
         source="Dan+20 Prop. 8, Eq. (44)-(45)",
-        measure=spectral_lemmas.measure_prop8,
+        measure=lazy.spectral_lemmas.measure_prop8,
         judge=spectral_lemma_judges.judge_prop8,
         tolerances=("rtol",),
     ),
     Theorem(
         "example9",
         source="Dan+20 Example 9, Eq. (78)-(82)",
-        measure=spectral_lemmas.measure_example9,
+        measure=lazy.spectral_lemmas.measure_example9,
         judge=spectral_lemma_judges.judge_example9,
         tolerances=(),
     ),
@@ -302,7 +298,7 @@ ITEMS = [
     Theorem(
         "examples11_12",
         source="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
-        measure=spectral_lemmas.measure_examples11_12,
+        measure=lazy.spectral_lemmas.measure_examples11_12,
         judge=spectral_lemma_judges.judge_examples11_12,
         tolerances=("tol", "alpha_bound"),
         # NaN outside the rows of its part (the table holds several kinds of row)
