@@ -64,6 +64,7 @@ __all__ = [
     "Table",
     "Theorem",
     "dataset_names",
+    "dataset_simulation",
     "resolve",
     "simulation_setup",
     "training_simulation",
@@ -192,22 +193,26 @@ class Theorem:
 Item = Simulation | Figure | Table | Theorem
 
 
-def training_simulation(
-    name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
-) -> Simulation:
-    """A simulation that trains networks (``sigprop.training.experiment``) on the dataset named
-    at its config key ``dataset``, with the data root ``data/root``; ``nonfinite``: the curves,
-    NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
+def dataset_simulation(name: str, source: str, run: Callable[..., Any], **fields) -> Simulation:
+    """A simulation on the dataset named at its config key ``dataset``, given the data directory
+    ``data/root`` as ``data_root``; ``fields``: the other fields of ``Simulation``."""
     return Simulation(
         name,
         source=source,
         run=run,
         extra={"data_root": "data/root"},
         datasets=("dataset",),
-        nonfinite=nonfinite,
-        mem_mb=4000,
-        runtime=600,
+        **fields,
     )
+
+
+def training_simulation(
+    name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
+) -> Simulation:
+    """A simulation that trains networks (``sigprop.training.experiment``) on its dataset
+    (``dataset_simulation``); ``nonfinite``: the curves, NaN once a run diverged. 4 GB and up to
+    10 hours at paper scale."""
+    return dataset_simulation(name, source, run, nonfinite=nonfinite, mem_mb=4000, runtime=600)
 
 
 def qualified_name(function: Callable) -> str:

@@ -4,7 +4,15 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules, training_simulation
+from ...base.registry import (
+    Figure,
+    Simulation,
+    Table,
+    Theorem,
+    dataset_simulation,
+    lazy_modules,
+    training_simulation,
+)
 from ...training.experiment_spec import CURVES
 from . import (
     assumption_judges,
@@ -92,12 +100,10 @@ ITEMS = [
         judge=chain_judges.fig2b_claims,
         judge_args=("window", "slope_margin", "paper_window", "paper_slope"),
     ),
-    Simulation(
+    dataset_simulation(
         "real_gap",
         source="DJB21 Fig. 5 (App. F)",
         run=lazy.real_simulations.real_gap,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
         mem_mb=3000,
         runtime=30,
     ),
@@ -339,12 +345,10 @@ ITEMS = [
         tolerances=("bn_min_gap",),
         nonfinite=("max_floor_error",),  # NaN where the floor does not apply
     ),
-    Simulation(
+    dataset_simulation(
         "init_mlp",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         run=lazy.init_simulations.init_gap,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
         mem_mb=4000,
         runtime=30,
     ),

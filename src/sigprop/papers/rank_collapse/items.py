@@ -75,14 +75,8 @@ ITEMS = [
         judge=chain_judges.fig2_claims,
         judge_args=("@ranks/width", "vanilla_rank_tolerance"),
     ),
-    Simulation(
-        "depth_training",
-        source="Dan+20 Fig. 1",
-        run=lazy.training_simulations.depth_training,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
-        mem_mb=4000,
-        runtime=600,
+    training_simulation(
+        "depth_training", "Dan+20 Fig. 1", lazy.training_simulations.depth_training, nonfinite=()
     ),
     Figure(
         "fig1",
