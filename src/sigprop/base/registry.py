@@ -252,44 +252,35 @@ class LazyFunction:
         return f"LazyFunction({qualified_name(self)!r})"
 
 
-class _LazyModule:
-    def __init__(self, module: str):
-        self._module = module
+class _LazyNames:
+    """Names taken without importing anything: attribute ``name`` is ``make(name)``."""
 
-    def __getattr__(self, name: str) -> LazyFunction:
+    def __init__(self, make: Callable[[str], Any], shown: str):
+        self._make, self._shown = make, shown
+
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return LazyFunction(self._module, name)
+        return self._make(name)
 
     def __repr__(self) -> str:
-        return f"lazy_functions({self._module!r})"
+        return self._shown
 
 
 def lazy_functions(module: str) -> Any:
     """``lazy_functions("pkg.mod").f`` is ``LazyFunction("pkg.mod", "f")``: the functions of a
     module that imports torch, named in an item table without importing it. Only functions:
     a constant an item table needs lives in a torch-free module (``<topic>_spec``)."""
-    return _LazyModule(module)
-
-
-class _LazyPackage:
-    def __init__(self, package: str):
-        self._package = package
-
-    def __getattr__(self, name: str) -> _LazyModule:
-        if name.startswith("__"):
-            raise AttributeError(name)
-        return _LazyModule(f"{self._package}.{name}")
-
-    def __repr__(self) -> str:
-        return f"lazy_modules({self._package!r})"
+    return _LazyNames(lambda name: LazyFunction(module, name), f"lazy_functions({module!r})")
 
 
 def lazy_modules(package: str) -> Any:
     """``lazy_modules("pkg").mod.f`` is ``lazy_functions("pkg.mod").f``: a package's modules
     that import torch, each named once, where an item names its function
     (``run=lazy.chain_simulations.cosine_pair``)."""
-    return _LazyPackage(package)
+    return _LazyNames(
+        lambda name: lazy_functions(f"{package}.{name}"), f"lazy_modules({package!r})"
+    )
 
 
 def import_function(name: str) -> Callable:

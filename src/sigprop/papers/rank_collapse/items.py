@@ -26,6 +26,8 @@ _TRAINING_CURVES = CURVES
 """A run diverged at a too-large step size of the grid holds NaN from then on: a result of the
 grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
+_NO_SKIP = ("gamma",)
+"""The column gamma, inf in the rows without a skip connection."""
 
 
 def _training_figure(
@@ -169,7 +171,7 @@ ITEMS = [
         params={"setup": "@ranks"},
         judge=chain_judges.sec3_1_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Theorem(
         "lemma1",
@@ -177,7 +179,7 @@ ITEMS = [
         measure=lazy.bn_chain_lemmas.measure_lemma1,
         judge=bn_chain_lemma_judges.judge_lemma1,
         tolerances=("control_min_fraction",),
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Simulation(
         "bn_chain",
@@ -193,7 +195,7 @@ ITEMS = [
         params=("@chain/taus",),
         judge=corollary15_judges.cor15_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Table(
         "eq52",
@@ -201,7 +203,7 @@ ITEMS = [
         reads=_BN_CHAIN,
         judge=invariance_judges.eq52_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Figure(
         "fig3a",
@@ -210,7 +212,7 @@ ITEMS = [
         params={"setup": "@chain"},
         judge=chain_judges.fig3a_claims,
         judge_args=("@chain/taus", "min_width"),
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Simulation(
         "collinear_chain",
@@ -233,11 +235,7 @@ ITEMS = [
         measure=lazy.bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
         tolerances=("offdiag_margin", "row_mean_max", "centering_tolerance"),
-        # gamma = inf: no skip; separation layer NaN: never separated
-        nonfinite=(
-            "gamma",
-            "float64_separation_layer",
-        ),
+        nonfinite=(*_NO_SKIP, "float64_separation_layer"),  # NaN: never separated
     ),
     Theorem(
         "lemma5_6",
@@ -287,7 +285,7 @@ ITEMS = [
         params={"setup": "@chain"},
         judge=chain_judges.fig8_claims,
         judge_args=("max_alpha_wide", "wide_from"),
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Theorem(
         "examples11_12",
@@ -311,6 +309,6 @@ ITEMS = [
         params={"setup": "@chain"},
         judge=chain_judges.fig9_claims,
         judge_args=("slope_tolerance",),
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
 ]
