@@ -58,9 +58,6 @@ def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
     )
 
 
-_THM1_WINDOWS = ("widths", "decay_window", "plateau_window")
-"""Thm. 1's widths and layer windows: its script draws them, its judge fits within them."""
-
 ITEMS = [
     Simulation(
         "cosine_pair",
@@ -135,10 +132,12 @@ ITEMS = [
         "thm1",
         source="DJB21 Thm. 1; Thesis Thm. 2.1",
         reads={"chain": "gaussian_chain"},
-        params=(*_THM1_WINDOWS, "@chain"),
+        params=("widths", "decay_window", "plateau_window", "@chain"),
         judge=gaussian_bound_judges.thm1_claims,
         judge_args=(
-            *_THM1_WINDOWS,
+            "widths",
+            "decay_window",
+            "plateau_window",
             "plateau_drift",
             "exponent_margin",
             "n_exponent_tolerance",
