@@ -36,8 +36,8 @@ key: ``("widths", "@chain/n_runs", "/scale")`` is ``{"widths": "widths", "n_runs
 names: ``("widths", {"chain": "@gaps"})``. A mapping ``{"name": "ref"}`` passes each value under
 its name (a value may itself be a mapping or a tuple: one argument holding a dict). A single
 reference passes the dict found there as keyword arguments. ``Registry.add_family`` rewrites every
-reference as a mapping of root paths (``anchored``), so whatever reads a registered item sees that
-form only.
+tuple as a mapping and every reference as a root path (``anchored``), so whatever reads a
+registered item sees mappings and single references of root paths only.
 """
 
 from __future__ import annotations
@@ -363,9 +363,9 @@ def _absolute_refs(refs, scope: str, reads: Mapping[str, str] | None = None):
 
 
 def anchored(family: str, item: Item) -> Item:
-    """``item`` as registered: every config reference a mapping (``named``) of paths from the
-    config root (``absolute``), and its script's path from ``workflow/scripts/``
-    (``<family>/<script>`` unless it names a folder)."""
+    """``item`` as registered: every tuple of config references a mapping (``named``), every
+    reference a path from the config root (``absolute``), and its script's path from
+    ``workflow/scripts/`` (``<family>/<script>`` unless it names a folder)."""
     scope = f"{family}/{item.name}"
     reads = getattr(item, "reads", None)
     changes: dict[str, Any] = {
