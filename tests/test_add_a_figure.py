@@ -94,16 +94,16 @@ def norm_fig_claims(table, min_ratio: float) -> list:
 '''
 
 ITEMS = """\
-    Simulation("norm_chain", source="a new figure", run=norm_simulations.norm_chain),
+    Simulation("norm_chain", source="a new figure", run=lazy.norm_simulations.norm_chain),
     Figure(
         "norm_fig",
         source="a new figure",
         reads={"chain": "norm_chain"},
-        params={"setup": "mean_field/norm_chain"},
+        params={"setup": "@chain"},
         constants={"x": "layer", "y": "ratio", "shows": "squared norm per unit vs layer"},
         script="kinds/lines.py",
         judge=norm_judges.norm_fig_claims,
-        judge_args={"min_ratio": "min_ratio"},
+        judge_args=("min_ratio",),
     ),
 """
 
@@ -134,11 +134,6 @@ def _add_the_figure(work: Path) -> None:
     (family / "norm_simulations.py").write_text(SIMULATION)
     (family / "norm_judges.py").write_text(JUDGE)
     _insert_after(family / "items.py", "from .config_checks", "from . import norm_judges\n")
-    _insert_after(
-        family / "items.py",
-        "tail_theorems = ",
-        'norm_simulations = lazy_functions(f"{__package__}.norm_simulations")\n',
-    )
     _insert_after(family / "items.py", "ITEMS = [", ITEMS)
     (work / "tests").mkdir()
     (work / "tests/test_mean_field_norm.py").write_text(UNIT_TEST)

@@ -110,7 +110,7 @@ def test_datasets_load_torchvision_only_when_read():
 def test_the_snakefile_process_imports_no_torch():
     """Every Snakemake process (the main one, each cluster job's) loads the registry, the
     preflight and the shipped config's checks: none of it imports torch or torchvision (about 5 s
-    of start-up each); item tables name torch modules' functions lazily (``lazy_functions``)."""
+    of start-up each); item tables name torch modules' functions lazily (``lazy_modules``)."""
     code = (
         "import sys, yaml\n"
         "from sigprop.datasets.data import preflight\n"

@@ -124,6 +124,41 @@ def test_references_are_relative_to_the_item_unless_they_are_paths():
     assert resolve(x.judge_args, {"f": {"x": {"q": 1}}}) == {"q": 1}
 
 
+def test_a_tuple_names_each_reference_by_its_key_and_at_names_a_read():
+    """A tuple passes each reference under its last key (a mapping inside it: under its own
+    names); "@in" is the section of what the item reads as ``in``, "@in/key" a key of it."""
+    registry = Registry()
+    registry.add_family(
+        "f",
+        [
+            Simulation("s", source="s", run=len, setup=("a", "g/x/b", {"c": "/c"},
+                                                         {"batch": ("g/d/n", "data/root")})),
+            Figure("x", source="s", judge=len, reads={"in": "s", "other": "g/t"},
+                   params=("w", "@in", {"setup": "@other"}), judge_args=("@in/n_runs", "/scale")),
+        ],
+    )  # fmt: skip
+    sim, x = registry.get("f", "s", "simulation"), registry.get("f", "x", "figure")
+    assert sim.setup == {
+        "a": "f/s/a",
+        "b": "g/x/b",
+        "c": "c",
+        "batch": {"n": "g/d/n", "root": "data/root"},
+    }
+    assert x.params == {"w": "f/x/w", "in": "f/s", "setup": "g/t"}
+    assert list(x.params) == ["w", "in", "setup"]  # in the tuple's order
+    assert x.judge_args == {"n_runs": "f/s/n_runs", "scale": "scale"}
+    config = {"f": {"s": {"n_runs": 3}, "x": {"w": 2}}, "g": {"t": {"k": 1}}, "scale": "quick"}
+    assert resolve(x.params, config) == {"w": 2, "in": {"n_runs": 3}, "setup": {"k": 1}}
+    for params, error, match in [
+        (("w", {"w": "v"}), ValueError, "'w' given twice"),
+        ((".",), ValueError, "no key name"),
+        (("@out",), KeyError, "@out names no input"),
+    ]:
+        figure = Figure("y", source="s", judge=len, reads={"in": "s"}, params=params)
+        with pytest.raises(error, match=match):
+            Registry().add_family("h", [figure])
+
+
 def test_a_selection_names_judged_items_only():
     assert REGISTRY.selected() == list(REGISTRY.judged())
     assert REGISTRY.selected(["rank_collapse.fig2"]) == [

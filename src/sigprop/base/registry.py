@@ -19,17 +19,25 @@ The data flow of one item, with its outputs:
 
 Measure and judge are separate jobs, so changing a tolerance reruns only the judge.
 
-Items name the functions of modules that import torch through ``lazy_functions``: loading the
+Items name the functions of modules that import torch through ``lazy_modules``: loading the
 registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job
 imports only the module of its own function (``import_function``).
 
 Config references are relative to the item's own section by default: ``"window"`` is the key
 ``window`` of ``<family>/<item>``, ``"."`` that section itself. A path with a slash starts at the
 config root, for another item's keys (``"orthogonality/gap_chain/widths"``) or a top-level section
-(``"data/root"``); ``"/scale"`` is a top-level key. A mapping ``{"name": "ref"}`` passes each value
-under its name; a single reference passes the dict found there as keyword arguments.
-``Registry.add_family`` rewrites every reference from the config root (``anchored``), so whatever
-reads a registered item sees root paths only.
+(``"data/root"``); ``"/scale"`` is a top-level key. In a figure's or table's ``params`` and
+``judge_args``, ``"@gaps"`` is the section of the item it reads as ``gaps`` (``reads``) and
+``"@gaps/n_runs"`` a key of it.
+
+Arguments are passed three ways. A tuple of references passes each under the name of its last
+key: ``("widths", "@chain/n_runs", "/scale")`` is ``{"widths": "widths", "n_runs":
+"@chain/n_runs", "scale": "/scale"}``, and a mapping inside it passes its references under its own
+names: ``("widths", {"chain": "@gaps"})``. A mapping ``{"name": "ref"}`` passes each value under
+its name (a value may itself be a mapping or a tuple: one argument holding a dict). A single
+reference passes the dict found there as keyword arguments. ``Registry.add_family`` rewrites every
+tuple as a mapping and every reference as a root path (``anchored``), so whatever reads a
+registered item sees mappings and single references of root paths only.
 """
 
 from __future__ import annotations
@@ -46,6 +54,8 @@ __all__ = [
     "absolute",
     "anchored",
     "lazy_functions",
+    "lazy_modules",
+    "named",
     "qualified_name",
     "Figure",
     "Item",
@@ -54,13 +64,15 @@ __all__ = [
     "Table",
     "Theorem",
     "dataset_names",
+    "dataset_simulation",
     "resolve",
     "simulation_setup",
     "training_simulation",
 ]
 
-ConfigRefs = Mapping[str, str] | str
-"""``{"argument": "key"}`` (a key of the item's section, or a root path ``"family/item/key"``), or
+ConfigRefs = Mapping[str, Any] | tuple[str | Mapping[str, Any], ...] | str
+"""``("key", ...)`` (each passed under its last key's name; a mapping inside renames),
+``{"argument": "key"}`` (a key of the item's section, or a root path ``"family/item/key"``), or
 one reference to a dict spread as keyword arguments (``"."``: the item's own section)."""
 
 
@@ -87,7 +99,7 @@ class Simulation:
     source: str
     run: Callable[..., Any]
     setup: ConfigRefs | None = None
-    extra: Mapping[str, str] = field(default_factory=dict)
+    extra: ConfigRefs = field(default_factory=dict)
     datasets: tuple[str, ...] = ()
     nonfinite: tuple[str, ...] = ()
     mem_mb: int = 2000
@@ -105,11 +117,12 @@ class _Drawn:
         source: e.g. ``"DJB21 Fig. 2b; Thesis Fig. 2.2b"``.
         reads: script input name -> a simulation (its tensors) or a theorem item (its measured
             table) of the same family, or ``family/name``.
-        params: script parameter name -> config reference (``params.<name>`` in the script).
+        params: the script's parameters (``params.<name>``), config references in any form of
+            the module docstring; ``"@<read>"`` is the section of what it reads as ``<read>``.
         constants: fixed script parameters, e.g. the rows and the caption's first line of a script
             that several items share.
         judge: ``judge(table, **judge_args) -> list[Claim]`` on the plotted numbers.
-        judge_args: config references of the judge's keyword arguments.
+        judge_args: config references of the judge's keyword arguments (as ``params``).
         script: ``workflow/scripts/<family>/<script>``, default ``<name>.py``; a path with a
             folder is from ``workflow/scripts/`` (``kinds/lines.py``: a figure kind any family
             draws). Its module docstring is the item's report caption
@@ -123,7 +136,7 @@ class _Drawn:
     source: str
     judge: Callable[..., list]
     reads: Mapping[str, str] = field(default_factory=dict)
-    params: Mapping[str, str] = field(default_factory=dict)
+    params: ConfigRefs = field(default_factory=dict)
     constants: Mapping[str, Any] = field(default_factory=dict)
     judge_args: ConfigRefs = field(default_factory=dict)
     script: str | None = None
@@ -180,22 +193,26 @@ class Theorem:
 Item = Simulation | Figure | Table | Theorem
 
 
-def training_simulation(
-    name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
-) -> Simulation:
-    """A simulation that trains networks (``sigprop.training.experiment``) on the dataset named
-    at its config key ``dataset``, with the data root ``data/root``; ``nonfinite``: the curves,
-    NaN once a run diverged. 4 GB and up to 10 hours at paper scale."""
+def dataset_simulation(name: str, source: str, run: Callable[..., Any], **fields) -> Simulation:
+    """A simulation on the dataset named at its config key ``dataset``, given the data directory
+    ``data/root`` as ``data_root``; ``fields``: the other fields of ``Simulation``."""
     return Simulation(
         name,
         source=source,
         run=run,
         extra={"data_root": "data/root"},
         datasets=("dataset",),
-        nonfinite=nonfinite,
-        mem_mb=4000,
-        runtime=600,
+        **fields,
     )
+
+
+def training_simulation(
+    name: str, source: str, run: Callable[..., Any], nonfinite: tuple[str, ...]
+) -> Simulation:
+    """A simulation that trains networks (``sigprop.training.experiment``) on its dataset
+    (``dataset_simulation``); ``nonfinite``: the curves, NaN once a run diverged. 4 GB and up to
+    10 hours at paper scale."""
+    return dataset_simulation(name, source, run, nonfinite=nonfinite, mem_mb=4000, runtime=600)
 
 
 def qualified_name(function: Callable) -> str:
@@ -235,24 +252,35 @@ class LazyFunction:
         return f"LazyFunction({qualified_name(self)!r})"
 
 
-class _LazyModule:
-    def __init__(self, module: str):
-        self._module = module
+class _LazyNames:
+    """Names taken without importing anything: attribute ``name`` is ``make(name)``."""
 
-    def __getattr__(self, name: str) -> LazyFunction:
+    def __init__(self, make: Callable[[str], Any], shown: str):
+        self._make, self._shown = make, shown
+
+    def __getattr__(self, name: str) -> Any:
         if name.startswith("__"):
             raise AttributeError(name)
-        return LazyFunction(self._module, name)
+        return self._make(name)
 
     def __repr__(self) -> str:
-        return f"lazy_functions({self._module!r})"
+        return self._shown
 
 
 def lazy_functions(module: str) -> Any:
     """``lazy_functions("pkg.mod").f`` is ``LazyFunction("pkg.mod", "f")``: the functions of a
     module that imports torch, named in an item table without importing it. Only functions:
     a constant an item table needs lives in a torch-free module (``<topic>_spec``)."""
-    return _LazyModule(module)
+    return _LazyNames(lambda name: LazyFunction(module, name), f"lazy_functions({module!r})")
+
+
+def lazy_modules(package: str) -> Any:
+    """``lazy_modules("pkg").mod.f`` is ``lazy_functions("pkg.mod").f``: a package's modules
+    that import torch, each named once, where an item names its function
+    (``run=lazy.chain_simulations.cosine_pair``)."""
+    return _LazyNames(
+        lambda name: lazy_functions(f"{package}.{name}"), f"lazy_modules({package!r})"
+    )
 
 
 def import_function(name: str) -> Callable:
@@ -281,31 +309,67 @@ def _lookup(config: Mapping, path: str) -> Any:
     return node
 
 
-def absolute(ref: str, scope: str) -> str:
+def absolute(ref: str, scope: str, reads: Mapping[str, str] | None = None) -> str:
     """A config reference as a path from the config root; ``scope`` is the item's section
-    (``family/item``): ``"key"`` -> ``scope/key``, ``"."`` -> ``scope``, ``"/key"`` -> ``key``;
-    a path with a slash is one already."""
+    (``family/item``): ``"key"`` -> ``scope/key``, ``"."`` -> ``scope``, ``"/key"`` -> ``key``,
+    ``"@name/key"`` -> ``family/<read>/key`` for ``reads[name]`` (a ``reads`` reference, ``<read>``
+    or ``family/<read>``); a path with a slash is one already."""
     if ref == ".":
         return scope
     if ref.startswith("/"):
         return ref[1:]
+    if ref.startswith("@"):
+        name, _, key = ref[1:].partition("/")
+        if name not in (reads or {}):
+            raise KeyError(f"{scope}: {ref} names no input of its reads {sorted(reads or {})}")
+        read = reads[name] if "/" in reads[name] else f"{scope.split('/')[0]}/{reads[name]}"
+        return f"{read}/{key}" if key else read
     return ref if "/" in ref else f"{scope}/{ref}"
 
 
-def _absolute_refs(refs, scope: str):
+def named(refs):
+    """A tuple of references as a mapping, each under its last key's name (``"@chain/n_runs"``
+    -> ``n_runs``, ``"@chain"`` -> ``chain``), a mapping inside it under its own names; the same
+    within mappings. Other references as they are. A ValueError for a name given twice or a
+    reference without a name (``"."``)."""
+    if isinstance(refs, tuple):
+        found: dict[str, Any] = {}
+        for ref in refs:
+            for name, value in (
+                named(ref).items() if isinstance(ref, Mapping) else [(_name(ref), ref)]
+            ):
+                if name in found:
+                    raise ValueError(f"argument {name!r} given twice in {refs}")
+                found[name] = value
+        return found
+    if isinstance(refs, Mapping):
+        return {name: named(ref) for name, ref in refs.items()}
+    return refs
+
+
+def _name(ref: str) -> str:
+    """The argument a reference in a tuple passes: its last key (``"@read"``: ``read``)."""
+    name = ref.rpartition("/")[2].removeprefix("@")
+    if not name or name == ".":
+        raise ValueError(f"config reference {ref!r} has no key name: pass it in a mapping")
+    return name
+
+
+def _absolute_refs(refs, scope: str, reads: Mapping[str, str] | None = None):
     """``absolute`` over a reference, or a (nested) mapping of them."""
     if refs is None or isinstance(refs, str):
-        return refs if refs is None else absolute(refs, scope)
-    return {name: _absolute_refs(ref, scope) for name, ref in refs.items()}
+        return refs if refs is None else absolute(refs, scope, reads)
+    return {name: _absolute_refs(ref, scope, reads) for name, ref in refs.items()}
 
 
 def anchored(family: str, item: Item) -> Item:
-    """``item`` as registered: every config reference from the config root (``absolute``) and
-    its script's path from ``workflow/scripts/`` (``<family>/<script>`` unless it names a
-    folder)."""
+    """``item`` as registered: every tuple of config references a mapping (``named``), every
+    reference a path from the config root (``absolute``), and its script's path from
+    ``workflow/scripts/`` (``<family>/<script>`` unless it names a folder)."""
     scope = f"{family}/{item.name}"
+    reads = getattr(item, "reads", None)
     changes: dict[str, Any] = {
-        attr: _absolute_refs(getattr(item, attr), scope)
+        attr: _absolute_refs(named(getattr(item, attr)), scope, reads)
         for attr in ("setup", "extra", "params", "judge_args")
         if hasattr(item, attr)
     }

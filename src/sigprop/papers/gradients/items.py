@@ -1,7 +1,7 @@
 """Thesis ch. 6 / app. C items (Meterez, Joudaki et al. ICLR 2024; seed 004): every simulation,
 figure, table and theorem check, in seed order."""
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules
 from . import (
     batch_rank_judges,
     depth_judges,
@@ -15,37 +15,29 @@ from .config_checks import check_config
 from .depth_sweep_spec import VARIANTS, simulation_name
 from .depth_sweep_tables import variants
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-batch_rank_simulations = lazy_functions(f"{__package__}.batch_rank_simulations")
-depth_sweep_simulations = lazy_functions(f"{__package__}.depth_sweep_simulations")
-iso = lazy_functions(f"{__package__}.isometry_theorems")
-jac = lazy_functions(f"{__package__}.jacobian_theorems")
-gain_simulations = lazy_functions(f"{__package__}.gain_simulations")
-isometry_chain_simulations = lazy_functions(f"{__package__}.isometry_chain_simulations")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
 
 
 _BATCH = {
-    **{key: f"gradients/data/{key}" for key in ("dataset", "batch_size", "normalize")},
-    "data_root": "data/root",
+    "batch": (
+        "gradients/data/dataset",
+        "gradients/data/batch_size",
+        "gradients/data/normalize",
+        {"data_root": "data/root"},
+    )
 }
-"""The one real batch of the at-initialization figures: ``bn_mlp.input_batch``'s arguments."""
+"""The one real batch of the at-initialization figures (``gradients/data`` and the data
+directory), the argument ``batch``: ``bn_mlp.input_batch``'s arguments."""
 _BATCH_DATASET = ("gradients/data/dataset",)
 
-
-def _slice(keys: tuple[str, ...], batch: bool = True, section: str | None = None) -> dict:
-    """Config references of a simulation's arguments: the keys of its own section (or of
-    ``section``), and the one real batch (``gradients/data`` and the data directory) as
-    ``batch``."""
-    refs = {key: f"{section}/{key}" if section else key for key in keys}
-    return {**refs, "batch": _BATCH} if batch else refs
-
-
-_DEPTH_SETUP = _slice(
-    ("depths", "n_runs", "width", "dtype", "degenerate"), section="gradients/depth_sweep"
+_SWEEP = "gradients/depth_sweep"
+_DEPTH_SETUP = (
+    *(f"{_SWEEP}/{key}" for key in ("depths", "n_runs", "width", "dtype", "degenerate")),
+    _BATCH,
 )
 _DEPTH_SEEDS = {
     "orthogonal": "Thesis Figs. 6.2, 6.3, C.9 (orthogonal, identity, theory BN)",
@@ -56,8 +48,11 @@ _DEPTH_SEEDS = {
     "mean_reduction": "Thesis Fig. C.10 (with mean reduction)",
     "no_mean_reduction": "Thesis Fig. C.10 (without mean reduction, Eq. (6.4))",
 }
-_GAIN_KEYS = ("width", "norm", "bias", "dtype")
+_GAIN_SETUP = ("width", "norm", "bias", "dtype", _BATCH)
+"""The arguments every gain simulation takes after its own."""
 _CLAIMS = "gradients/depth_claims"
+_SLOPES = (f"{_CLAIMS}/window", f"{_CLAIMS}/flat_slope")
+"""The layer window of the depth figures' slope fits and the slope that counts as flat."""
 
 
 def _depth_reads(figure: str) -> dict[str, str]:
@@ -65,12 +60,12 @@ def _depth_reads(figure: str) -> dict[str, str]:
     return {name: f"depth_{name}" for name in variants(figure)}
 
 
-def _depth_figure(name: str, source: str, judge, judge_args: dict, script: str | None = None):
+def _depth_figure(name: str, source: str, judge, judge_args: tuple, script: str | None = None):
     return Figure(
         name,
         source=source,
         reads=_depth_reads(name),
-        params={"sweep": "gradients/depth_sweep"},
+        params={"sweep": _SWEEP},
         constants={"figure": name} if script else {},
         judge=judge,
         judge_args=judge_args,
@@ -107,7 +102,7 @@ def _training_simulation(
     return Simulation(
         name,
         source=source,
-        run=getattr(training_simulations, name),
+        run=getattr(lazy.training_simulations, name),
         setup={
             **{key: f"gradients/training/{key}" for key in _TRAINING_KEYS},
             **{key: key for key in own},
@@ -126,12 +121,10 @@ def _training_figure(name: str, source: str, simulation: str, judge, script: str
         name,
         source=source,
         reads={"curves": simulation},
-        params={"setup": f"gradients/{simulation}", "training": "gradients/training"},
+        params=({"setup": "@curves"}, "gradients/training"),
         constants={"figure": name},
         judge=judge,
-        judge_args="."
-        if layers
-        else {"settings": ".", "dataset": f"gradients/{simulation}/dataset"},
+        judge_args="." if layers else ({"settings": "."}, "@curves/dataset"),
         script=script,
         nonfinite=_LAYER_CURVES if layers else _ACCURACY_CURVES,
     )
@@ -142,7 +135,7 @@ ITEMS = [
     Simulation(
         "isometry_chain",
         source="Thesis Fig. 6.1, Thm. 6.1",
-        run=isometry_chain_simulations.isometry_chain,
+        run=lazy.isometry_chain_simulations.isometry_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -150,21 +143,21 @@ ITEMS = [
         "fig6_1",
         source="Thesis Fig. 6.1, Thm. 6.1 (ICLR 2024 Fig. 1)",
         reads={"gaps": "isometry_chain"},
-        params={"authors_c": "authors_c"},
+        params=("authors_c",),
         judge=isometry_chain_judges.fig6_1_claims,
         judge_args=".",
     ),
     Theorem(
         "lemma6_2",
         source="Thesis Lemma C.1, Lemma 6.2 / C.2, Cor. C.3",
-        measure=iso.measure_lemma6_2,
+        measure=lazy.isometry_theorems.measure_lemma6_2,
         judge=iso_judges.judge_lemma6_2,
         tolerances=("roundoff_units",),
     ),
     Theorem(
         "theorem6_3",
         source="Thesis Thm. 6.3 / C.4, Cor. 6.4 / C.6, Eq. (C.48), Eq. (C.29)-(C.31)",
-        measure=iso.measure_theorem6_3,
+        measure=lazy.isometry_theorems.measure_theorem6_3,
         judge=iso_judges.judge_theorem6_3,
         tolerances=("control_factor", "roundoff_units"),
         # NaN outside the rows of its part (cases, orthogonal inputs, moments)
@@ -182,7 +175,7 @@ ITEMS = [
     Theorem(
         "lemma_c8_c9",
         source="Thesis Lemma C.8, Eq. (C.53), (C.56), (C.60), Lemma C.9",
-        measure=iso.measure_lemma_c8_c9,
+        measure=lazy.isometry_theorems.measure_lemma_c8_c9,
         judge=iso_judges.judge_lemma_c8_c9,
         tolerances=("control_threshold", "roundoff_units"),
         # NaN outside the rows of its part (spectra, Monte Carlo runs)
@@ -201,7 +194,7 @@ ITEMS = [
         Simulation(
             f"depth_{name}",
             source=_DEPTH_SEEDS[name],
-            run=getattr(depth_sweep_simulations, simulation_name(name)),
+            run=getattr(lazy.depth_sweep_simulations, simulation_name(name)),
             setup=_DEPTH_SETUP,
             datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
@@ -214,34 +207,32 @@ ITEMS = [
         "fig6_2",
         "Thesis Fig. 6.2, Remark 6.6",
         depth_judges.fig6_2_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/min_slope",
-            "min_difference": f"{_CLAIMS}/degenerate_min_difference",
-            "distinct": "gradients/depth_sweep/degenerate/distinct",
-            "repeats": "gradients/depth_sweep/degenerate/repeats",
-        },
+        (
+            *_SLOPES,
+            f"{_CLAIMS}/min_slope",
+            {"min_difference": f"{_CLAIMS}/degenerate_min_difference"},
+            f"{_SWEEP}/degenerate/distinct",
+            f"{_SWEEP}/degenerate/repeats",
+        ),
         script="log_grad_vs_depth.py",
     ),
     _depth_figure(
         "fig6_3",
         "Thesis Fig. 6.3, Thm. 6.5 (ICLR 2024 Fig. 2)",
         depth_judges.fig6_3_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/min_slope",
-            "min_difference": f"{_CLAIMS}/gaussian_min_difference",
-            "batch_size": "gradients/data/batch_size",
-        },
+        (
+            *_SLOPES,
+            f"{_CLAIMS}/min_slope",
+            {"min_difference": f"{_CLAIMS}/gaussian_min_difference"},
+            "gradients/data/batch_size",
+        ),
         script="log_grad_vs_depth.py",
     ),
     # App. C.3: the proof of Thm. 6.5 (Thm. C.10), Remark 6.7
     Theorem(
         "jacobian",
         source="Thesis Lemmas C.13, C.16-C.21",
-        measure=jac.measure_jacobian,
+        measure=lazy.jacobian_theorems.measure_jacobian,
         judge=jac_judges.judge_jacobian,
         tolerances=("roundoff_units",),
         nonfinite=("c17_small",),  # NaN where the small-case check of (C.17) does not apply
@@ -249,7 +240,7 @@ ITEMS = [
     Theorem(
         "lemma_c11",
         source="Thesis Remark 6.7, Lemma C.11",
-        measure=jac.measure_lemma_c11,
+        measure=lazy.jacobian_theorems.measure_lemma_c11,
         judge=jac_judges.judge_lemma_c11,
         tolerances=("sharpness",),
         nonfinite=("autograd_error",),  # NaN: no autograd reference for MSE on raw logits
@@ -257,7 +248,7 @@ ITEMS = [
     Theorem(
         "chain_rule",
         source="Thesis proof of Thm. C.10, Eq. (C.79)-(C.82)",
-        measure=jac.measure_chain_rule,
+        measure=lazy.jacobian_theorems.measure_chain_rule,
         judge=jac_judges.judge_chain_rule,
         # NaN outside a row's kind (layer / net); rhs_thesis at layer 0
         nonfinite=(
@@ -277,7 +268,7 @@ ITEMS = [
     Theorem(
         "lemma_c12",
         source="Thesis Lemma C.12, Eq. (C.81), (C.87)-(C.90)",
-        measure=jac.measure_lemma_c12,
+        measure=lazy.jacobian_theorems.measure_lemma_c12,
         judge=jac_judges.judge_lemma_c12,
         tolerances=("max_orthogonal_slope", "min_gaussian_slope"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -295,7 +286,7 @@ ITEMS = [
     Theorem(
         "lemma_c14_c15",
         source="Thesis Lemmas C.14, C.15, Eq. (C.108)",
-        measure=jac.measure_lemma_c14_c15,
+        measure=lazy.jacobian_theorems.measure_lemma_c14_c15,
         judge=jac_judges.judge_lemma_c14_c15,
         tolerances=(),
         # NaN outside the rows of its part (several kinds of row);
@@ -318,14 +309,15 @@ ITEMS = [
     Simulation(
         "table_c1",
         source="Thesis Table C.1, app. C.4",
-        run=batch_rank_simulations.table_c1,
-        setup={
-            **_slice(
-                ("datasets", "batch_sizes", "batches", "control_batches", "normalizations"),
-                batch=False,
-            ),
-            "data_root": "data/root",
-        },
+        run=lazy.batch_rank_simulations.table_c1,
+        setup=(
+            "datasets",
+            "batch_sizes",
+            "batches",
+            "control_batches",
+            "normalizations",
+            {"data_root": "data/root"},
+        ),
         datasets=("datasets",),
         nonfinite=("control_rank",),  # NaN: the duplicate-image control runs on some batches only
         mem_mb=4000,
@@ -334,7 +326,7 @@ ITEMS = [
         "table_c1",
         source="Thesis Table C.1, app. C.4",
         reads={"batches": "table_c1"},
-        params={"scale": "/scale"},
+        params=("/scale",),
         judge=batch_rank_judges.table_c1_claims,
         judge_args="gradients/table_c1_check",
         nonfinite=("printed_cosine",),  # NaN where the seed prints no cosine
@@ -343,9 +335,9 @@ ITEMS = [
     Simulation(
         "gain_depth",
         source="Thesis Fig. 6.5",
-        run=gain_simulations.gain_depth,
+        run=lazy.gain_simulations.gain_depth,
         datasets=_BATCH_DATASET,
-        setup=_slice(("activations", "exponents", "depths", "runs", "layer", *_GAIN_KEYS)),
+        setup=("activations", "exponents", "depths", "runs", "layer", *_GAIN_SETUP),
     ),
     Figure(
         "fig6_5",
@@ -357,26 +349,24 @@ ITEMS = [
     Simulation(
         "constant_gain",
         source="Thesis Fig. C.1, Eq. (C.155)",
-        run=gain_simulations.constant_gain,
+        run=lazy.gain_simulations.constant_gain,
         datasets=_BATCH_DATASET,
-        setup=_slice(("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_KEYS)),
+        setup=("activations", "gains", "depth", "layers", "gap", "runs", *_GAIN_SETUP),
     ),
     Figure(
         "fig_c1",
         source="Thesis Fig. C.1, app. C.5",
         reads={"rates": "constant_gain"},
-        params={"fit_min_gain": "fit_min_gain"},
+        params=("fit_min_gain",),
         judge=gain_judges.fig_c1_claims,
         judge_args=".",
     ),
     Simulation(
         "exponent_rate",
         source="Thesis Fig. C.2, app. C.5",
-        run=gain_simulations.exponent_rate,
+        run=lazy.gain_simulations.exponent_rate,
         datasets=_BATCH_DATASET,
-        setup=_slice(
-            ("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_KEYS),
-        ),
+        setup=("activations", "exponents", "depths", "from_layer", "gap", "runs", *_GAIN_SETUP),
     ),
     Figure(
         "fig_c2",
@@ -390,19 +380,18 @@ ITEMS = [
         "fig_c9",
         "Thesis Fig. C.9, app. C.7",
         depth_judges.fig_c9_claims,
-        {
-            "window": f"{_CLAIMS}/window",
-            "flat_slope": f"{_CLAIMS}/flat_slope",
-            "min_slope": f"{_CLAIMS}/nonlinear_min_slope",
-            "gap_floor": f"{_CLAIMS}/gap_floor",
-            "gap_decay": f"{_CLAIMS}/gap_decay",
-        },
+        (
+            *_SLOPES,
+            {"min_slope": f"{_CLAIMS}/nonlinear_min_slope"},
+            f"{_CLAIMS}/gap_floor",
+            f"{_CLAIMS}/gap_decay",
+        ),
     ),
     _depth_figure(
         "fig_c10",
         "Thesis Fig. C.10, app. C.7",
         depth_judges.fig_c10_claims,
-        {"window": f"{_CLAIMS}/window", "flat_slope": f"{_CLAIMS}/flat_slope"},
+        _SLOPES,
         script="log_grad_vs_depth.py",
     ),
     # Sec. 6.3, 6.5, app. C.6, C.7: training (Figs. 6.4, 6.6, C.3-C.8)

@@ -5,7 +5,7 @@ There are no cached simulations: the figures and tables are deterministic (quadr
 forms) or cheap and seeded (Table 5.2's Monte Carlo), and their scripts compute what they plot.
 """
 
-from ...base.registry import Figure, Table, Theorem, lazy_functions
+from ...base.registry import Figure, Table, Theorem, lazy_modules
 from . import (
     finite_width_judges,
     hermite_table_judges,
@@ -19,20 +19,22 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-finite_width_theorems = lazy_functions(f"{__package__}.finite_width_theorems")
-isometry_property_theorems = lazy_functions(f"{__package__}.isometry_property_theorems")
-normalization_gain_theorems = lazy_functions(f"{__package__}.normalization_gain_theorems")
-normalization_layer_theorems = lazy_functions(f"{__package__}.normalization_layer_theorems")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
 """Cross-key checks of the ``isometry`` config section (the whole config in, ConfigError out)."""
 
 
-_FIG5_PARAMS = {"subjects": "activations"} | {
-    key: key for key in ("rho0", "layers", "order", "case_tolerance", "n_points")
-}
+_FIG5_PARAMS = (
+    {"subjects": "activations"},
+    "rho0",
+    "layers",
+    "order",
+    "case_tolerance",
+    "n_points",
+)
 """Thesis Figs. 5.1, 5.2: the keys of the figure's own section its script reads."""
 
 
@@ -51,13 +53,9 @@ ITEMS = [
     Figure(
         "fig4_1",
         source="Thesis Fig. 4.1; Def. 4.1, Eq. (4.2)",
-        params={
-            "labels": "labels",
-            "parallelograms": "parallelograms",
-            "parallelepipeds": "parallelepipeds",
-        },
+        params=("labels", "parallelograms", "parallelepipeds"),
         judge=parallelepiped_judges.fig4_1_claims,
-        judge_args={"tolerance": "isometry/fig4_1_check/tolerance"},
+        judge_args=("isometry/fig4_1_check/tolerance",),
         # NaN: a, b and theta describe the n = 2 parallelograms only
         nonfinite=(
             "a",
@@ -68,7 +66,7 @@ ITEMS = [
     Theorem(
         "lemma4_2",
         source="Thesis Lemma 4.2",
-        measure=isometry_property_theorems.lemma4_2,
+        measure=lazy.isometry_property_theorems.lemma4_2,
         judge=isometry_property_judges.lemma4_2_claims,
         tolerances=("roundoff_units", "deficit_rtol"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -83,28 +81,28 @@ ITEMS = [
     Theorem(
         "theorem4_3",
         source="Thesis Thm. 4.3, Eqs. (4.3)-(4.7)",
-        measure=normalization_gain_theorems.theorem4_3,
+        measure=lazy.normalization_gain_theorems.theorem4_3,
         judge=normalization_gain_judges.theorem4_3_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_4",
         source="Thesis Cor. 4.4",
-        measure=normalization_gain_theorems.corollary4_4,
+        measure=lazy.normalization_gain_theorems.corollary4_4,
         judge=normalization_gain_judges.corollary4_4_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "corollary4_5",
         source="Thesis Cor. 4.5",
-        measure=normalization_gain_theorems.corollary4_5,
+        measure=lazy.normalization_gain_theorems.corollary4_5,
         judge=normalization_gain_judges.corollary4_5_claims,
         tolerances=ROUNDOFF,
     ),
     Theorem(
         "prop5_1",
         source="Thesis Props. 5.1, 5.2; Thm. 5.15",
-        measure=finite_width_theorems.prop5_1,
+        measure=lazy.finite_width_theorems.prop5_1,
         judge=finite_width_judges.prop5_1_claims,
         tolerances=("slope_margin", "agree_margin", "control_slope"),
         # NaN where no wrong-kernel fit is made
@@ -116,30 +114,24 @@ ITEMS = [
     Table(
         "table5_1",
         source="Thesis Table 5.1; Def. 5.4, Eq. (5.5)",
-        params={"max_order": "max_order", "nodes": "nodes"},
+        params=("max_order", "nodes"),
         judge=hermite_table_judges.table5_1_claims,
-        judge_args={"float_tolerance": "float_tolerance"},
+        judge_args=("float_tolerance",),
     ),
     Table(
         "table5_2",
         source="Thesis Table 5.2; Def. 5.3, Lemma 5.6, Cor. 5.7, Thm. 5.11",
-        params={
-            key: key
-            for key in (
-                "activations",
-                "order",
-                "series_order",
-                "series_rho_max",
-                "case_tolerance",
-                "mc_samples",
-                "mc_rhos",
-            )
-        },
+        params=(
+            "activations",
+            "order",
+            "series_order",
+            "series_rho_max",
+            "case_tolerance",
+            "mc_samples",
+            "mc_rhos",
+        ),
         judge=hermite_table_judges.table5_2_claims,
-        judge_args={
-            "float_tolerance": "float_tolerance",
-            "mc_margin": "mc_margin",
-        },
+        judge_args=("float_tolerance", "mc_margin"),
         nonfinite=("closed_form_error",),  # NaN where no closed form is known
     ),
     Theorem(
@@ -166,7 +158,7 @@ ITEMS = [
     Theorem(
         "theorem5_15",
         source="Thesis Thm. 5.15, Eqs. (5.11)-(5.14)",
-        measure=normalization_layer_theorems.theorem5_15,
+        measure=lazy.normalization_layer_theorems.theorem5_15,
         judge=normalization_layer_judges.theorem5_15_claims,
         tolerances=("case_tolerance", "float_tolerance"),
         # inf: rho_l reaches 1 in float64 without centring (Psi(1) = inf)

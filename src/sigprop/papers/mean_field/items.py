@@ -1,7 +1,7 @@
 """Thesis ch. 3 and app. B items: every simulation, figure and theorem check of the mean-field
 family, in the seed's order (Joudaki 2024, seed 004; JDB23a)."""
 
-from ...base.registry import Figure, Simulation, Theorem, lazy_functions
+from ...base.registry import Figure, Simulation, Theorem, lazy_modules
 from . import (
     fixed_point_judges,
     gram_judges,
@@ -10,11 +10,8 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-fixed_point_theorems = lazy_functions(f"{__package__}.fixed_point_theorems")
-mixing_theorems = lazy_functions(f"{__package__}.mixing_theorems")
-gram_simulations = lazy_functions(f"{__package__}.gram_simulations")
-tail_theorems = lazy_functions(f"{__package__}.tail_theorems")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
@@ -23,14 +20,14 @@ ITEMS = [
     Simulation(
         "gram_chain",
         source="Thesis Eq. (3.1)-(3.2); Figs. 3.1-3.4",
-        run=gram_simulations.gram_chain,
+        run=lazy.gram_simulations.gram_chain,
         nonfinite=("kappa",),  # the condition number of the singular no-BN Grams: NaN / inf
         mem_mb=4000,
     ),
     Theorem(
         "fixed_point",
         source="Thesis Eq. (3.3) and (B.36), Sec. 3.3.2",
-        measure=fixed_point_theorems.measure,
+        measure=lazy.fixed_point_theorems.measure,
         judge=fixed_point_judges.judge,
         tolerances=("agreement_margin",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -50,7 +47,7 @@ ITEMS = [
     Theorem(
         "mixing",
         source="Thesis Assumption 3.1, Eq. (3.4)",
-        measure=mixing_theorems.measure,
+        measure=lazy.mixing_theorems.measure,
         judge=mixing_judges.judge,
         # z sets the layers of the rate fit (a window, not a tolerance), so the measurement reads
         # it; merged_margin is the judge's.
@@ -62,12 +59,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_2_claims,
-        judge_args={
-            "batch_size": "batch_size",
-            "widths": "mean_field/gram_chain/widths",
-            "plateau_from": "plateau_from",
-            "plateau_margin": "plateau_margin",
-        },
+        judge_args=("batch_size", "@chain/widths", "plateau_from", "plateau_margin"),
     ),
     Figure(
         "fig3_3",
@@ -75,7 +67,7 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_3_claims,
-        judge_args={"slope_margin": "slope_margin"},
+        judge_args=("slope_margin",),
     ),
     Figure(
         "fig3_4",
@@ -83,16 +75,13 @@ ITEMS = [
         reads={"chain": "gram_chain"},
         params={"fig": "."},
         judge=gram_judges.fig3_4_claims,
-        judge_args={
-            "slope_margin": "slope_margin",
-            "widths": "mean_field/gram_chain/widths",
-        },
+        judge_args=("slope_margin", "@chain/widths"),
         nonfinite=("kappa",),  # the condition number of singular no-BN Grams: NaN / inf
     ),
     Theorem(
         "lemma_b1_b2",
         source="Thesis Lemmas B.1, B.2 (Eq. (B.3), (B.4)); Lemma 3.3 / B.3",
-        measure=tail_theorems.measure,
+        measure=lazy.tail_theorems.measure,
         judge=tail_judges.judge,
         tolerances=("slope_margin",),
     ),

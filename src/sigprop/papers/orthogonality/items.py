@@ -4,7 +4,15 @@ Seed numbering: DJB21 (NeurIPS 2021, seed 003) first, then Joudaki's thesis (see
 App. A). Config slices are ``orthogonality/<name>``.
 """
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import (
+    Figure,
+    Simulation,
+    Table,
+    Theorem,
+    dataset_simulation,
+    lazy_modules,
+    training_simulation,
+)
 from ...training.experiment_spec import CURVES
 from . import (
     assumption_judges,
@@ -22,16 +30,8 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-assumption_simulations = lazy_functions(f"{__package__}.assumption_simulations")
-chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
-conjecture_simulations = lazy_functions(f"{__package__}.conjecture_simulations")
-drift_theorems = lazy_functions(f"{__package__}.drift_theorems")
-gaussian_simulations = lazy_functions(f"{__package__}.gaussian_simulations")
-init_simulations = lazy_functions(f"{__package__}.init_simulations")
-init_theorems = lazy_functions(f"{__package__}.init_theorems")
-real_simulations = lazy_functions(f"{__package__}.real_simulations")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 _TRAINING_CURVES = CURVES
@@ -41,7 +41,7 @@ is invalid)."""
 
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(training_simulations, name)
+    run = getattr(lazy.training_simulations, name)
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
@@ -51,7 +51,7 @@ def _training_figure(name: str, source: str, simulation: str, judge) -> Figure:
         name,
         source=source,
         reads={"curves": simulation},
-        params={"setup": f"orthogonality/{simulation}", "figure": "."},
+        params={"setup": "@curves", "figure": "."},
         judge=judge,
         judge_args=".",
         nonfinite=_TRAINING_CURVES,
@@ -62,7 +62,7 @@ ITEMS = [
     Simulation(
         "cosine_pair",
         source="DJB21 Fig. 1; Thesis Fig. 2.1",
-        run=chain_simulations.cosine_pair,
+        run=lazy.chain_simulations.cosine_pair,
         mem_mb=1000,
         runtime=10,
     ),
@@ -70,17 +70,14 @@ ITEMS = [
         "fig1",
         source="DJB21 Fig. 1; Thesis Fig. 2.1",
         reads={"cosines": "cosine_pair"},
-        params={"setup": "orthogonality/cosine_pair"},
+        params={"setup": "@cosines"},
         judge=chain_judges.fig1_claims,
-        judge_args={
-            "width": "orthogonality/cosine_pair/width",
-            "vanilla_min_final_cosine": "vanilla_min_final_cosine",
-        },
+        judge_args=("@cosines/width", "vanilla_min_final_cosine"),
     ),
     Simulation(
         "gap_chain",
         source="DJB21 Eq. (1); Figs. 2a, 2b; Thesis Fig. 2.2",
-        run=chain_simulations.gap_chain,
+        run=lazy.chain_simulations.gap_chain,
         mem_mb=4000,
         runtime=30,
     ),
@@ -88,41 +85,22 @@ ITEMS = [
         "fig2a",
         source="DJB21 Fig. 2a; Thesis Fig. 2.2a",
         reads={"gaps": "gap_chain"},
-        params={
-            "widths": "widths",
-            "layers": "layers",
-            "chain": "orthogonality/gap_chain",
-        },
+        params=("widths", "layers", {"chain": "@gaps"}),
         judge=chain_judges.fig2a_claims,
-        judge_args={
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-        },
+        judge_args=("decay_window", "plateau_window", "plateau_drift"),
     ),
     Figure(
         "fig2b",
         source="DJB21 Fig. 2b; Thesis Fig. 2.2b",
         reads={"gaps": "gap_chain"},
-        params={
-            "window": "window",
-            "paper_window": "paper_window",
-            "chain": "orthogonality/gap_chain",
-        },
+        params=("window", "paper_window", {"chain": "@gaps"}),
         judge=chain_judges.fig2b_claims,
-        judge_args={
-            "window": "window",
-            "slope_margin": "slope_margin",
-            "paper_window": "paper_window",
-            "paper_slope": "paper_slope",
-        },
+        judge_args=("window", "slope_margin", "paper_window", "paper_slope"),
     ),
-    Simulation(
+    dataset_simulation(
         "real_gap",
         source="DJB21 Fig. 5 (App. F)",
-        run=real_simulations.real_gap,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
+        run=lazy.real_simulations.real_gap,
         mem_mb=3000,
         runtime=30,
     ),
@@ -130,15 +108,15 @@ ITEMS = [
         "fig5",
         source="DJB21 Fig. 5 (App. F)",
         reads={"gaps": "real_gap"},
-        params={"setup": "orthogonality/real_gap"},
+        params={"setup": "@gaps"},
         judge=real_judges.fig5_claims,
-        judge_args={
-            "batch_size": "orthogonality/real_gap/batch_size",
-            "growth_window": "growth_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-            "float_tolerance": "float_tolerance",
-        },
+        judge_args=(
+            "@gaps/batch_size",
+            "growth_window",
+            "plateau_window",
+            "plateau_drift",
+            "float_tolerance",
+        ),
     ),
     Simulation(
         "gaussian_chain",
@@ -146,7 +124,7 @@ ITEMS = [
             "DJB21 Thm. 1, Lemma 2, Cor. 3, Table 1; "
             "Thesis Thm. 2.1, Lemma 2.2, Cor. 2.3, Table 2.1"
         ),
-        run=gaussian_simulations.gaussian_chain,
+        run=lazy.gaussian_simulations.gaussian_chain,
         mem_mb=4000,
         runtime=60,
     ),
@@ -154,22 +132,17 @@ ITEMS = [
         "thm1",
         source="DJB21 Thm. 1; Thesis Thm. 2.1",
         reads={"chain": "gaussian_chain"},
-        params={
-            "widths": "widths",
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "chain": "orthogonality/gaussian_chain",
-        },
+        params=("widths", "decay_window", "plateau_window", "@chain"),
         judge=gaussian_bound_judges.thm1_claims,
-        judge_args={
-            "widths": "widths",
-            "decay_window": "decay_window",
-            "plateau_window": "plateau_window",
-            "plateau_drift": "plateau_drift",
-            "exponent_margin": "exponent_margin",
-            "n_exponent_tolerance": "n_exponent_tolerance",
-            "n_runs": "orthogonality/gaussian_chain/n_runs",
-        },
+        judge_args=(
+            "widths",
+            "decay_window",
+            "plateau_window",
+            "plateau_drift",
+            "exponent_margin",
+            "n_exponent_tolerance",
+            "@chain/n_runs",
+        ),
         # NaN at layer 0: the bounds start at layer 1
         nonfinite=(
             "bound_literal",
@@ -181,35 +154,28 @@ ITEMS = [
         "w2_depth",
         source="DJB21 Lemma 2, Cor. 3; Thesis Lemma 2.2, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"widths": "widths", "chain": "orthogonality/gaussian_chain"},
+        params=("widths", "@chain"),
         judge=gaussian_bound_judges.w2_depth_claims,
         # +inf where alpha_hat = 0 (paper scale, deep layers): Cor. 3 needs alpha > 0 and gives
         # no bound there; a ratio to it is 0, and such a layer is never "useful"
         nonfinite=("cor3_literal", "cor3_rigorous"),
-        judge_args={
-            "plateau_from": "plateau_from",
-            "float_tolerance": "float_tolerance",
-            "n_runs": "orthogonality/gaussian_chain/n_runs",
-        },
+        judge_args=("plateau_from", "float_tolerance", "@chain/n_runs"),
     ),
     Figure(
         "w2_width",
         source="DJB21 Table 1, Cor. 3; Thesis Table 2.1, Cor. 2.3",
         reads={"chain": "gaussian_chain"},
-        params={"window": "window", "chain": "orthogonality/gaussian_chain"},
+        params=("window", "@chain"),
         judge=gaussian_bound_judges.w2_width_claims,
-        judge_args={"max_exponent": "max_exponent"},
+        judge_args=("max_exponent",),
     ),
     Table(
         "table1",
         source="DJB21 Table 1; Thesis Table 2.1",
         reads={"chain": "gaussian_chain"},
-        params={
-            "batch_size": "batch_size",
-            "window": "orthogonality/w2_width/window",
-        },
+        params=("batch_size", "orthogonality/w2_width/window"),
         judge=gaussian_bound_judges.table1_claims,
-        judge_args={"max_exponent": "orthogonality/w2_width/max_exponent"},
+        judge_args=("orthogonality/w2_width/max_exponent",),
         # NaN where a batch size has too few widths to fit
         nonfinite=(
             "exponent",
@@ -223,7 +189,7 @@ ITEMS = [
     Simulation(
         "conjecture_chain",
         source="DJB21 Conjecture F.1, Fig. 6 (App. F)",
-        run=conjecture_simulations.conjecture_chain,
+        run=lazy.conjecture_simulations.conjecture_chain,
         mem_mb=2000,
         runtime=30,
     ),
@@ -231,21 +197,21 @@ ITEMS = [
         "fig6",
         source="DJB21 Fig. 6, Conjecture F.1 (App. F)",
         reads={"fluctuations": "conjecture_chain"},
-        params={"main": "main", "chain": "orthogonality/conjecture_chain"},
+        params=("main", {"chain": "@fluctuations"}),
         judge=conjecture_judges.fig6_claims,
-        judge_args={
-            "main": "main",
-            "fit_min_width": "fit_min_width",
-            "slope_margin": "slope_margin",
-            "distinct_margin": "distinct_margin",
-            "offdiag_share": "offdiag_share",
-            "batch_size": "orthogonality/conjecture_chain/batch_size",
-        },
+        judge_args=(
+            "main",
+            "fit_min_width",
+            "slope_margin",
+            "distinct_margin",
+            "offdiag_share",
+            "@fluctuations/batch_size",
+        ),
     ),
     Simulation(
         "a1_grid",
         source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
-        run=assumption_simulations.a1_grid,
+        run=lazy.assumption_simulations.a1_grid,
         # NaN by design: first_fail of a run that never fails; every value of a pixel n > d,
         # outside the assumption's range (not simulated)
         nonfinite=("first_fail", "alpha0", "min_ratio", "passed", "layers"),
@@ -256,19 +222,15 @@ ITEMS = [
         "fig2_3",
         source="Thesis Fig. 2.3 (DJB21 assumption A_1)",
         reads={"grid": "a1_grid"},
-        params={
-            "min_fit_points": "min_fit_points",
-            "n2_constant": "n2_constant",
-            "grid": "orthogonality/a1_grid",
-        },
+        params=("min_fit_points", "n2_constant", "@grid"),
         judge=assumption_judges.fig2_3_claims,
-        judge_args={
-            "threshold": "orthogonality/a1_grid/threshold",
-            "depth": "orthogonality/a1_grid/depth",
-            "min_fit_points": "min_fit_points",
-            "n2_constant": "n2_constant",
-            "exponent_margin": "exponent_margin",
-        },
+        judge_args=(
+            "@grid/threshold",
+            "@grid/depth",
+            "min_fit_points",
+            "n2_constant",
+            "exponent_margin",
+        ),
         # first_fail NaN: the assumption never failed along the chain; the other three are NaN
         # on invalid pixels (d < n), which the judge leaves out by the `valid` column
         nonfinite=("first_fail", "min_ratio", "alpha0_mean", "layers"),
@@ -276,7 +238,7 @@ ITEMS = [
     Theorem(
         "lemma4",
         source="DJB21 Lemma 4, Eq. (11); Thesis Lemma A.1",
-        measure=drift_theorems.measure_lemma4,
+        measure=lazy.drift_theorems.measure_lemma4,
         judge=drift_theorem_judges.judge_lemma4,
         tolerances=("float_tolerance",),
         nonfinite=("max_abs_equality",),  # NaN outside the equality-case rows
@@ -284,7 +246,7 @@ ITEMS = [
     Theorem(
         "theorem5",
         source="DJB21 Thm. 5, Lemmas 7-8 (App. C); Thesis Thm. A.2, Lemmas A.4-A.5",
-        measure=drift_theorems.measure_theorem5,
+        measure=lazy.drift_theorems.measure_theorem5,
         judge=drift_theorem_judges.judge_theorem5,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -307,26 +269,21 @@ ITEMS = [
         "drift",
         source="DJB21 Thm. 5, Lemma 8 (App. C); Thesis Thm. A.2, Lemma A.5",
         reads={"table": "theorem5"},  # its cached Monte Carlo (part == "mc")
-        params={
-            "cases": "orthogonality/theorem5/cases",
-            "n_states": "orthogonality/theorem5/n_states",
-            "n_degenerate": "orthogonality/theorem5/n_degenerate",
-            "n_draws": "orthogonality/theorem5/n_draws",
-        },
+        params=("@table/cases", "@table/n_states", "@table/n_degenerate", "@table/n_draws"),
         judge=drift_judges.drift_claims,
-        judge_args={"n_draws": "orthogonality/theorem5/n_draws"},
+        judge_args=("@table/n_draws",),
     ),
     Theorem(
         "lemma6",
         source="DJB21 Lemma 6, Eq. (13), Lemma 9, Eq. (15); Thesis Lemmas A.3, A.6",
-        measure=drift_theorems.measure_lemma6,
+        measure=lazy.drift_theorems.measure_lemma6,
         judge=sawa_judges.judge_lemma6,
         tolerances=("relative_margin", "float_tolerance"),
     ),
     Theorem(
         "lemma10",
         source="DJB21 Lemma 10, Eq. (16) (App. C.6); Thesis Lemma A.7",
-        measure=drift_theorems.measure_lemma10,
+        measure=lazy.drift_theorems.measure_lemma10,
         judge=sawa_judges.judge_lemma10,
         tolerances=("float_tolerance", "derivative_tolerance"),
         # NaN where n has no random-spectra search
@@ -338,14 +295,14 @@ ITEMS = [
     Theorem(
         "stability",
         source="DJB21 App. B.1; Thesis App. A.2",
-        measure=drift_theorems.measure_stability,
+        measure=lazy.drift_theorems.measure_stability,
         judge=stability_judges.judge_stability,
         tolerances=(),
     ),
     Theorem(
         "app_e",
         source="DJB21 App. E, Eq. (17)-(18), Eq. (6); Thesis App. A.4, Eq. (A.19)-(A.20)",
-        measure=init_theorems.measure_app_e,
+        measure=lazy.init_theorems.measure_app_e,
         judge=init_theorem_judges.judge_app_e,
         tolerances=("control_min_fraction",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -375,24 +332,22 @@ ITEMS = [
     Theorem(
         "lemma_a8",
         source="Thesis Lemma A.8, Eq. (A.12)-(A.13)",
-        measure=init_theorems.measure_lemma_a8,
+        measure=lazy.init_theorems.measure_lemma_a8,
         judge=init_theorem_judges.judge_lemma_a8,
         tolerances=("relative_margin",),
     ),
     Theorem(
         "whitening",
         source="DJB21 Sec. 3, remark after Thm. 1; Thesis Sec. 2.2",
-        measure=init_theorems.measure_whitening,
+        measure=lazy.init_theorems.measure_whitening,
         judge=init_theorem_judges.judge_whitening,
         tolerances=("bn_min_gap",),
         nonfinite=("max_floor_error",),  # NaN where the floor does not apply
     ),
-    Simulation(
+    dataset_simulation(
         "init_mlp",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
-        run=init_simulations.init_gap,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
+        run=lazy.init_simulations.init_gap,
         mem_mb=4000,
         runtime=30,
     ),
@@ -400,7 +355,7 @@ ITEMS = [
         "init_gap",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         reads={"gaps": "init_mlp"},
-        params={"setup": "orthogonality/init_mlp"},
+        params={"setup": "@gaps"},
         judge=init_judges.init_gap_claims,
         judge_args=".",
     ),

@@ -1,7 +1,7 @@
 """Dan+20 items (seeds 000-002): every simulation, figure and theorem check of the rank-collapse
 paper."""
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_functions, training_simulation
+from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules, training_simulation
 from ...training.experiment_spec import CURVES
 from . import (
     bn_chain_lemma_judges,
@@ -15,32 +15,19 @@ from . import (
 )
 from .config_checks import check_config
 
-# the modules that import torch, named without importing them (sigprop.base.registry.lazy_functions)
-bn_chain_lemmas = lazy_functions(f"{__package__}.bn_chain_lemmas")
-gradient_vanishing_theorems = lazy_functions(f"{__package__}.gradient_vanishing_theorems")
-chain_simulations = lazy_functions(f"{__package__}.chain_simulations")
-spectral_lemmas = lazy_functions(f"{__package__}.spectral_lemmas")
-training_simulations = lazy_functions(f"{__package__}.training_simulations")
+lazy = lazy_modules(__package__)
+"""The modules of this family that import torch, named without importing them."""
 
 
 CHECK_CONFIG = check_config
 """The cross-key checks of the ``rank_collapse`` config section (whole config in)."""
 
-_FIG1 = {
-    key: key
-    for key in (
-        "collapse_fraction",
-        "keep_fraction",
-        "learn_depth",
-        "chance_margin",
-        "mild_drop",
-        "min_gap",
-    )
-}
 _TRAINING_CURVES = CURVES
 """A run diverged at a too-large step size of the grid holds NaN from then on: a result of the
 grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
+_NO_SKIP = ("gamma",)
+"""The column gamma, inf in the rows without a skip connection."""
 
 
 def _training_figure(
@@ -52,7 +39,7 @@ def _training_figure(
         name,
         source=f"Dan+20 Fig. {name[3:]}",
         reads={"curves": simulation},
-        params={"setup": f"rank_collapse/{simulation}"},
+        params={"setup": "@curves"},
         constants=constants or {},
         judge=judge,
         judge_args=judge_args or ".",
@@ -72,45 +59,42 @@ _CURVES_SCRIPT = "pretraining_curves.py"
 
 def _training_simulation(name: str, source: str) -> Simulation:
     """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(training_simulations, name)
+    run = getattr(lazy.training_simulations, name)
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
-
-_BN_CHAIN_SETUP = {"setup": "rank_collapse/bn_chain"}
 
 ITEMS = [
     Simulation(
         "depth_rank",
         source="Dan+20 Fig. 2",
-        run=chain_simulations.depth_rank,
+        run=lazy.chain_simulations.depth_rank,
     ),
     Figure(
         "fig2",
         source="Dan+20 Fig. 2",
         reads={"ranks": "depth_rank"},
-        params={"setup": "rank_collapse/depth_rank"},
+        params={"setup": "@ranks"},
         judge=chain_judges.fig2_claims,
-        judge_args={
-            "width": "rank_collapse/depth_rank/width",
-            "vanilla_rank_tolerance": "vanilla_rank_tolerance",
-        },
+        judge_args=("@ranks/width", "vanilla_rank_tolerance"),
     ),
-    Simulation(
-        "depth_training",
-        source="Dan+20 Fig. 1",
-        run=training_simulations.depth_training,
-        extra={"data_root": "data/root"},
-        datasets=("dataset",),
-        mem_mb=4000,
-        runtime=600,
+    training_simulation(
+        "depth_training", "Dan+20 Fig. 1", lazy.training_simulations.depth_training, nonfinite=()
     ),
     Figure(
         "fig1",
         source="Dan+20 Fig. 1",
         reads={"curves": "depth_training"},
-        params={"setup": "rank_collapse/depth_training"},
+        params={"setup": "@curves"},
         judge=training_judges.fig1_claims,
-        judge_args={"width": "rank_collapse/depth_training/width", **_FIG1},
+        judge_args=(
+            "@curves/width",
+            "collapse_fraction",
+            "keep_fraction",
+            "learn_depth",
+            "chance_margin",
+            "mild_drop",
+            "min_gap",
+        ),
     ),
     _training_simulation("pretrain_vs_bn", "Dan+20 Figs. 4, 11"),
     _training_simulation("pretrain_vs_bn_fmnist", "Dan+20 Fig. 12"),
@@ -130,11 +114,11 @@ ITEMS = [
         "pretrain_vs_bn",
         training_judges.fig11_claims,
         _CURVES_SCRIPT,
-        judge_args={
-            "slowdown_ratio": "slowdown_ratio",
+        judge_args=(
+            "slowdown_ratio",
             # the setup claim of these runs, judged as Fig. 4's (Fig. 11 shows Fig. 4's runs)
-            "rank_gain": "rank_collapse/fig4/rank_gain",
-        },
+            "rank_collapse/fig4/rank_gain",
+        ),
         constants=_curves(
             "the runs of Fig. 4, training accuracy (top) and test loss (bottom)",
             {"train_accuracy": "training accuracy", "test_loss": "test loss"},
@@ -164,43 +148,43 @@ ITEMS = [
     Theorem(
         "prop19",
         source="Dan+20 Prop. 19, Eq. (95)-(97) (App. H)",
-        measure=gradient_vanishing_theorems.measure_prop19,
+        measure=lazy.gradient_vanishing_theorems.measure_prop19,
         judge=gradient_vanishing_judges.judge_prop19,
         tolerances=("exact_tolerance", "control_max", "min_alignment", "max_bn_alignment"),
     ),
     Theorem(
         "lemma3",
         source="Dan+20 Lemma 3, Eq. (6)",
-        measure=spectral_lemmas.measure_lemma3,
+        measure=lazy.spectral_lemmas.measure_lemma3,
         judge=spectral_lemma_judges.judge_lemma3,
         tolerances=("rank_tolerance",),
     ),
     Simulation(
         "small_batch_rank",
         source="Dan+20 (seed 002) Sec. 3.1",
-        run=chain_simulations.small_batch_rank,
+        run=lazy.chain_simulations.small_batch_rank,
     ),
     Figure(
         "sec3_1",
         source="Dan+20 (seed 002) Sec. 3.1: full rank when N = O(sqrt d)",
         reads={"ranks": "small_batch_rank"},
-        params={"setup": "rank_collapse/small_batch_rank"},
+        params={"setup": "@ranks"},
         judge=chain_judges.sec3_1_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Theorem(
         "lemma1",
         source="Dan+20 Lemma 1, Eq. (3)-(4)",
-        measure=bn_chain_lemmas.measure_lemma1,
+        measure=lazy.bn_chain_lemmas.measure_lemma1,
         judge=bn_chain_lemma_judges.judge_lemma1,
         tolerances=("control_min_fraction",),
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Simulation(
         "bn_chain",
         source="Dan+20 Eq. (1); Figs. 3a, 8, 9",
-        run=chain_simulations.bn_chain,
+        run=lazy.chain_simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
     ),
@@ -208,10 +192,10 @@ ITEMS = [
         "cor15",
         source="Dan+20 Cor. 15 (with Thm. 14)",
         reads=_BN_CHAIN,
-        params={"taus": "rank_collapse/bn_chain/taus"},
+        params=("@chain/taus",),
         judge=corollary15_judges.cor15_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Table(
         "eq52",
@@ -219,24 +203,21 @@ ITEMS = [
         reads=_BN_CHAIN,
         judge=invariance_judges.eq52_claims,
         judge_args=".",
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        nonfinite=_NO_SKIP,
     ),
     Figure(
         "fig3a",
         source="Dan+20 Fig. 3a; Thm. 2, Thm. 14",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig3a_claims,
-        judge_args={
-            "taus": "rank_collapse/bn_chain/taus",
-            "min_width": "min_width",
-        },
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        judge_args=("@chain/taus", "min_width"),
+        nonfinite=_NO_SKIP,
     ),
     Simulation(
         "collinear_chain",
         source="Dan+20 Fig. 3b",
-        run=chain_simulations.collinear_chain,
+        run=lazy.chain_simulations.collinear_chain,
         mem_mb=1000,
         runtime=10,
     ),
@@ -244,26 +225,22 @@ ITEMS = [
         "fig3b",
         source="Dan+20 Fig. 3b; Example 9",
         reads={"chain": "collinear_chain"},
-        params={"setup": "rank_collapse/collinear_chain"},
+        params={"setup": "@chain"},
         judge=chain_judges.fig3b_claims,
-        judge_args={"min_growth": "min_growth"},
+        judge_args=("min_growth",),
     ),
     Theorem(
         "lemma4",
         source="Dan+20 Lemma 4, Eq. (31)-(32); App. C, comment on BN-centering",
-        measure=bn_chain_lemmas.measure_lemma4,
+        measure=lazy.bn_chain_lemmas.measure_lemma4,
         judge=bn_chain_lemma_judges.judge_lemma4,
         tolerances=("offdiag_margin", "row_mean_max", "centering_tolerance"),
-        # gamma = inf: no skip; separation layer NaN: never separated
-        nonfinite=(
-            "gamma",
-            "float64_separation_layer",
-        ),
+        nonfinite=(*_NO_SKIP, "float64_separation_layer"),  # NaN: never separated
     ),
     Theorem(
         "lemma5_6",
         source="Dan+20 Lemmas 5 and 6, Eq. (30), (33), (36)-(37)",
-        measure=bn_chain_lemmas.measure_lemma5_6,
+        measure=lazy.bn_chain_lemmas.measure_lemma5_6,
         judge=bn_chain_lemma_judges.judge_lemma5_6,
         tolerances=("float_tolerance",),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -283,21 +260,21 @@ ITEMS = [
     Theorem(
         "lemma7",
         source="Dan+20 Lemma 7, Eq. (43)",
-        measure=bn_chain_lemmas.measure_lemma7,
+        measure=lazy.bn_chain_lemmas.measure_lemma7,
         judge=bn_chain_lemma_judges.judge_lemma7,
         tolerances=("min_order",),
     ),
     Theorem(
         "prop8",
         source="Dan+20 Prop. 8, Eq. (44)-(45)",
-        measure=spectral_lemmas.measure_prop8,
+        measure=lazy.spectral_lemmas.measure_prop8,
         judge=spectral_lemma_judges.judge_prop8,
         tolerances=("rtol",),
     ),
     Theorem(
         "example9",
         source="Dan+20 Example 9, Eq. (78)-(82)",
-        measure=spectral_lemmas.measure_example9,
+        measure=lazy.spectral_lemmas.measure_example9,
         judge=spectral_lemma_judges.judge_example9,
         tolerances=(),
     ),
@@ -305,18 +282,15 @@ ITEMS = [
         "fig8",
         source="Dan+20 Fig. 8; Lemma 10",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig8_claims,
-        judge_args={
-            "max_alpha_wide": "max_alpha_wide",
-            "wide_from": "wide_from",
-        },
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        judge_args=("max_alpha_wide", "wide_from"),
+        nonfinite=_NO_SKIP,
     ),
     Theorem(
         "examples11_12",
         source="Dan+20 Examples 11 and 12, Eq. (83)-(89)",
-        measure=spectral_lemmas.measure_examples11_12,
+        measure=lazy.spectral_lemmas.measure_examples11_12,
         judge=spectral_lemma_judges.judge_examples11_12,
         tolerances=("tol", "alpha_bound"),
         # NaN outside the rows of its part (the table holds several kinds of row)
@@ -332,9 +306,9 @@ ITEMS = [
         "fig9",
         source="Dan+20 Fig. 9; Lemma 13",
         reads=_BN_CHAIN,
-        params=_BN_CHAIN_SETUP,
+        params={"setup": "@chain"},
         judge=chain_judges.fig9_claims,
-        judge_args={"slope_tolerance": "slope_tolerance"},
-        nonfinite=("gamma",),  # gamma = inf: no skip connection
+        judge_args=("slope_tolerance",),
+        nonfinite=_NO_SKIP,
     ),
 ]
