@@ -241,3 +241,21 @@ def test_the_simulations_a_partial_run_needs():
     assert registry.simulations_for(["results/claims/rank_collapse/lemma4.json"]) == []
     for everything in ([], ["all"], ["results/claims.csv"], ["figures/nofamily/x.pdf"]):
         assert registry.simulations_for(everything) is None
+
+
+def test_every_network_training_may_leave_diverged_curves():
+    """A run that diverges leaves NaN curves (``training.experiment_spec.CURVES``), which the
+    step-size search skips: every simulation trained by ``training.experiment.network_training``
+    (a ``training_simulations`` module of Dan+20's and DJB21's families) declares them, so its
+    store accepts them instead of refusing a finished paper-scale training."""
+    from sigprop.training.experiment_spec import CURVES
+
+    trained = [
+        item
+        for family, item in load_registry().items("simulation")
+        if family in ("rank_collapse", "orthogonality")
+        and item.run.__module__.endswith(".training_simulations")
+    ]
+    assert len(trained) >= 8
+    for item in trained:
+        assert set(CURVES) <= set(item.nonfinite), item.name

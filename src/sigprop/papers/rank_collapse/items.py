@@ -77,9 +77,7 @@ ITEMS = [
         judge=chain_judges.fig2_claims,
         judge_args=("@ranks/width", "vanilla_rank_tolerance"),
     ),
-    training_simulation(
-        "depth_training", "Dan+20 Fig. 1", lazy.training_simulations.depth_training, nonfinite=()
-    ),
+    _training_simulation("depth_training", "Dan+20 Fig. 1"),
     Figure(
         "fig1",
         source="Dan+20 Fig. 1",
