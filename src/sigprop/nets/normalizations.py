@@ -84,13 +84,11 @@ def uncenter_batch_norm(model: nn.Module) -> nn.Module:
 
 
 BATCH_FUNCTIONS: dict[str, Callable[[Tensor], Tensor]] = {
-    "bn_unit": ops.bn_unit,
-    "bn_rms": ops.bn_rms,
-    "bn_centered": ops.bn_centered,
-    "batch_norm": ops.batch_norm,
+    name: ops.NORMALIZATIONS[name] for name in ("bn_unit", "bn_rms", "bn_centered", "batch_norm")
 }
-"""Slots of ``NORMS`` as functions of the seeds' H, shape (..., d, n): each row (neuron)
-normalized across the n samples, leading dims (runs) batched. A ``TheoryNorm``'s function
+"""Slots of ``NORMS`` as functions of the seeds' H (the BNs of ``ops.NORMALIZATIONS``), shape
+(..., d, n): each row (neuron) normalized across the n samples, leading dims (runs) batched. A
+``TheoryNorm``'s function
 (``ops.bn_unit``: Thesis Eq. (6.4); ``ops.bn_rms``: Dan+20 Eq. (2); ``ops.bn_centered``), and
 for ``batch_norm`` torch's ``BatchNorm1d`` in training mode at initialization
 (``ops.batch_norm``, equal to it to round-off)."""
