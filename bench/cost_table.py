@@ -1,5 +1,4 @@
 """The cost table the package ships (``src/sigprop/pipeline/cost_table.csv``), merged from
-
 measurements.
 
 ``sigprop.pipeline.job_resources.cost_table`` reads it at run time: one row per compute item, with

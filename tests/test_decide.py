@@ -1,5 +1,4 @@
 """Tests of sigprop.pipeline.decide: more runs for undecided claims without inflating the error
-
 rate.
 
 The simulations decide claims whose true value sits on their limit, so every hold or fail is a

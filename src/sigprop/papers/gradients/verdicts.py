@@ -1,6 +1,5 @@
 """Measurement helpers of the gradients judges (candidates for ``sigprop.engine.stats`` /
-
-``claims``).
+``sigprop.verdicts.claims``).
 
 - ``welch``: the difference of the means of two independent samples of runs (Welch's t).
 - ``least_favourable``: of several measurements of one claim ("every network", "every width"),
