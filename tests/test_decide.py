@@ -10,6 +10,7 @@ the rate; the data are drawn at once (seeded numpy), the looks read growing pref
 
 import json
 import math
+import threading
 from functools import partial
 
 import numpy as np
@@ -301,6 +302,40 @@ def test_a_group_left_with_vacuous_or_hopeless_claims_stops(
     }
 
 
+def test_groups_look_at_once_each_counting_its_own_jobs(tmp_path, registry, config, monkeypatch):
+    """``jobs = 2``: two groups' looks run at the same time (each waits for the other), with
+    ``--nolock``, and each counts only the benchmark files of its own computes and items."""
+    meet = threading.Barrier(2, timeout=30)
+    calls = {}
+
+    def run_look(root, directory, values, name, targets, forcerun, cores, concurrent, owned):
+        meet.wait()
+        calls[name] = (concurrent, owned)
+        return 1.0
+
+    names = ["orthogonality.thm1", "mean_field.mixing"]
+    decided = pd.DataFrame([row(f"{n}.claim") for n in names]).assign(item=names)
+    monkeypatch.setattr(decide, "_run_look", run_look)
+    monkeypatch.setattr(decide, "_records", lambda directory, names: decided)
+    decider = decide.Decider(registry, config, tmp_path, tmp_path, 3600.0, 3, jobs=2)
+    found, _ = decide.groups(registry, config, names)
+    decider.decide_groups(found)
+    assert sorted(calls) == ["mean_field.mixing/look1", "orthogonality.thm1/look1"]
+    assert decider.spent == 2.0 and decider.in_flight == pytest.approx(0.0, abs=1e-6)
+    concurrent, owned = calls["orthogonality.thm1/look1"]
+    assert concurrent and owned("orthogonality/simulate_gaussian_chain")
+    assert owned("orthogonality/judge_thm1") and not owned("mean_field/judge_mixing")
+
+
+def test_a_look_waits_for_room_beside_the_looks_in_flight(tmp_path, registry, config, monkeypatch):
+    monkeypatch.setattr(decide, "_run_look", pytest.fail)
+    decider = decide.Decider(registry, config, tmp_path, tmp_path, 3600.0, 3, jobs=2)
+    (group,), _ = decide.groups(registry, config, ["orthogonality.thm1"])
+    decider.in_flight = 3600.0 - decider.costs.look(registry, group, 1) + 1.0
+    with pytest.raises(decide._OverBudget):
+        decider.look(group, 1, 0.9875)
+
+
 def test_overlay_is_typed_nested_yaml():
     assert decide._nested({"claims/confidence": 0.975, "a/b/n_runs": 6}) == {
         "claims": {"confidence": 0.975},
@@ -326,6 +361,7 @@ def test_snakemake_call_runs_in_the_decide_directory(tmp_path):
         (["no_such.item", "--budget", "1"], "no figure, table or theorem item 'no_such.item'"),
         (["rank_collapse.prop8", "--budget", "1"], "rank_collapse.prop8 has no replication key"),
         (["--budget", "1", "--max-looks", "0"], "--max-looks must be at least 1"),
+        (["--budget", "1", "--jobs", "0"], "--jobs must be at least 1"),
     ],
 )
 def test_bad_input_fails_before_any_compute(tmp_path, monkeypatch, argv, message, capsys):
@@ -335,6 +371,22 @@ def test_bad_input_fails_before_any_compute(tmp_path, monkeypatch, argv, message
     assert code == 2
     assert message in capsys.readouterr().err
     assert not (tmp_path / "d").exists()
+
+
+def test_dry_run_continues_the_looks_so_far(tmp_path, monkeypatch, capsys):
+    """With a decide state, the plan starts each group at its next look from that state."""
+    monkeypatch.setattr(decide, "_run_look", pytest.fail)
+    directory = tmp_path / "d"
+    directory.mkdir()
+    state = {"items": {"rank_collapse.lemma4": {"look": 2}}, "looks": [], "spent_s": 0.0}
+    (directory / "decide_state.json").write_text(json.dumps(state))
+    undecided = row("rank_collapse.lemma4.row_mean_g1", "undecided", lean="holds", n=32,
+                    to_decide=40, measured=0.9, low=0.5, high=1.3, bound=1.0)  # fmt: skip
+    monkeypatch.setattr(decide, "_records", lambda d, names: pd.DataFrame([undecided]))
+    code = cli.main(["decide", "--budget", "0.3", "--dry-run", "--directory", str(directory)])
+    out = capsys.readouterr().out
+    assert code == 0 and f"continuing the looks in {directory}" in out
+    assert "rank_collapse.lemma4: look 3 at 0.996875: rank_collapse/lemma4/n_runs=64" in out
 
 
 def test_dry_run_prints_the_plan(tmp_path, monkeypatch, capsys):

@@ -878,6 +878,9 @@ def add_decide_parser(sub) -> None:
     dec.add_argument("--output", type=Path, default=Path("ledgers/quick_decided.csv"))
     dec.add_argument("--directory", type=Path, default=Path("decide"), help="where looks run")
     dec.add_argument("--cores", type=int, default=1, help="Snakemake cores of each look")
+    dec.add_argument(
+        "--jobs", type=int, default=1, help="groups looked at at once (cores in all: jobs x cores)"
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

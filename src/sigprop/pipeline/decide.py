@@ -83,8 +83,10 @@ import math
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -670,12 +672,15 @@ def snakemake_command(
     targets: Sequence[str],
     forcerun: Sequence[str],
     cores: int,
+    concurrent: bool = False,
 ) -> list[str]:
     """The Snakemake call of one look (the checkout's Snakefile, run in ``directory``).
 
     The copy has no Snakemake metadata, and a checkout's scripts may be newer than the copied
     outputs: ``--rerun-triggers mtime`` leaves the choice of jobs to ``--forcerun`` (and to
-    inputs newer than outputs), so look 0 runs the judges and nothing else."""
+    inputs newer than outputs), so look 0 runs the judges and nothing else. ``concurrent``:
+    other groups' looks run in the same directory at once (``--nolock``; the groups' outputs
+    are disjoint, ``groups`` joins every item that shares a key)."""
     return [
         sys.executable,
         "-m",
@@ -694,6 +699,7 @@ def snakemake_command(
         *forcerun,
         "--rerun-triggers",
         "mtime",
+        *(["--nolock"] if concurrent else []),
         "--quiet",
         "rules",
     ]
@@ -707,14 +713,17 @@ def _run_look(
     targets: Sequence[str],
     forcerun: Sequence[str],
     cores: int,
+    concurrent: bool = False,
+    owned: Callable[[str], bool] = lambda job: True,
 ) -> float:
-    """Run one look; return the CPU-seconds its jobs took (their benchmark files)."""
+    """Run one look; return the CPU-seconds its jobs took (their benchmark files; ``owned``:
+    whether a job, ``family/rule_name``, is this look's and not a concurrent group's)."""
     from .job_benchmarks import collect
 
     overlay = directory / "looks" / f"{name}.yaml"
     overlay.parent.mkdir(parents=True, exist_ok=True)
     overlay.write_text(yaml.safe_dump(_nested(overlay_values), sort_keys=True))
-    command = snakemake_command(root, directory, overlay, targets, forcerun, cores)
+    command = snakemake_command(root, directory, overlay, targets, forcerun, cores, concurrent)
     log = directory / "looks" / f"{name}.log"
     started = time.time()
     with log.open("w") as out:
@@ -724,7 +733,19 @@ def _run_look(
     if done.returncode != 0:
         raise RuntimeError(f"look {name} failed (Snakemake exit {done.returncode}); see {log}")
     jobs = collect(directory / "benchmarks", directory / "logs", since=started)
+    jobs = jobs[jobs["job"].map(owned)] if len(jobs) else jobs
     return float(jobs["s"].sum()) if len(jobs) else time.time() - started
+
+
+def _owned_by(g: Group) -> Callable[[str], bool]:
+    """Whether a job (``family/rule_name``) runs one of the group's computes or items."""
+    names = set(g.computes) | {n.replace(".", "/") for n in g.items}
+
+    def owned(job: str) -> bool:
+        family, _, rest = job.partition("/")
+        return f"{family}/{rest.split('_', 1)[-1]}" in names
+
+    return owned
 
 
 def _records(directory: Path, names: Iterable[str]) -> pd.DataFrame:
@@ -749,10 +770,14 @@ class Decider:
         max_looks: int,
         cores: int = 1,
         out: Callable[[str], None] = print,
+        jobs: int = 1,
     ):
         check_input(registry, config, budget_s, max_looks, ())
         self.registry, self.config, self.root, self.directory = registry, config, root, directory
         self.budget_s, self.max_looks, self.cores, self.out = budget_s, max_looks, cores, out
+        self.jobs = jobs
+        self.lock = threading.Lock()  # state, spending and the projected looks in flight
+        self.in_flight = 0.0
         self.look_levels = levels(float(config["claims"]["confidence"]), max_looks + 1)
         self.costs = Costs(root, _committed_quick_seconds())
         self.every = [f"{f}.{i.name}" for f, i in registry.judged()]
@@ -781,19 +806,32 @@ class Decider:
         )
         self.save()
 
-    def _snakemake(self, values, name, targets, forcerun) -> float:
-        seconds = _run_look(self.root, self.directory, values, name, targets, forcerun, self.cores)
-        self.spent += seconds
-        self.state["spent_s"] = self.state.get("spent_s", 0.0) + seconds
+    def _snakemake(self, values, name, targets, forcerun, owned=lambda job: True) -> float:
+        seconds = _run_look(
+            self.root,
+            self.directory,
+            values,
+            name,
+            targets,
+            forcerun,
+            self.cores,
+            self.jobs > 1,
+            owned,
+        )
+        with self.lock:
+            self.spent += seconds
+            self.state["spent_s"] = self.state.get("spent_s", 0.0) + seconds
         return seconds
 
     def look(self, g: Group, k: int, level: float) -> list[str]:
         """Look ``k`` of a group: its computes at ``2^k`` times the runs, its items judged at
         ``level``; the verdicts of its targets (``hopeless``: no look is projected to decide)."""
         projected = self.costs.look(self.registry, g, k)
-        if self.spent + projected > self.budget_s:
-            g.stopped = f"budget: look {k} projected {projected:.0f} s"
-            raise _OverBudget
+        with self.lock:  # the looks in flight hold their projected seconds
+            if self.spent + self.in_flight + projected > self.budget_s:
+                g.stopped = f"budget: look {k} projected {projected:.0f} s"
+                raise _OverBudget
+            self.in_flight += projected
         forcerun = [_compute_output(self.registry, c) for c in g.computes] + [
             f"results/{n.replace('.', '/')}.csv"
             for n in g.items
@@ -801,24 +839,29 @@ class Decider:
         ]  # the computes, and the draws and tables (their params may read the keys)
         values = {"claims/confidence": level, **g.values(k)}
         targets = [_claims_file(n) for n in g.items]
-        seconds = self._snakemake(values, f"{g.name}/look{k}", targets, forcerun)
+        try:
+            seconds = self._snakemake(values, f"{g.name}/look{k}", targets, forcerun, _owned_by(g))
+        finally:
+            with self.lock:
+                self.in_flight -= projected
         rows = _records(self.directory, g.items)
-        for n in g.items:
-            self.state["items"][n] = {"look": k, "level": level, "units": g.values(k)}
         g.look = k
         targets = _targets(rows, k, self.look_levels)
-        self.state["looks"].append(
-            {
-                "group": g.name,
-                "look": k,
-                "level": level,
-                "units": g.values(k),
-                "projected_s": projected,
-                "measured_s": seconds,
-                "undecided": " ".join(rows.loc[_undecided(rows), "id"]),
-            }
-        )
-        self.save()
+        with self.lock:
+            for n in g.items:
+                self.state["items"][n] = {"look": k, "level": level, "units": g.values(k)}
+            self.state["looks"].append(
+                {
+                    "group": g.name,
+                    "look": k,
+                    "level": level,
+                    "units": g.values(k),
+                    "projected_s": projected,
+                    "measured_s": seconds,
+                    "undecided": " ".join(rows.loc[_undecided(rows), "id"]),
+                }
+            )
+            self.save()
         self.out(f"{g.name}: look {k} at {level:.6g} ({seconds:.0f} s): {len(targets)} undecided")
         return ["hopeless" if math.isnan(x) else "undecided" for x in targets["needs"]]
 
@@ -834,12 +877,21 @@ class Decider:
         )
         for name, why in proposal.skipped.items():
             self.out(f"not run: {name}: {why}")
-        for g in proposal.groups:
-            try:
-                sequential(partial(self.look, g), self.look_levels, start=g.look + 1)
-            except _OverBudget:
-                self.out(f"{g.name}: stopped at look {g.look} ({g.stopped})")
+        self.decide_groups(proposal.groups)
         return self.state
+
+    def decide_groups(self, found: Sequence[Group]) -> None:
+        """Each group's looks, ``jobs`` groups at once (one: in order); their outputs are
+        disjoint, and a look starts only if the looks in flight leave its projection room."""
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            list(pool.map(self._decide_group, found))
+
+    def _decide_group(self, g: Group) -> None:
+        """A group's looks until its targets are decided, hopeless or over the budget."""
+        try:
+            sequential(partial(self.look, g), self.look_levels, start=g.look + 1)
+        except _OverBudget:
+            self.out(f"{g.name}: stopped at look {g.look} ({g.stopped})")
 
 
 class _OverBudget(Exception):
@@ -886,14 +938,21 @@ def write_ledger(
 
 
 def check_input(
-    registry: Registry, config: Mapping, budget_s: float, max_looks: int, items: Sequence[str]
+    registry: Registry,
+    config: Mapping,
+    budget_s: float,
+    max_looks: int,
+    items: Sequence[str],
+    jobs: int = 1,
 ) -> None:
     """The DecideErrors of bad input, before any compute: a budget that is not positive, fewer
-    than one look, an unknown item, an item with no replication key."""
+    than one look or job, an unknown item, an item with no replication key."""
     if not budget_s > 0:
         raise DecideError(f"the budget must be positive, got {budget_s / 3600:g} CPU-hours")
     if max_looks < 1:
         raise DecideError(f"--max-looks must be at least 1, got {max_looks}")
+    if jobs < 1:
+        raise DecideError(f"--jobs must be at least 1, got {jobs}")
     for name in items:
         family, item = judged_item(registry, name)
         if not unit_keys(registry, family, item, config):
@@ -903,25 +962,48 @@ def check_input(
             )
 
 
+def _dry_run_ledger(
+    registry: Registry, config: Mapping, ledger_path: Path, directory: Path
+) -> tuple[pd.DataFrame, dict[str, int], str]:
+    """What a plan starts from: the looks so far where ``directory`` holds a decide state (a
+    later run continues each item at its next look), else the default run's ledger with look
+    0 projected."""
+    state_path = directory / "decide_state.json"
+    if state_path.exists():
+        state = json.loads(state_path.read_text())
+        every = [f"{f}.{i.name}" for f, i in registry.judged()]
+        done = {n: s.get("look", 0) for n, s in state.get("items", {}).items()}
+        return _records(directory.resolve(), every), done, f"continuing the looks in {directory}"
+    if not ledger_path.exists():
+        raise DecideError(f"ledger {ledger_path} not found (run the quick DAG: make all)")
+    ledger = pd.read_csv(ledger_path, keep_default_na=False, na_values=[""])
+    confidence = float(config["claims"]["confidence"])
+    ledger = projected_look0(ledger, confidence, levels(confidence, 1)[0])
+    return ledger, {}, f"look 0 projected from {ledger_path}"
+
+
 def main(registry: Registry, args) -> int:
     """``sigprop decide`` (see ``cli``): the plan (``--dry-run``) or the looks and the ledger."""
     root = Path.cwd()
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     budget_s = float(args.budget) * 3600
-    check_input(registry, config, budget_s, args.max_looks, args.items)
+    check_input(registry, config, budget_s, args.max_looks, args.items, args.jobs)
     if args.dry_run:
-        if not args.ledger.exists():
-            raise DecideError(f"ledger {args.ledger} not found (run the quick DAG: make all)")
-        ledger = pd.read_csv(args.ledger, keep_default_na=False, na_values=[""])
-        level0 = levels(float(config["claims"]["confidence"]), 1)[0]
-        ledger = projected_look0(ledger, float(config["claims"]["confidence"]), level0)
+        ledger, done, source = _dry_run_ledger(registry, config, args.ledger, args.directory)
         costs = Costs(root, _committed_quick_seconds())
-        found = plan(registry, config, ledger, costs, args.max_looks, args.items, budget_s)
-        print(f"plan (look 0 projected from {args.ledger}; budget {args.budget:g} CPU-h):")
+        found = plan(registry, config, ledger, costs, args.max_looks, args.items, budget_s, done)
+        print(f"plan ({source}; budget {args.budget:g} CPU-h):")
         print(found.text())
         return 0
     decider = Decider(
-        registry, config, root, args.directory.resolve(), budget_s, args.max_looks, args.cores
+        registry,
+        config,
+        root,
+        args.directory.resolve(),
+        budget_s,
+        args.max_looks,
+        args.cores,
+        jobs=args.jobs,
     )
     state = decider.run(args.items)
     table = write_ledger(registry, args.directory.resolve(), state, args.output, config)
