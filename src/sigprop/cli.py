@@ -63,6 +63,8 @@ __all__ = [
 ]
 
 GOLDEN = Path(".test/golden/quick_claims.csv")
+DECIDED = Path("ledgers/quick_decided.csv")
+"""The quick ledger with undecided claims decided by more runs (``sigprop decide``)."""
 GOLDEN_COLUMNS = [
     "id",
     "kind",
@@ -560,6 +562,10 @@ def cmd_golden(registry: Registry, args) -> int:
 HEADLINE_START = "<!-- claims-headline:start -->"
 HEADLINE_END = "<!-- claims-headline:end -->"
 """The markers of README.md's generated headline (``sigprop summary --readme README.md``)."""
+DECIDED_START = "<!-- decided-headline:start -->"
+DECIDED_END = "<!-- decided-headline:end -->"
+"""The markers of README.md's line on the decided ledger (``DECIDED``), generated beside the
+headline."""
 SUMMARY_START = "<!-- claims-summary:start -->"
 SUMMARY_END = "<!-- claims-summary:end -->"
 """The markers of ``docs/items.md``'s generated summary (``sigprop summary --readme FILE``)."""
@@ -584,6 +590,17 @@ def headline_table(table: pd.DataFrame) -> str:
         cells = " | ".join(str(int(counts.loc[k, v])) for v in verdicts)
         lines.append(f"| {k} | {cells} | {int(counts.loc[k].sum())} |")
     return "\n".join(lines) + "\n"
+
+
+def decided_line(decided: pd.DataFrame) -> str:
+    """The paper claims of the decided ledger (``DECIDED``) in one line, the undecided split by
+    lean."""
+    paper = decided[decided["kind"] == "paper"]
+    lean = lean_text(paper)
+    return (
+        f"With more runs where a claim was undecided (`sigprop decide`, [{DECIDED}]({DECIDED})): "
+        f"{verdict_counts(paper['verdict'])} (of {len(paper)}).{' ' + lean if lean else ''}\n"
+    )
 
 
 def summary_table(table: pd.DataFrame) -> str:
@@ -722,6 +739,9 @@ def cmd_summary(registry: Registry, args) -> int:
         return 0
     blocks = {
         (HEADLINE_START, HEADLINE_END): lambda: headline_table(ledger),
+        (DECIDED_START, DECIDED_END): lambda: decided_line(
+            pd.read_csv(DECIDED, keep_default_na=False, na_values=[""])
+        ),
         (SUMMARY_START, SUMMARY_END): lambda: block,
         (ITEMS_START, ITEMS_END): lambda: items_table(registry, ledger),
     }
