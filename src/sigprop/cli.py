@@ -41,6 +41,7 @@ from .verdicts import findings
 from .verdicts.claims import (
     DEFINITION_COLUMNS,
     KINDS,
+    OUTCOME_COLUMNS,
     VERDICTS,
     compare_definitions,
     headline,
@@ -65,21 +66,7 @@ __all__ = [
 GOLDEN = Path(".test/golden/quick_claims.csv")
 DECIDED = Path("ledgers/quick_decided.csv")
 """The quick ledger with undecided claims decided by more runs (``sigprop decide``)."""
-GOLDEN_COLUMNS = [
-    "id",
-    "kind",
-    "verdict",
-    "measured",
-    "low",
-    "high",
-    "interval",
-    "bound",
-    "tolerance",
-    "lean",
-    "to_decide",
-    "units",
-    "slack",
-]
+GOLDEN_COLUMNS = [*OUTCOME_COLUMNS, "bound", "tolerance", "lean", "to_decide", "units", "slack"]
 """What the golden file pins: ids and kinds exactly, verdicts (``_same_verdict``), measured values
 to their slack (``_reproduced``; ``slack`` the rounding motion measured under another kernel
 path, ``measured_slack``); an undecided claim's lean and runs to decide it are recorded, not
@@ -429,8 +416,8 @@ def compare_golden(
 def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Two ledgers side by side, one row per claim id in either: both kinds, verdicts and
     intervals, and whether they agree (same verdict and overlapping intervals)."""
-    cols = ["kind", "verdict", "measured", "low", "high", "interval", "scale"]
-    a, b = (t.reindex(columns=["id", *cols]) for t in (a, b))  # the golden file has no scale
+    cols = [*OUTCOME_COLUMNS, "scale"]
+    a, b = (t.reindex(columns=cols) for t in (a, b))  # the golden file has no scale
     both = pd.merge(a, b, on="id", how="outer", suffixes=("_a", "_b")).set_index("id")
     overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])
     both["agree"] = (both["verdict_a"] == both["verdict_b"]) & overlap
