@@ -193,9 +193,11 @@ def test_the_paper_dry_run_submits_one_job_per_width(work):
 
 @pytest.mark.workflow
 @pytest.mark.expected_seconds(40)
-def test_a_split_run_merges_and_a_code_edit_reruns_its_parts(work):
+def test_a_split_run_merges_and_a_code_edit_reruns_its_parts(tmp_path):
     """At tiny sizes: the parts and the merge run and write the chain's result; an edit of the
-    simulation's module then reruns every part (their params hold its code's fingerprint)."""
+    simulation's module then reruns every part (their params hold its code's fingerprint), and
+    a width added to the list runs alone before the merge."""
+    work = copy_workflow(tmp_path)  # its own: the dry runs above see no results
     tiny = {SPLIT_KEY: ["rank_collapse.bn_chain"], "rank_collapse": {"bn_chain": TINY["bn_chain"]}}
     (work / "tiny_split.yaml").write_text(yaml.safe_dump(tiny))
     snakemake(work, BN_CHAIN, "--configfile", "tiny_split.yaml")
@@ -209,3 +211,8 @@ def test_a_split_run_merges_and_a_code_edit_reruns_its_parts(work):
         source.write_text(original)
     assert job_counts(out.stdout) == {"simulate_part": 3, "merge": 1}
     assert "Params have changed" in out.stdout
+    wider = copy.deepcopy(tiny)
+    wider["rank_collapse"]["bn_chain"]["widths"].append(10)
+    (work / "wider.yaml").write_text(yaml.safe_dump(wider))
+    out = snakemake(work, "-n", BN_CHAIN, "--configfile", "wider.yaml")
+    assert job_counts(out.stdout) == {"simulate_part": 1, "merge": 1}, "a new width runs alone"
