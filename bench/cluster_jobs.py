@@ -6,7 +6,8 @@ checkout (``--repo``, default this one), with ``device=cuda`` and the profile's
 ``sigprop.datasets.generated_datasets``) so that the check before any job passes without a network,
 and counts what would go to the cluster: cluster jobs (a group job counts once), those with a GPU,
 those asking <= 10 minutes, > 24 h, the longest request, the compute jobs inside groups, and
-the compute jobs that run on the submitting machine (``simulate_tiny``, ``measure_tiny``). A
+the compute jobs that run on the submitting machine (``simulate_tiny``, ``simulate_part_tiny``,
+``measure_tiny``); a part of a split simulation (``simulate_part``) counts as a compute job. A
 checkout without job groups or ``max_runtime`` (an older revision) is counted as it is, which
 gives the before -> after of one change in one run:
 
@@ -64,7 +65,7 @@ def dry_run(repo: Path, max_runtime: int | None) -> str:
 def count(log: str) -> dict:
     """Cluster jobs of a dry run's log: top-level compute jobs and group jobs."""
     runtimes, gpus, grouped, groups = [], 0, 0, 0
-    local = len(re.findall(r"^(?:local)?rule (?:simulate|measure)_tiny:", log, re.M))
+    local = len(re.findall(r"^(?:local)?rule (?:simulate|simulate_part|measure)_tiny:", log, re.M))
     blocks = re.split(r"\n(?=\[[^\]]+\][ \n])", log)
     for block in blocks:
         if "Group job" in block.split("\n", 1)[0]:
@@ -73,7 +74,9 @@ def count(log: str) -> dict:
             grouped += len(inner)
             runtimes.append(sum(int(r) for r in inner))  # an upper bound: layers run in series
             continue
-        rule = re.search(r"^\s*(?:\[[^\]]+\]\s*)?rule (simulate|measure):", block, re.M)
+        rule = re.search(
+            r"^\s*(?:\[[^\]]+\]\s*)?rule (simulate|simulate_part|measure):", block, re.M
+        )
         if rule is None:
             continue
         resources = re.search(r"resources: (.*)", block)

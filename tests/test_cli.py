@@ -302,6 +302,9 @@ def test_the_generated_blocks_are_those_of_the_golden_file():
     summary = _block(docs, cli.SUMMARY_START, cli.SUMMARY_END)
     assert summary == cli.summary_table(golden), f"{docs}'s summary is stale: run {STALE}"
     assert headline.splitlines()[0] == summary.splitlines()[0]  # one headline
+    decided = pd.read_csv(ROOT / cli.DECIDED, keep_default_na=False, na_values=[""])
+    line = _block(readme, cli.DECIDED_START, cli.DECIDED_END)
+    assert line == cli.decided_line(decided), f"README.md's decided line is stale: run {STALE}"
 
 
 def test_the_items_table_is_generated_from_registry_and_golden_file(monkeypatch):

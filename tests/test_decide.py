@@ -22,7 +22,7 @@ from sigprop import cli
 from sigprop.engine import stats
 from sigprop.papers import load_registry
 from sigprop.pipeline import decide
-from sigprop.verdicts import claims
+from sigprop.verdicts import claims, findings
 
 ALPHA = 0.05
 N0 = 3  # the runs of most undecided quick claims
@@ -420,7 +420,13 @@ def test_ledger_columns(tmp_path, registry, config, monkeypatch):
         record = {**row(f"{n}.x"), "level": 0.975 if k else 0.99375, "requires": "", "pair": ""}
         path.write_text(json.dumps({"claims": [record]}))
     state = {"items": {names[0]: {"look": 2, "level": 0.99375, "units": {"a/b/n_runs": 12}}}}
+    found = {f"{names[0]}.x": {"reading": "finite_size", "analysis": "why", "text": "why, said"}}
+    monkeypatch.setattr(findings, "load", lambda: found)
     table = decide.write_ledger(registry, tmp_path, state, tmp_path / "out.csv", config)
+    assert table.set_index("id").loc[f"{names[0]}.x", ["finding", "analysis"]].tolist() == [
+        "finite_size",
+        "why, said",
+    ]  # as in the default ledger
     first = table.set_index("id").loc[f"{names[0]}.x"]
     assert (first["look"], first["level"], first["runs"]) == (2, 0.99375, "a/b/n_runs=12")
     assert list(table.columns[:6]) == ["id", "kind", "verdict", "look", "level", "runs"]

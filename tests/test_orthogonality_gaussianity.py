@@ -285,3 +285,21 @@ def test_config_consistency_names_the_gaussian_chain_keys():
         bad["orthogonality"][key].update(value)
         with pytest.raises(ConfigError, match=message):
             check_config(bad)
+
+
+def test_informative_widths_solve_the_floor_against_the_largest_gap():
+    """Thm. 1's floor 3 n / (alpha sqrt d) equals sqrt((n-1)/n) at d = (3 n / (alpha v))^2: with
+    alpha = 0.5 at n = 4 that is (12 / (0.5 sqrt(3/4)))^2 = 768; the rigorous reading squares
+    alpha; the most favourable width's alpha at the deepest layer counts."""
+    level = math.sqrt(3 / 4)
+    table = pd.DataFrame(
+        {
+            "batch_size": [4, 4, 4],
+            "width": [64, 128, 128],
+            "layer": [5, 5, 1],
+            "alpha_hat": [0.25, 0.5, 0.9],  # the shallow layer's alpha is not the plateau's
+            "vacuous_level": [level] * 3,
+        }
+    )
+    assert ogb._informative_widths(table, "literal", lambda n: 3.0 * n) == "n=4: d > 7.7e+02"
+    assert ogb._informative_widths(table, "rigorous", lambda n: 3.0 * n) == "n=4: d > 3.1e+03"

@@ -41,6 +41,7 @@ from .verdicts import findings
 from .verdicts.claims import (
     DEFINITION_COLUMNS,
     KINDS,
+    OUTCOME_COLUMNS,
     VERDICTS,
     compare_definitions,
     headline,
@@ -63,21 +64,9 @@ __all__ = [
 ]
 
 GOLDEN = Path(".test/golden/quick_claims.csv")
-GOLDEN_COLUMNS = [
-    "id",
-    "kind",
-    "verdict",
-    "measured",
-    "low",
-    "high",
-    "interval",
-    "bound",
-    "tolerance",
-    "lean",
-    "to_decide",
-    "units",
-    "slack",
-]
+DECIDED = Path("ledgers/quick_decided.csv")
+"""The quick ledger with undecided claims decided by more runs (``sigprop decide``)."""
+GOLDEN_COLUMNS = [*OUTCOME_COLUMNS, "bound", "tolerance", "lean", "to_decide", "units", "slack"]
 """What the golden file pins: ids and kinds exactly, verdicts (``_same_verdict``), measured values
 to their slack (``_reproduced``; ``slack`` the rounding motion measured under another kernel
 path, ``measured_slack``); an undecided claim's lean and runs to decide it are recorded, not
@@ -427,8 +416,8 @@ def compare_golden(
 def compare_ledgers(a: pd.DataFrame, b: pd.DataFrame) -> pd.DataFrame:
     """Two ledgers side by side, one row per claim id in either: both kinds, verdicts and
     intervals, and whether they agree (same verdict and overlapping intervals)."""
-    cols = ["kind", "verdict", "measured", "low", "high", "interval", "scale"]
-    a, b = (t.reindex(columns=["id", *cols]) for t in (a, b))  # the golden file has no scale
+    cols = [*OUTCOME_COLUMNS, "scale"]
+    a, b = (t.reindex(columns=cols) for t in (a, b))  # the golden file has no scale
     both = pd.merge(a, b, on="id", how="outer", suffixes=("_a", "_b")).set_index("id")
     overlap = (both["low_a"] <= both["high_b"]) & (both["low_b"] <= both["high_a"])
     both["agree"] = (both["verdict_a"] == both["verdict_b"]) & overlap
@@ -560,6 +549,10 @@ def cmd_golden(registry: Registry, args) -> int:
 HEADLINE_START = "<!-- claims-headline:start -->"
 HEADLINE_END = "<!-- claims-headline:end -->"
 """The markers of README.md's generated headline (``sigprop summary --readme README.md``)."""
+DECIDED_START = "<!-- decided-headline:start -->"
+DECIDED_END = "<!-- decided-headline:end -->"
+"""The markers of README.md's line on the decided ledger (``DECIDED``), generated beside the
+headline."""
 SUMMARY_START = "<!-- claims-summary:start -->"
 SUMMARY_END = "<!-- claims-summary:end -->"
 """The markers of ``docs/items.md``'s generated summary (``sigprop summary --readme FILE``)."""
@@ -584,6 +577,17 @@ def headline_table(table: pd.DataFrame) -> str:
         cells = " | ".join(str(int(counts.loc[k, v])) for v in verdicts)
         lines.append(f"| {k} | {cells} | {int(counts.loc[k].sum())} |")
     return "\n".join(lines) + "\n"
+
+
+def decided_line(decided: pd.DataFrame) -> str:
+    """The paper claims of the decided ledger (``DECIDED``) in one line, the undecided split by
+    lean."""
+    paper = decided[decided["kind"] == "paper"]
+    lean = lean_text(paper)
+    return (
+        f"With more runs where a claim was undecided (`sigprop decide`, [{DECIDED}]({DECIDED})): "
+        f"{verdict_counts(paper['verdict'])} (of {len(paper)}).{' ' + lean if lean else ''}\n"
+    )
 
 
 def summary_table(table: pd.DataFrame) -> str:
@@ -722,6 +726,9 @@ def cmd_summary(registry: Registry, args) -> int:
         return 0
     blocks = {
         (HEADLINE_START, HEADLINE_END): lambda: headline_table(ledger),
+        (DECIDED_START, DECIDED_END): lambda: decided_line(
+            pd.read_csv(DECIDED, keep_default_na=False, na_values=[""])
+        ),
         (SUMMARY_START, SUMMARY_END): lambda: block,
         (ITEMS_START, ITEMS_END): lambda: items_table(registry, ledger),
     }

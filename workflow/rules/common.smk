@@ -63,6 +63,10 @@ REGISTRY = load_registry()
 REGISTRY.check_config(config)
 SELECTED = REGISTRY.selected(config["items"])
 """The judged items this run covers: config ``items`` (``family.item``), or every one."""
+SPLITS = REGISTRY.splits(config)
+"""(family, simulation) -> its parts (``sigprop.base.registry.Part``), for the simulations
+config ``split_simulations`` names: one ``simulate_part`` job each, then a local ``merge``."""
+PARTS = {(part.family, part.name): part for parts in SPLITS.values() for part in parts}
 
 
 def data_targets():
@@ -111,7 +115,7 @@ def get_placement(kind, field):
     return of_job
 
 
-def _placement(family, item):
+def _placement(family, item, share=1.0):
     scale = item_scale(REGISTRY, family, item, config, SCALE_REFERENCES)
     return placement(
         f"{family}/{item.name}",
@@ -121,7 +125,23 @@ def _placement(family, item):
         COSTS,
         paper_scale=scale == "paper",
         max_runtime=config.get("max_runtime"),
+        share=share,
     )
+
+
+def get_part_placement(field):
+    """A part's ``device`` or cluster resource: its simulation's placement with the projected
+    times scaled by the part's share of the work (``sigprop.base.registry.Split.shares``)."""
+
+    def of_job(wildcards):
+        part = _part(wildcards)
+        return getattr(_placement(part.family, part.item, part.share), field)
+
+    return of_job
+
+
+def _part(wildcards):
+    return PARTS[wildcards.family, wildcards.part]
 
 
 def get_retries(kind):
@@ -148,10 +168,32 @@ def tiny_names(kind, tiny=True):
     (``sigprop.pipeline.job_resources.TINY_SECONDS``; ``tiny=False``: the others), as a wildcard
     pattern. The tiny ones run on the machine of the main process, never submitted to a
     cluster (``simulate_tiny``, ``measure_tiny``: a submission would cost more than the job)."""
-    placed = [(item.name, _placement(family, item).tiny) for family, item in REGISTRY.items(kind)]
+    placed = [
+        (item.name, _placement(family, item).tiny)
+        for family, item in REGISTRY.items(kind)
+        if (family, item.name) not in SPLITS
+    ]
+    return _tiny_pattern(placed, tiny)
+
+
+def part_names(tiny=True):
+    """The parts of split simulations projected under a minute (``tiny=False``: the others),
+    as a wildcard pattern: ``simulate_part_tiny`` runs them where the workflow runs."""
+    placed = [(p.name, _placement(p.family, p.item, p.share).tiny) for p in PARTS.values()]
+    return _tiny_pattern(placed, tiny)
+
+
+def _tiny_pattern(placed, tiny):
+    """(name, tiny) pairs -> the names tiny everywhere (``tiny=False``: the others) as a
+    pattern; a name that never occurs matches nothing."""
     small = {name for name, _ in placed} - {name for name, is_tiny in placed if not is_tiny}
     names = sorted(small if tiny else {name for name, _ in placed} - small)
     return "|".join(names) or "(?!)"
+
+
+def split_names():
+    """The split simulations (config ``split_simulations``) as a pattern: the ``merge`` rule's."""
+    return "|".join(sorted({name for _, name in SPLITS})) or "(?!)"
 
 
 def get_figures():
@@ -210,6 +252,53 @@ def previous_run_seconds(rule):
         return seconds or _item(wildcards, kind).runtime
 
     return of_job
+
+
+def previous_part_seconds(wildcards):
+    """A part's priority: its seconds in the last run here, else its share of its item's
+    ``runtime`` (``previous_run_seconds``)."""
+    part = _part(wildcards)
+    seconds = previous_seconds(f"benchmarks/{wildcards.family}/simulate_{part.name}.tsv")
+    return seconds or part.item.runtime * part.share
+
+
+def get_part_setup(wildcards):
+    """A part's keyword arguments: its simulation's, the split argument ``[value]``."""
+    return _part(wildcards).setup(config)
+
+
+def get_part_function(wildcards):
+    """The part's simulation function and declared non-finite values (``get_simulation_function``)."""
+    item = _part(wildcards).item
+    return {"name": qualified_name(item.run), "nonfinite": list(item.nonfinite)}
+
+
+def get_part_code(wildcards):
+    """Fingerprint of the part's simulation code: a code change reruns every part."""
+    return code_fingerprint([_part(wildcards).item.run])
+
+
+def get_part_datasets(wildcards):
+    """The data rule's markers of the datasets the part's simulation reads."""
+    item = _part(wildcards).item
+    root = config["data"]["root"]
+    return [ancient(f"{root}/.prepared/{name}.json") for name in dataset_names(item, config)]
+
+
+def get_parts(wildcards):
+    """A split simulation's part tensors, in the order of its split list."""
+    return [part.path for part in SPLITS[wildcards.family, wildcards.item]]
+
+
+def get_split(wildcards):
+    """What the merge joins: the split argument, the result's dim, the declared non-finite."""
+    item = _item(wildcards, "simulation")
+    return {"key": item.split.key, "dim": item.split.dim, "nonfinite": list(item.nonfinite)}
+
+
+def get_merge_code(wildcards):
+    """Fingerprint of the library code the merge script imports."""
+    return code_fingerprint(scripts=[Path(workflow.basedir) / "workflow/scripts/merge.py"])
 
 
 def get_setup(wildcards):

@@ -1,6 +1,8 @@
 """The generic rules of every paper item, driven by the registry (sigprop.papers.<family>.items).
 
-simulate -> results/<family>/<sim>.safetensors; draw -> figures/<family>/<fig>.{pdf,png} and the plotted
+simulate -> results/<family>/<sim>.safetensors (or, for the simulations config split_simulations
+names, simulate_part per value of the split key -> results/<family>/parts/<part>.safetensors, then
+merge -> the same file); draw -> figures/<family>/<fig>.{pdf,png} and the plotted
 numbers; tabulate -> results/<family>/<table>.{csv,md}; measure -> a theorem's measured table;
 judge -> results/claims/<family>/<item>.json. Which item a job is comes from its wildcards.
 Each job's params hold the fingerprint of its code (sigprop.pipeline.fingerprint), so a code change reruns
@@ -13,16 +15,18 @@ wildcard_constraints:
 
 
 # On a cluster only the compute jobs are submitted; the sub-second jobs, the compute jobs
-# projected under a minute (simulate_tiny, measure_tiny) and the data rule (a compute node may
-# be offline) run in the main process's machine.
+# projected under a minute (simulate_tiny, simulate_part_tiny, measure_tiny) and the data rule (a
+# compute node may be offline) run in the main process's machine.
 localrules:
     all,
     draw,
     tabulate,
     judge,
+    merge,
     prepare_data,
     claims_ledger,
     simulate_tiny,
+    simulate_part_tiny,
     measure_tiny,
 
 
@@ -60,6 +64,67 @@ rule simulate:
 use rule simulate as simulate_tiny with:
     wildcard_constraints:
         item=tiny_names("simulation"),
+
+
+rule simulate_part:
+    """One part of a split simulation (config split_simulations): its function on one value of
+    its split key (registry ``Split``), placed at the part's share of the item's cost."""
+    input:
+        get_part_datasets,
+    output:
+        tensor="results/{family}/parts/{part}.safetensors",
+        meta="results/{family}/parts/{part}.json",
+    log:
+        "logs/{family}/simulate_{part}.log",
+    benchmark:
+        "benchmarks/{family}/simulate_{part}.tsv"
+    wildcard_constraints:
+        part=part_names(tiny=False),
+    priority: previous_part_seconds
+    retries: get_retries("simulation")
+    conda:
+        "../../envs/sigprop.yaml"
+    threads: 1
+    resources:
+        mem_mb=get_part_placement("mem_mb"),
+        runtime=get_part_placement("runtime"),
+        gpu=get_part_placement("gpus"),
+    params:
+        function=get_part_function,
+        setup=get_part_setup,
+        device=get_part_placement("device"),
+        code=get_part_code,
+    script:
+        "../scripts/simulate.py"
+
+
+use rule simulate_part as simulate_part_tiny with:
+    wildcard_constraints:
+        part=part_names(),
+
+
+rule merge:
+    """A split simulation's tensors from its parts, joined along its split dim: the file and
+    sidecar the simulate rule writes, so every reader is unchanged."""
+    input:
+        parts=get_parts,
+    output:
+        tensor="results/{family}/{item}.safetensors",
+        meta="results/{family}/{item}.json",
+    log:
+        "logs/{family}/merge_{item}.log",
+    benchmark:
+        "benchmarks/{family}/merge_{item}.tsv"
+    wildcard_constraints:
+        item=split_names(),
+    conda:
+        "../../envs/sigprop.yaml"
+    params:
+        setup=get_setup,
+        split=get_split,
+        code=get_merge_code,
+    script:
+        "../scripts/merge.py"
 
 
 rule draw:

@@ -19,6 +19,14 @@ The data flow of one item, with its outputs:
 
 Measure and judge are separate jobs, so changing a tolerance reruns only the judge.
 
+A simulation whose random streams are its own per value of a list argument (``bn_chain``: one
+chain per width, streams ``<id>.gamma<g>.d<d>``) declares that argument ``split``
+(``Split("widths", dim="width")``). Where config ``split_simulations`` names it, the workflow runs
+one compute job per value (``Part``: ``results/<family>/parts/<item>-<key>-<value>.safetensors``,
+the function called with ``[value]``) and a local merge job that concatenates the parts along
+``dim`` (``sigprop.base.store.concat``) into the file the simulate rule would write, bit for bit
+(``Registry.splits`` validates the config).
+
 Items name the functions of modules that import torch through ``lazy_modules``: loading the
 registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job
 imports only the module of its own function (``import_function``).
@@ -48,7 +56,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .config import ConfigError
+
 __all__ = [
+    "SPLIT_KEY",
     "LazyFunction",
     "import_function",
     "absolute",
@@ -59,8 +70,10 @@ __all__ = [
     "qualified_name",
     "Figure",
     "Item",
+    "Part",
     "Registry",
     "Simulation",
+    "Split",
     "Table",
     "Theorem",
     "dataset_names",
@@ -74,6 +87,34 @@ ConfigRefs = Mapping[str, Any] | tuple[str | Mapping[str, Any], ...] | str
 """``("key", ...)`` (each passed under its last key's name; a mapping inside renames),
 ``{"argument": "key"}`` (a key of the item's section, or a root path ``"family/item/key"``), or
 one reference to a dict spread as keyword arguments (``"."``: the item's own section)."""
+
+
+@dataclass(frozen=True)
+class Split:
+    """How a simulation runs as one compute job per value of a list argument (config
+    ``split_simulations``). Declare it only where each value's numbers come from random streams
+    of its own, so that a part's tensors equal that value's slice of the whole run, bit for bit.
+
+    Attributes:
+        key: the argument (a list in the setup) to split, e.g. ``"widths"``; a part runs with
+            ``[value]``.
+        dim: the result's dimension that holds it (``"width"``); the merge concatenates the
+            parts along it in the order of the list. Seeds lists that differ between parts are
+            concatenated too, so the function lists its streams ``key``-major.
+        cost_power: a part's work grows as ``value ** cost_power`` beside a cost per part that
+            every part shares (3: d x d products and eigendecompositions at d = N). A part is
+            placed at ``max(1/n, v^p / sum of v^p)`` of the item's projected cost, an upper bound
+            of its share under that model (``shares``).
+    """
+
+    key: str
+    dim: str
+    cost_power: float = 0.0
+
+    def shares(self, values: list) -> list[float]:
+        """Each value's share of the item's projected cost (their sum may exceed 1)."""
+        weights = [float(v) ** self.cost_power for v in values]
+        return [max(1 / len(values), w / sum(weights)) for w in weights]
 
 
 @dataclass(frozen=True)
@@ -93,6 +134,7 @@ class Simulation:
         nonfinite: value names that may hold NaN or inf by design (e.g. "never crossed"); the
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
+        split: the list argument it may run as one job per value of (``Split``); None: one job.
     """
 
     name: str
@@ -104,6 +146,7 @@ class Simulation:
     nonfinite: tuple[str, ...] = ()
     mem_mb: int = 2000
     runtime: int = 30
+    split: Split | None = None
 
     kind = "simulation"
 
@@ -424,6 +467,85 @@ def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
     }
 
 
+SPLIT_KEY = "split_simulations"
+"""The config key naming the simulations (``family.item``) that run one job per part."""
+
+_LABEL = re.compile(r"^[A-Za-z0-9_+-]+$")
+"""A part's value as it appears in file and job names (no dots: logs and benchmarks are named
+``<rule>_<job>.<ext>``)."""
+
+
+@dataclass(frozen=True)
+class Part:
+    """One compute job of a split simulation: ``run`` on one value of its ``split.key``.
+
+    Attributes:
+        family, item: the simulation it is part of.
+        name: ``<item>-<key>-<value>``, e.g. ``bn_chain-widths-8``; its tensors are
+            ``results/<family>/parts/<name>.safetensors``.
+        value: the split argument's value (the part runs with ``[value]``).
+        share: an upper bound of its fraction of the item's work (``Split.shares``).
+    """
+
+    family: str
+    item: Simulation
+    name: str
+    value: Any
+    share: float
+
+    @property
+    def path(self) -> str:
+        return f"results/{self.family}/parts/{self.name}.safetensors"
+
+    def setup(self, config: Mapping) -> dict:
+        """The part's keyword arguments: the simulation's, its split argument ``[value]``."""
+        return {
+            **simulation_setup(self.family, self.item, config),
+            self.item.split.key: [self.value],
+        }
+
+
+def _label(value: Any) -> str | None:
+    """A split value in file names (a float's point as ``p``: 0.5 -> ``0p5``); None if it has
+    no such name."""
+    if isinstance(value, bool):
+        return None
+    text = f"{value:g}".replace(".", "p") if isinstance(value, float) else str(value)
+    return text if _LABEL.match(text) else None
+
+
+def split_parts(family: str, item: Simulation, config: Mapping) -> list[Part]:
+    """The parts of a simulation that declares a ``split``, under ``config``.
+
+    Raises:
+        ConfigError: naming the split key, if its value is not a list of distinct values that
+            name files (integers, words, floats), or the simulation declares no split.
+    """
+    where = f"{family}.{item.name}"
+    if item.split is None:
+        raise ConfigError(f"{SPLIT_KEY}: {where} declares no split (its parts may share streams)")
+    key = item.split.key
+    values = simulation_setup(family, item, config).get(key)
+    path = f"{SPLIT_KEY}: {where} splits on its argument {key}"
+    if not isinstance(values, list) or not values:
+        raise ConfigError(f"{path}, which must be a non-empty list, got {values!r}")
+    labels = [_label(v) for v in values]
+    if None in labels:
+        bad = values[labels.index(None)]
+        raise ConfigError(f"{path}: its value {bad!r} cannot name a job's files")
+    twice = sorted({x for x in labels if labels.count(x) > 1})
+    if twice:
+        raise ConfigError(f"{path} = {values}: values {twice} given twice (one job per value)")
+    try:
+        shares = item.split.shares(values)
+    except (TypeError, ValueError):
+        raise ConfigError(f"{path} = {values}: its cost model needs numbers") from None
+    return [
+        Part(family, item, f"{item.name}-{key}-{label}", value, share)
+        for value, label, share in zip(values, labels, shares, strict=True)
+    ]
+
+
 def dataset_names(item: Simulation, config: Mapping) -> list[str]:
     """The datasets a simulation reads under ``config`` (its ``datasets`` references)."""
     names: list[str] = []
@@ -472,9 +594,33 @@ class Registry:
             self.config_checks[family] = check_config
 
     def check_config(self, config: Mapping) -> None:
-        """Run every family's cross-key config check (before any job)."""
+        """Run every family's cross-key config check (before any job), and check
+        ``split_simulations`` (``splits``)."""
         for check in self.config_checks.values():
             check(config)
+        self.splits(config)
+
+    def splits(self, config: Mapping) -> dict[tuple[str, str], list[Part]]:
+        """(family, simulation) -> its parts, for each simulation that config
+        ``split_simulations`` names (``family.item``).
+
+        Raises:
+            ConfigError: naming ``split_simulations``, for a name that is no simulation
+                declaring a ``split`` (the message lists those that do), or a bad split value.
+        """
+        found = {}
+        for name in config.get(SPLIT_KEY) or ():
+            family, _, item_name = str(name).partition(".")
+            items = self.families.get(family, {}).get("simulation", [])
+            item = next((i for i in items if i.name == item_name and i.split), None)
+            if item is None:
+                able = [f"{f}.{i.name}" for f, i in self.items("simulation") if i.split]
+                raise ConfigError(
+                    f"{SPLIT_KEY}: {name} is no simulation that declares a split (one whose "
+                    f"parts have random streams of their own); those that do: {able}"
+                )
+            found[family, item.name] = split_parts(family, item, config)
+        return found
 
     def items(self, kind: str | None = None) -> Iterator[tuple[str, Item]]:
         """(family, item) pairs, in registry order, optionally of one kind."""

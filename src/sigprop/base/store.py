@@ -13,6 +13,9 @@ leaves a truncated result.
 Format: safetensors (the arrays, with dims, coords and the defining provenance as JSON in its
 header). It is read with numpy alone, so the jobs that draw and judge never import torch.
 
+A simulation run as one job per part (``registry.Split``) is merged with ``concat``: the parts'
+tensors joined along one dim, into the file one job would have written.
+
 Trust: the bytes are reproducible (no time or temporary name inside) and also hold the
 provenance that defines the result (config, seeds, versions, device, git revision). ``load``
 checks the bytes against the sidecar's sha256 and the sidecar against that embedded copy, and a
@@ -54,9 +57,11 @@ __all__ = [
     "verify_table",
     "write_table",
     "atomic_path",
+    "concat",
     "git_revision",
     "load",
     "load_frame",
+    "load_labelled",
     "load_metadata",
     "provenance",
     "save",
@@ -292,6 +297,60 @@ def load(path: str | os.PathLike) -> dict:
             f"(fields {edited} differ from the copy inside the file); " + _rebuild_hint(path)
         )
     return payload
+
+
+def load_labelled(path: str | os.PathLike) -> Labelled:
+    """A result saved by ``save`` as ``Labelled`` (numpy values, its recorded seeds), checked
+    as ``load`` checks it."""
+    payload = load(path)
+    seeds = payload.get("provenance", {}).get("seeds", {})
+    return Labelled(payload["dims"], payload["coords"], payload["values"], seeds)
+
+
+def concat(parts: list[Labelled], dim: str) -> Labelled:
+    """Results that differ only along ``dim``, joined along it in order: coords concatenated,
+    values concatenated (numpy, bit for bit), seeds merged (``_merged_seeds``).
+
+    Raises:
+        ValueError: naming what differs, if the parts' dims, value names or other coords do.
+    """
+    first = parts[0]
+    if dim not in first.dims:
+        raise ValueError(f"cannot join along {dim!r}: the dims are {first.dims}")
+    for part in parts[1:]:
+        if part.dims != first.dims or list(part.values) != list(first.values):
+            raise ValueError(
+                f"parts differ: dims {part.dims} vs {first.dims}, values {list(part.values)} "
+                f"vs {list(first.values)}"
+            )
+        other = [d for d in first.dims if d != dim and part.coords[d] != first.coords[d]]
+        if other:
+            raise ValueError(f"parts differ in the coords of {other}, not only of {dim!r}")
+    axis = first.dims.index(dim)
+    coords = {d: list(first.coords[d]) for d in first.dims}
+    coords[dim] = [c for part in parts for c in part.coords[dim]]
+    values = {
+        name: np.concatenate([_as_array(p.values[name]) for p in parts], axis=axis)
+        for name in first.values
+    }
+    return Labelled(list(first.dims), coords, values, _merged_seeds([p.seeds for p in parts]))
+
+
+def _merged_seeds(seeds: list[Mapping]) -> dict:
+    """The parts' seed addresses as one: an entry equal in every part once, lists that differ
+    concatenated in part order; a ValueError for any other difference."""
+    merged = {}
+    for key in seeds[0]:
+        found = [s.get(key) for s in seeds]
+        if all(f == found[0] for f in found):
+            merged[key] = found[0]
+        elif all(isinstance(f, list) for f in found):
+            merged[key] = [x for f in found for x in f]
+        else:
+            raise ValueError(f"parts' seeds differ in {key!r}: {found}")
+    if any(set(s) != set(seeds[0]) for s in seeds):
+        raise ValueError(f"parts' seeds have different keys: {[sorted(s) for s in seeds]}")
+    return merged
 
 
 def nonfinite_columns(table: pd.DataFrame) -> dict[str, int]:

@@ -914,9 +914,12 @@ def write_ledger(
 ) -> pd.DataFrame:
     """The decided ledger: every claim of the decide directory's claims files (each item at its
     last look), with ``look``, ``level`` and ``runs`` (the item's replication keys at that look,
-    ``key=value`` separated by spaces; empty for an item with none)."""
+    ``key=value`` separated by spaces; empty for an item with none), and each failing or
+    fails-leaning claim's finding, as in the default ledger (``findings``)."""
+    from ..verdicts import findings
+
     every = [f"{f}.{i.name}" for f, i in registry.judged()]
-    table = claims.ledger([directory / _claims_file(n) for n in every])
+    table = claims.ledger([directory / _claims_file(n) for n in every], findings.load())
     levels_of = {
         r["id"]: r.get("level") for n in every for r in claims.read(directory / _claims_file(n))
     }

@@ -27,6 +27,9 @@ one core", and the measurements named below.
   job whose runtime would exceed it asks for exactly the maximum and needs ``attempts`` > 1:
   SLURM stops it at the limit, Snakemake resubmits it (the compute rules' ``retries`` cover the
   longest job, ``retries_for``), and it continues from its checkpoint until done.
+- **Parts** of a split simulation (``registry.Split``, config ``split_simulations``): each is
+  placed as its item with every projected time scaled by the part's ``share`` (an upper bound
+  of its fraction of the item's work), its memory as the item's.
 - **Memory**: the item's declared ``mem_mb``, raised to ``MEMORY_MARGIN`` times the peak that a
   paper-scale run measured where one did (``bench/results/paper_cpu_jobs.csv``: CPU seconds and
   peak resident memory per job of the first paper-scale ledger); a measured CPU time also
@@ -135,16 +138,22 @@ def placement(
     costs: dict[str, dict[str, str]],
     paper_scale: bool = True,
     max_runtime: int | None = None,
+    share: float = 1.0,
 ) -> Placement:
     """The placement of item ``key`` (``family/item``) under config ``device``; ``runtime``
     (minutes) and ``mem_mb`` are the item's declared resources. The paper-scale measurements
     (``cpu_s``, ``max_rss_mb``) apply only where the item runs at paper scale. ``max_runtime``
-    (minutes, the partition's maximum; None: no cap) caps the runtime asked for."""
+    (minutes, the partition's maximum; None: no cap) caps the runtime asked for. ``share``:
+    the job does at most this fraction of the item's work (a part of a split simulation), so
+    every projected or measured time, and the declared runtime, is scaled by it."""
     if device not in ("auto", "cpu", "cuda"):
         raise ValueError(f"device must be auto, cpu or cuda, got {device!r}")
     if max_runtime is not None and max_runtime < 1:
         raise ValueError(f"max_runtime must be at least 1 minute, got {max_runtime}")
-    row = costs.get(key)
+    if not 0 < share <= 1:
+        raise ValueError(f"share must be in (0, 1], got {share}")
+    row = _scaled(costs.get(key), share)
+    runtime = runtime if share == 1 else max(1, math.ceil(runtime * share))
     ratio = number(row, "cpu_over_gpu")  # measured on an H100 beats the model's flag
     cpu_faster = ratio < 1 if math.isfinite(ratio) else CPU_FASTER in (row or {}).get("flags", "")
     cpu_seconds = _cpu_seconds(row, paper_scale)
@@ -164,6 +173,18 @@ def placement(
     attempts = 1 if max_runtime is None else max(1, math.ceil(runtime / max_runtime))
     runtime = runtime if max_runtime is None else min(runtime, max_runtime)
     return Placement(chosen, int(chosen == "cuda"), int(runtime), int(mem_mb), attempts, tiny)
+
+
+SECONDS_COLUMNS = ("quick_s", "cpu_paper_s", "paper_gpu_s", "cpu_s", "gpu_s")
+"""The cost table's columns of a job's seconds (``_scaled``)."""
+
+
+def _scaled(row: dict[str, str] | None, share: float) -> dict[str, str] | None:
+    """A cost-table row with its seconds (``SECONDS_COLUMNS``) times ``share``."""
+    if row is None or share == 1:
+        return row
+    scaled = {k: f"{number(row, k) * share:.6g}" for k in SECONDS_COLUMNS if k in row}
+    return {**row, **{k: v for k, v in scaled.items() if v != "nan"}}
 
 
 def _cpu_seconds(row: dict[str, str] | None, paper_scale: bool) -> float:

@@ -30,6 +30,7 @@ __all__ = [
     "render_description",
     "run_judge",
     "run_measure",
+    "run_merge",
     "run_simulation",
     "script_description",
 ]
@@ -136,12 +137,71 @@ def remove_finished_checkpoints(results: str | os.PathLike = "results") -> list[
     import shutil
 
     removed = []
-    for root in sorted(Path(results).glob("*/*.checkpoints")):
+    roots = [*Path(results).glob("*/*.checkpoints"), *Path(results).glob("*/parts/*.checkpoints")]
+    for root in sorted(roots):
         stem = root.name.removesuffix(".checkpoints")
         if any(root.with_name(stem + suffix).exists() for suffix in (".safetensors", ".csv")):
             shutil.rmtree(root, ignore_errors=True)
             removed.append(root)
     return removed
+
+
+def run_merge(
+    part_paths: list[str],
+    setup: dict,
+    split: dict,
+    tensor_path: str,
+    nonfinite: tuple[str, ...] = (),
+) -> None:
+    """A split simulation's result from its parts (``registry.Split``): their tensors joined
+    along ``split["dim"]`` (``store.concat``), saved where the simulate rule saves the whole.
+
+    Args:
+        part_paths: the parts' ``.safetensors``, in the order of the split list.
+        setup: the whole simulation's config slice (the sidecar's ``config``).
+        split: ``{"key": ..., "dim": ...}``: the split argument and the result's dim.
+        tensor_path: the merged ``.safetensors``; its sidecar records the parts'.
+        nonfinite: value names that may hold NaN or inf (the item's declaration).
+
+    Raises:
+        ValueError: if the joined coords of the dim are not ``setup[split["key"]]``.
+    """
+    log_startup()
+    merged = store.concat([store.load_labelled(p) for p in part_paths], split["dim"])
+    expected = list(setup[split["key"]])
+    if merged.coords[split["dim"]] != expected:
+        raise ValueError(
+            f"{tensor_path}: the parts hold {split['dim']} {merged.coords[split['dim']]}, "
+            f"the config {split['key']} {expected}"
+        )
+    metas = {Path(p).stem: store.load_metadata(p) for p in part_paths}
+    store.save(tensor_path, merged, merged_provenance(setup, merged.seeds, metas), nonfinite)
+    logging.getLogger("sigprop").info("merged %d parts into %s", len(metas), tensor_path)
+
+
+PART_FIELDS = ("device", "host", "wall_time_s", "finished_utc", "sha256")
+"""What a merged sidecar keeps of each part's (under ``parts``)."""
+
+SHARED_FIELDS = (
+    "experiment", "device", "device_name", "torch_threads", "versions", "git_revision", "host",
+)  # fmt: skip
+"""The fields of the parts' sidecars a merged sidecar records once (where they agree)."""
+
+
+def merged_provenance(setup: dict, seeds: dict, metas: dict[str, dict]) -> dict:
+    """The sidecar of a merged result: the whole setup and seeds; each ``SHARED_FIELDS`` value
+    of the parts' sidecars that they share, or part name -> value where they differ; the parts'
+    wall time summed and their latest end; and each part's ``PART_FIELDS``."""
+    found = list(metas.values())
+    info: dict = {"config": dict(setup), "seeds": seeds}
+    for key in SHARED_FIELDS:
+        values = [m.get(key) for m in found]
+        same = all(v == values[0] for v in values)
+        info[key] = values[0] if same else dict(zip(metas, values, strict=True))
+    info["wall_time_s"] = round(sum(m.get("wall_time_s", 0.0) for m in found), 3)
+    info["finished_utc"] = max(str(m.get("finished_utc", "")) for m in found)
+    info["parts"] = {name: {k: m[k] for k in PART_FIELDS if k in m} for name, m in metas.items()}
+    return info
 
 
 def checkpoint_root(tensor_path: str | os.PathLike) -> Path:

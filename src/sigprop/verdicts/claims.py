@@ -66,6 +66,7 @@ from ..engine.stats import DEFAULT_CONFIDENCE, Measurement
 __all__ = [
     "DEFAULT_CONFIDENCE",
     "KINDS",
+    "OUTCOME_COLUMNS",
     "RELATIONS",
     "VERDICTS",
     "Claim",
@@ -129,14 +130,12 @@ VERDICTS = ("holds", "fails", "undecided", "invalid")
 UNITS = {"t": "runs", "bootstrap": "runs", "se": "points", "fisher_z": "points", "wilson": "trials"}
 """What ``Measurement.n`` counts, per interval method (for the undecided note)."""
 
+OUTCOME_COLUMNS = ["id", "kind", "verdict", "measured", "low", "high", "interval"]
+"""Which claim, its verdict and the measured interval: the first columns of the ledger
+(``COLUMNS``) and of the golden file, and what ``sigprop compare`` sets side by side."""
+
 COLUMNS = [
-    "id",
-    "kind",
-    "verdict",
-    "measured",
-    "low",
-    "high",
-    "interval",
+    *OUTCOME_COLUMNS,
     "n",
     "relation",
     "bound",

@@ -13,7 +13,9 @@ indices, shape (n,)) replace ``bn_mlp.input_batch``'s seeded draw from the datas
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import functools
+import itertools
+from collections.abc import Callable, Mapping
 
 import torch
 
@@ -25,18 +27,45 @@ from .depth_sweep_simulations import resolve_batch
 __all__ = ["constant_gain", "exponent_rate", "gain_depth"]
 
 
-def _setup(batch: Mapping, dtype: str, device: str, images, labels):
+def _sweep(
+    grid: Mapping[str, list],
+    architecture: Callable[..., bn_mlp.Architecture],
+    reduce: Callable[[torch.Tensor], torch.Tensor],
+    runs: int,
+    batch: Mapping,
+    dtype: str,
+    device: str,
+    experiment_id: str,
+    images: torch.Tensor | None,
+    labels: torch.Tensor | None,
+) -> torch.Tensor:
+    """``reduce`` of log ||grad W_k||_F (float64, shape (runs, L + 1), on the CPU) of the net
+    ``architecture(**point)`` at every point of ``grid`` (its last key varying fastest), with the
+    weights of run r at ``(<experiment_id>.L<depth>, r)``: shape (*grid, ..., run)."""
     device, torch_dtype = resolve_device(device), resolve_dtype(dtype)
     x, labels, n_classes = resolve_batch(batch, images, labels, torch_dtype, device)
-    return device, torch_dtype, x, labels, n_classes
+    run_ids = list(range(runs))
+    values = []
+    for point in itertools.product(*grid.values()):
+        arch = architecture(**dict(zip(grid, point, strict=True)))
+        prof = bn_mlp.gradient_profile(
+            arch, x, labels, f"{experiment_id}.L{arch.depth}", run_ids, n_classes, torch_dtype,
+            device,
+        )  # fmt: skip
+        values.append(reduce(prof.log_grad.cpu().double()))
+    out = torch.stack(values)
+    return out.reshape(*(len(v) for v in grid.values()), *out.shape[1:])
 
 
-def _profile(arch, x, labels, n_classes, experiment_id, runs, dtype, device) -> torch.Tensor:
-    """log ||grad W_k||_F, shape (runs, L + 1), on the CPU."""
-    prof = bn_mlp.gradient_profile(
-        arch, x, labels, f"{experiment_id}.L{arch.depth}", runs, n_classes, dtype, device
-    )
-    return prof.log_grad.cpu()
+def _shaped(width: int, norm: str, bias: bool) -> Callable[..., bn_mlp.Architecture]:
+    """The orthogonal net of ``activation`` and ``depth`` with gains alpha_l = gain (l + 1)^-gamma
+    (Thesis Eq. (6.11), gamma = ``exponent``)."""
+
+    def architecture(activation: str, depth: int, gain: float = 1.0, exponent: float = 0.0):
+        return bn_mlp.Architecture(depth, width, norm, activation, "orthogonal", gain, exponent,
+                                   bias)  # fmt: skip
+
+    return architecture
 
 
 def _labelled(
@@ -80,19 +109,12 @@ def gain_depth(
     """
     if not all(0 <= layer <= d for d in depths):
         raise ValueError(f"layer {layer} must lie in 0..depth for every depth {depths}")
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
-    run_ids = list(range(runs))
-    out = torch.empty(len(exponents), len(activations), len(depths), runs, dtype=torch.float64)
-    for i, gamma in enumerate(exponents):
-        for j, act in enumerate(activations):
-            for k, depth in enumerate(depths):
-                arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", 1.0, gamma, bias)
-                lg = _profile(
-                    arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
-                )
-                out[i, j, k] = lg[:, layer].double()
     coords = {"exponent": exponents, "activation": activations, "depth": depths}
-    return _labelled(coords, "log_grad", out, experiment_id, depths, run_ids)
+    out = _sweep(
+        coords, _shaped(width, norm, bias), lambda log_grad: log_grad[:, layer], runs, batch,
+        dtype, device, experiment_id, images, labels,
+    )  # fmt: skip
+    return _labelled(coords, "log_grad", out, experiment_id, depths, list(range(runs)))
 
 
 def constant_gain(
@@ -118,17 +140,14 @@ def constant_gain(
     Returns:
         ``rate`` over dims (activation, gain, layer, run).
     """
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
-    run_ids = list(range(runs))
-    out = torch.empty(len(activations), len(gains), len(layers), runs, dtype=torch.float64)
-    for i, act in enumerate(activations):
-        for j, alpha in enumerate(gains):
-            arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", alpha, 0.0, bias)
-            lg = _profile(arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device)
-            for k, layer in enumerate(layers):
-                out[i, j, k] = shaping.explosion_rate(lg.double(), layer, gap)
+    grid = {"activation": activations, "gain": gains}
+    out = _sweep(
+        grid, functools.partial(_shaped(width, norm, bias), depth=depth),
+        lambda log_grad: torch.stack([shaping.explosion_rate(log_grad, k, gap) for k in layers]),
+        runs, batch, dtype, device, experiment_id, images, labels,
+    )  # fmt: skip
     coords = {"activation": activations, "gain": gains, "layer": layers}
-    return _labelled(coords, "rate", out, experiment_id, [depth], run_ids)
+    return _labelled(coords, "rate", out, experiment_id, [depth], list(range(runs)))
 
 
 def exponent_rate(
@@ -161,16 +180,10 @@ def exponent_rate(
     """
     if from_layer < 0 or any(from_layer + gap > d for d in depths):
         raise ValueError(f"from_layer + gap = {from_layer + gap} must lie in 1..depth {depths}")
-    device, torch_dtype, x, labels, n_classes = _setup(batch, dtype, device, images, labels)
-    run_ids = list(range(runs))
-    out = torch.empty(len(activations), len(depths), len(exponents), runs, dtype=torch.float64)
-    for i, act in enumerate(activations):
-        for j, depth in enumerate(depths):
-            for k, gamma in enumerate(exponents):
-                arch = bn_mlp.Architecture(depth, width, norm, act, "orthogonal", 1.0, gamma, bias)
-                lg = _profile(
-                    arch, x, labels, n_classes, experiment_id, run_ids, torch_dtype, device
-                )
-                out[i, j, k] = shaping.explosion_rate(lg.double(), from_layer + gap, gap)
     coords = {"activation": activations, "depth": depths, "exponent": exponents}
-    return _labelled(coords, "rate", out, experiment_id, depths, run_ids)
+    out = _sweep(
+        coords, _shaped(width, norm, bias),
+        lambda log_grad: shaping.explosion_rate(log_grad, from_layer + gap, gap), runs, batch,
+        dtype, device, experiment_id, images, labels,
+    )  # fmt: skip
+    return _labelled(coords, "rate", out, experiment_id, depths, list(range(runs)))

@@ -133,72 +133,57 @@ def _normalization_table(
     return table
 
 
-def theorem4_3(
-    *,
-    n_cases: int = 2000,
-    n_range: Sequence[int] = (2, 50),
-    max_dim_ratio: float = 3.0,
-    norm_spread: float = 1.5,
-    equal_norm_fraction: float = 0.1,
-    offset_scale: float = 2.0,
-    device: str = "auto",
-) -> pd.DataFrame:
+def _measurement(item: str, operators: dict[str, str], rows_are_vectors: bool, doc: str):
+    """The measurement of ``item``: ``_normalization_table`` of its random cases
+    (``_sample_cases``) under ``operators`` (label -> name of the ``ops`` function, looked up at
+    the call); with ``rows_are_vectors`` the columns ``vectors``, ``dim`` are named ``d``, ``n``."""
+
+    def measure(
+        *,
+        n_cases: int = 2000,
+        n_range: Sequence[int] = (2, 50),
+        max_dim_ratio: float = 3.0,
+        norm_spread: float = 1.5,
+        equal_norm_fraction: float = 0.1,
+        offset_scale: float = 2.0,
+        device: str = "auto",
+    ) -> pd.DataFrame:
+        device = resolve_device(device)
+        groups = _sample_cases(
+            item, n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
+            offset_scale, device,
+        )  # fmt: skip
+        ops_ = {label: getattr(ops, name) for label, name in operators.items()}
+        table = _normalization_table(groups, ops_, rows_are_vectors)
+        return table.rename(columns={"vectors": "d", "dim": "n"}) if rows_are_vectors else table
+
+    measure.__name__ = measure.__qualname__ = item
+    measure.__doc__ = doc
+    return measure
+
+
+theorem4_3 = _measurement(
+    "theorem4_3", {"sphere": "ln_rms"}, False,
     """Thesis Thm. 4.3: x_i -> x_i / ||x_i|| via ``ops.ln_rms`` (the sqrt(d)-sphere; I is scale
     invariant); one row per case with the gaps before and after, the factors of Eq. (4.3) and the
-    round-off scale (``_normalization_table``)."""
-    device = resolve_device(device)
-    groups = _sample_cases(
-        "theorem4_3", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
-        offset_scale, device,
-    )  # fmt: skip
-    return _normalization_table(groups, {"sphere": ops.ln_rms}, rows_are_vectors=False)
+    round-off scale (``_normalization_table``).""",
+)  # fmt: skip
 
-
-def corollary4_4(
-    *,
-    n_cases: int = 2000,
-    n_range: Sequence[int] = (2, 50),
-    max_dim_ratio: float = 3.0,
-    norm_spread: float = 1.5,
-    equal_norm_fraction: float = 0.1,
-    offset_scale: float = 2.0,
-    device: str = "auto",
-) -> pd.DataFrame:
+corollary4_4 = _measurement(
+    "corollary4_4", {"ln_rms": "ln_rms", "ln_centered": "ln_centered"}, False,
     """Thesis Cor. 4.4: LN of n samples in R^d (d > n); one row per (case, operator).
 
     LN as the thesis reads it, the projection onto the sqrt(d)-sphere (``ops.ln_rms`` = RMSNorm),
     and LN with mean centering (``ops.ln_centered``).
-    """
-    device = resolve_device(device)
-    groups = _sample_cases(
-        "corollary4_4", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
-        offset_scale, device,
-    )  # fmt: skip
-    ops_ = {"ln_rms": ops.ln_rms, "ln_centered": ops.ln_centered}
-    return _normalization_table(groups, ops_, rows_are_vectors=False)
+    """,
+)  # fmt: skip
 
-
-def corollary4_5(
-    *,
-    n_cases: int = 2000,
-    n_range: Sequence[int] = (2, 50),
-    max_dim_ratio: float = 3.0,
-    norm_spread: float = 1.5,
-    equal_norm_fraction: float = 0.1,
-    offset_scale: float = 2.0,
-    device: str = "auto",
-) -> pd.DataFrame:
+corollary4_5 = _measurement(
+    "corollary4_5", {"bn_rms": "bn_rms", "bn_centered": "bn_centered"}, True,
     """Thesis Cor. 4.5: BN of X in R^{d x n} (d < n; d in ``n_range``), C = X X^T, a_i = ||X_i.||;
     one row per (case, operator), columns ``d`` (rows) and ``n`` (samples).
 
     BN as the thesis's theory reads it, the row scaling diag(X X^T)^{-1/2} X (Eq. (6.4)) =
     ``ops.bn_rms`` up to the factor sqrt(n), and BN with centering (``ops.bn_centered``).
-    """
-    device = resolve_device(device)
-    groups = _sample_cases(
-        "corollary4_5", n_cases, n_range, max_dim_ratio, norm_spread, equal_norm_fraction,
-        offset_scale, device,
-    )  # fmt: skip
-    ops_ = {"bn_rms": ops.bn_rms, "bn_centered": ops.bn_centered}
-    table = _normalization_table(groups, ops_, rows_are_vectors=True)
-    return table.rename(columns={"vectors": "d", "dim": "n"})
+    """,
+)  # fmt: skip

@@ -21,6 +21,17 @@ def _window(orth: Mapping, item: str, key: str, depth: int, depth_key: str) -> N
     check_window(orth[item][key], f"{ROOT}.{item}.{key}", depth, depth_key)
 
 
+def _simulated(orth: Mapping, item: str, key: str, simulation: str, simulated_key: str) -> None:
+    """``orthogonality.<item>.<key>`` holds only values of ``<simulation>.<simulated_key>``."""
+    simulated = orth[simulation][simulated_key]
+    missing = sorted(set(orth[item][key]) - set(simulated))
+    if missing:
+        raise ConfigError(
+            f"{ROOT}.{item}.{key} {missing} are not simulated: add them to "
+            f"{ROOT}.{simulation}.{simulated_key} {simulated}"
+        )
+
+
 def check_config(config: Mapping) -> None:
     """Raise ``ConfigError`` naming the keys if related ``orthogonality`` values disagree."""
     orth = config[ROOT]
@@ -38,12 +49,7 @@ def _check_gap_chain(orth: Mapping) -> None:
     """DJB21 Figs. 2a, 2b: plotted widths and windows inside the gap_chain simulation."""
     chain, fig2a = orth["gap_chain"], orth["fig2a"]
     depth_key = f"{ROOT}.gap_chain.depth"
-    missing = sorted(set(fig2a["widths"]) - set(chain["widths"]))
-    if missing:
-        raise ConfigError(
-            f"{ROOT}.fig2a.widths {missing} are not simulated: add them to "
-            f"{ROOT}.gap_chain.widths {chain['widths']}"
-        )
+    _simulated(orth, "fig2a", "widths", "gap_chain", "widths")
     if fig2a["layers"] > chain["depth"]:
         raise ConfigError(
             f"{ROOT}.fig2a.layers = {fig2a['layers']} exceeds {depth_key} = {chain['depth']}"
@@ -93,12 +99,7 @@ def _check_gaussian_chain(orth: Mapping) -> None:
             f"width {min(chain['widths'])} of {ROOT}.gaussian_chain.widths; DJB21 assumes d >= n"
         )
     for item in ("thm1", "w2_depth"):
-        missing = sorted(set(orth[item]["widths"]) - set(chain["widths"]))
-        if missing:
-            raise ConfigError(
-                f"{ROOT}.{item}.widths {missing} are not simulated: add them to "
-                f"{ROOT}.gaussian_chain.widths {chain['widths']}"
-            )
+        _simulated(orth, item, "widths", "gaussian_chain", "widths")
     _window(orth, "thm1", "decay_window", chain["depth"], depth_key)
     _window(orth, "thm1", "plateau_window", chain["depth"], depth_key)
     _window(orth, "w2_width", "window", chain["depth"], depth_key)
@@ -122,12 +123,7 @@ def _check_conjecture_chain(orth: Mapping) -> None:
         raise ConfigError(
             f"{key}.burn_in = {conj['burn_in']} must be below {key}.depth = {conj['depth']}"
         )
-    missing = sorted(set(fig6["main"]) - set(conj["activations"]))
-    if missing:
-        raise ConfigError(
-            f"{ROOT}.fig6.main {missing} are not simulated: add them to "
-            f"{key}.activations {conj['activations']}"
-        )
+    _simulated(orth, "fig6", "main", "conjecture_chain", "activations")
     fitted = [w for w in conj["widths"] if w >= fig6["fit_min_width"]]
     if len(fitted) < 3:
         raise ConfigError(

@@ -177,8 +177,8 @@ def bn_chain(
         {"gamma": gammas, "width": widths, "run": runs, "layer": layers},
         values=stats,
         seeds={
-            "experiment_ids": [
-                f"{experiment_id}.gamma{_gamma_id(g)}.d{d}" for g in gammas for d in widths
+            "experiment_ids": [  # width-major: the merge of a run split by width is the same
+                f"{experiment_id}.gamma{_gamma_id(g)}.d{d}" for d in widths for g in gammas
             ],
             "runs": runs,
             "streams": ["input", "weights"] if given is None else ["weights"],
@@ -253,6 +253,11 @@ SMALL_BATCHES = {"sqrt_d": lambda d: round(math.sqrt(d)), "square": lambda d: d}
 """Dan+20 (seed 002) Sec. 3.1: batch size N per width d, the claim's N = O(sqrt d) and N = d."""
 
 
+def _small_batch_stream(experiment_id: str, gamma: float, d: int, n: int) -> str:
+    """The streams of one ``small_batch_rank`` chain: its own per gamma, width and batch."""
+    return f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}.n{n}"
+
+
 def small_batch_rank(
     widths: list[int],
     gammas: list[float],
@@ -281,13 +286,11 @@ def small_batch_rank(
     shape = (len(gammas), len(SMALL_BATCHES), len(widths), n_runs, len(layers))
     fraction = torch.empty(shape, dtype=torch_dtype)
     batch = torch.empty(shape, dtype=torch_dtype)
-    streams = []
     for i, gamma in enumerate(gammas):
         for k, batch_size in enumerate(SMALL_BATCHES.values()):
             for j, d in enumerate(widths):
                 n = batch_size(d)
-                stream = f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}.n{n}"
-                streams.append(stream)
+                stream = _small_batch_stream(experiment_id, gamma, d, n)
                 trace = chains.simulate(
                     gaussian_inputs(stream, runs, d, n, torch_dtype, device),
                     chains.Step("bn_rms", gamma=gamma),
@@ -301,6 +304,12 @@ def small_batch_rank(
                 )
                 fraction[i, k, j] = trace.values["rank"] / n
                 batch[i, k, j] = n
+    streams = [  # width-major: the merge of a run split by width is the same
+        _small_batch_stream(experiment_id, gamma, d, batch_size(d))
+        for d in widths
+        for gamma in gammas
+        for batch_size in SMALL_BATCHES.values()
+    ]
     return Labelled.over(
         {"gamma": gammas, "batch": SMALL_BATCHES, "width": widths, "run": runs, "layer": layers},
         values={"rank_fraction": fraction, "batch_size": batch},

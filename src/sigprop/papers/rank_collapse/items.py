@@ -1,7 +1,15 @@
 """Dan+20 items (seeds 000-002): every simulation, figure and theorem check of the rank-collapse
 paper."""
 
-from ...base.registry import Figure, Simulation, Table, Theorem, lazy_modules, training_simulation
+from ...base.registry import (
+    Figure,
+    Simulation,
+    Split,
+    Table,
+    Theorem,
+    lazy_modules,
+    training_simulation,
+)
 from ...training.experiment_spec import CURVES
 from . import (
     bn_chain_lemma_judges,
@@ -26,6 +34,9 @@ _TRAINING_CURVES = CURVES
 """A run diverged at a too-large step size of the grid holds NaN from then on: a result of the
 grid search, never chosen by the figures."""
 _BN_CHAIN = {"chain": "bn_chain"}
+_BY_WIDTH = Split("widths", dim="width", cost_power=3)
+"""Chains whose streams are their own per width d (``<id>.gamma<g>.d<d>...``) may run one job per
+width (config ``split_simulations``); a width's work grows as d^3 (d x d products, d = N)."""
 _NO_SKIP = ("gamma",)
 """The column gamma, inf in the rows without a skip connection."""
 
@@ -161,6 +172,7 @@ ITEMS = [
         "small_batch_rank",
         source="Dan+20 (seed 002) Sec. 3.1",
         run=lazy.chain_simulations.small_batch_rank,
+        split=_BY_WIDTH,
     ),
     Figure(
         "sec3_1",
@@ -185,6 +197,7 @@ ITEMS = [
         run=lazy.chain_simulations.bn_chain,
         mem_mb=4000,
         runtime=240,
+        split=_BY_WIDTH,
     ),
     Table(
         "cor15",
