@@ -325,6 +325,7 @@ def test_groups_look_at_once_each_counting_its_own_jobs(tmp_path, registry, conf
     concurrent, owned = calls["orthogonality.thm1/look1"]
     assert concurrent and owned("orthogonality/simulate_gaussian_chain")
     assert owned("orthogonality/judge_thm1") and not owned("mean_field/judge_mixing")
+    assert owned("orthogonality/simulate_gaussian_chain-widths-64")  # a split simulation's part
 
 
 def test_a_look_waits_for_room_beside_the_looks_in_flight(tmp_path, registry, config, monkeypatch):

@@ -24,8 +24,9 @@ chain per width, streams ``<id>.gamma<g>.d<d>``) declares that argument ``split`
 (``Split("widths", dim="width")``). Where config ``split_simulations`` names it, the workflow runs
 one compute job per value (``Part``: ``results/<family>/parts/<item>-<key>-<value>.safetensors``,
 the function called with ``[value]``) and a local merge job that concatenates the parts along
-``dim`` (``sigprop.base.store.concat``) into the file the simulate rule would write: the same tensors, bit for bit, with a sidecar that
-also lists the parts (``Registry.splits`` validates the config).
+``dim`` (``sigprop.base.store.concat``) into the file the simulate rule would write: the same
+tensors, bit for bit, with a sidecar that also lists the parts (``Registry.splits`` validates the
+config).
 
 Items name the functions of modules that import torch through ``lazy_modules``: loading the
 registry (the Snakefile in every Snakemake process, ``sigprop list``) imports no torch, and a job

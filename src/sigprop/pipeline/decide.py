@@ -738,12 +738,14 @@ def _run_look(
 
 
 def _owned_by(g: Group) -> Callable[[str], bool]:
-    """Whether a job (``family/rule_name``) runs one of the group's computes or items."""
+    """Whether a job (``family/rule_name``; a split simulation's part ``<item>-<key>-<value>``)
+    runs one of the group's computes or items."""
     names = set(g.computes) | {n.replace(".", "/") for n in g.items}
 
     def owned(job: str) -> bool:
         family, _, rest = job.partition("/")
-        return f"{family}/{rest.split('_', 1)[-1]}" in names
+        name = rest.split("_", 1)[-1]
+        return f"{family}/{name}" in names or f"{family}/{name.split('-', 1)[0]}" in names
 
     return owned
 
