@@ -126,6 +126,24 @@ def test_sequential_stops_at_the_first_decided_look():
     assert end == (2, ["undecided"])
 
 
+def test_sequential_skips_the_looks_next_look_skips():
+    seen = []
+
+    def judge(k, level):
+        seen.append((k, level))
+        return ["undecided"] if k < 4 else ["holds"]
+
+    look_levels = decide.levels(0.95, 6)
+    assert decide.sequential(judge, look_levels, 1, lambda k: 3) == (4, ["holds"])
+    assert seen == [(1, look_levels[1]), (3, look_levels[3]), (4, look_levels[4])]  # own levels
+
+
+def test_skipped_looks_keep_wrong_decisions_within_alpha():
+    """Looks 0, 2, 4 of the schedule spend less than all five: the union bound still holds."""
+    skipping = [x if k % 2 == 0 else 1.0 - 1e-12 for k, x in enumerate(PROCEDURE)]
+    assert wrong_rate(skipping, normal, sequences=4000) <= ALPHA
+
+
 def test_looks_needed_extrapolates_at_the_stricter_levels():
     lv = decide.levels(0.95, 5)
     assert decide.looks_needed(3, 4, lv[0], 0, lv) == 1  # 6 runs >= 4 (z_1 / z_0)^2 = 4.97
@@ -257,6 +275,30 @@ def test_plan_within_a_budget_and_for_named_items(registry, config, ledger):
     assert "exceed the budget left (24 s)" in p.skipped["orthogonality.fig7"]
     p = decide.plan(registry, config, ledger, costs, 3, items=["orthogonality.fig7"])
     assert set(p.table()["group"]) == {"orthogonality.fig7"}
+
+
+def test_jump_plans_only_the_looks_a_claim_is_projected_to_be_decided_at(registry, config, ledger):
+    costs = FixedCosts({"rank_collapse/lemma4": 4.0, "orthogonality/deep_convnets": 100.0})
+    p = decide.plan(registry, config, ledger, costs, max_looks=3, jump=True)
+    table = p.table()
+    assert list(table["group"]) == ["rank_collapse.lemma4", "orthogonality.fig7"]
+    assert list(table["look"]) == [2, 1] and table["projected_s"].tolist() == [17.0, 201.0]
+    assert [g.needed for g in p.groups] == [2, 1]
+
+
+def test_a_jumping_group_starts_at_its_projected_look(tmp_path, registry, config, monkeypatch):
+    u = "undecided"
+    after = pd.DataFrame(
+        [row("orthogonality.thm1.plateau", u, n=100, lean="holds", to_decide=150)]
+    ).assign(item="orthogonality.thm1")  # needs look 2 after look 1, look 3 after look 2
+    runs = []
+    monkeypatch.setattr(decide, "_run_look", lambda *a: runs.append(a[3]) or 1.0)
+    monkeypatch.setattr(decide, "_records", lambda directory, names: after)
+    decider = decide.Decider(registry, config, tmp_path, tmp_path, 3600.0, 3, jump=True)
+    (group,), _ = decide.groups(registry, config, ["orthogonality.thm1"])
+    group.needed = 2
+    decider.decide_groups([group])
+    assert runs == ["orthogonality.thm1/look2", "orthogonality.thm1/look3"]
 
 
 def test_no_cost_no_look(registry, config, ledger):

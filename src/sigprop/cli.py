@@ -888,6 +888,11 @@ def add_decide_parser(sub) -> None:
     dec.add_argument(
         "--jobs", type=int, default=1, help="groups looked at at once (cores in all: jobs x cores)"
     )
+    dec.add_argument(
+        "--jump",
+        action="store_true",
+        help="skip the looks no claim is projected to be decided at (each look reruns all runs)",
+    )
 
 
 def _parser() -> argparse.ArgumentParser:

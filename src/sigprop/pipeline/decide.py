@@ -159,22 +159,26 @@ def sequential(
     judge: Callable[[int, float], Sequence[str]],
     look_levels: Sequence[float],
     start: int = 0,
+    next_look: Callable[[int], int] = lambda k: k + 1,
 ) -> tuple[int, list[str]]:
-    """Run looks ``start, start + 1, ...`` until the judged claims are decided.
+    """Run looks ``start, next_look(start), ...`` until the judged claims are decided.
 
     ``judge(k, level)`` runs look ``k`` (``2^k`` times the runs) and returns the verdicts, at
     ``level``, of the claims the looks are to decide; the first look with none ``undecided``
     stops (``invalid`` is not something more runs decide). Returns the last look and its
     verdicts. ``look_levels``: ``levels(confidence, max_looks)`` (the tests also pass a naive
-    constant level to show the inflation it causes).
+    constant level to show the inflation it causes). ``next_look`` (> its argument) may skip
+    looks: each look keeps its own level, so the looks taken spend at most what all would (the
+    union bound), whatever the earlier looks chose to skip.
     """
     verdicts: list[str] = []
-    k = start
-    for k in range(start, len(look_levels)):
-        verdicts = list(judge(k, look_levels[k]))
+    k = last = start
+    while k < len(look_levels):
+        verdicts, last = list(judge(k, look_levels[k])), k
         if "undecided" not in verdicts:
             break
-    return k, verdicts
+        k = max(next_look(k), k + 1)
+    return last, verdicts
 
 
 def _quantile(level: float, df: float = math.inf) -> float:
@@ -323,6 +327,8 @@ class Group:
     """``family/name`` of the simulations and theorem measurements that rerun."""
     look: int = 0
     stopped: str = ""
+    needed: int | None = None
+    """the first look any undecided target is projected to be decided at (None: none is)."""
 
     @property
     def name(self) -> str:
@@ -531,11 +537,22 @@ class Plan:
         return "\n".join(lines)
 
 
+def _needed(targets: pd.DataFrame) -> int | None:
+    needs = targets["needs"].dropna()
+    return None if needs.empty else int(needs.min())
+
+
 def _candidate(
-    registry: Registry, g: Group, ledger: pd.DataFrame, costs: Costs, look_levels: Sequence[float]
-) -> tuple[pd.DataFrame, list[float], str]:
-    """A group's targets, the projected seconds of its looks up to the last one its targets are
-    projected to need, and why it will not run ('' when it will)."""
+    registry: Registry,
+    g: Group,
+    ledger: pd.DataFrame,
+    costs: Costs,
+    look_levels: Sequence[float],
+    jump: bool = False,
+) -> tuple[pd.DataFrame, dict[int, float], str]:
+    """A group's targets, the projected seconds of its looks (look -> seconds) up to the last
+    one its targets are projected to need (``jump``: only the looks some target is projected to
+    be decided at), and why it will not run ('' when it will)."""
     targets = _targets(ledger[ledger["item"].isin(g.items)], g.look, look_levels)
     needs = targets["needs"].dropna()
     if targets.empty:
@@ -549,13 +566,17 @@ def _candidate(
                 f"({', '.join(targets['id'])})"
             ),
         )
-    seconds = [costs.look(registry, g, k) for k in range(g.look + 1, int(needs.max()) + 1)]
-    if not all(math.isfinite(x) for x in seconds):
-        return targets, [], f"no job time for {', '.join(g.computes)} (run the quick DAG first)"
+    g.needed = _needed(targets)
+    ks = sorted({int(x) for x in needs}) if jump else range(g.look + 1, int(needs.max()) + 1)
+    seconds = {k: costs.look(registry, g, k) for k in ks}
+    if not all(math.isfinite(x) for x in seconds.values()):
+        return targets, {}, f"no job time for {', '.join(g.computes)} (run the quick DAG first)"
     return targets, seconds, ""
 
 
-def _plan_rows(g: Group, targets: pd.DataFrame, seconds: list[float], look_levels) -> list[dict]:
+def _plan_rows(
+    g: Group, targets: pd.DataFrame, seconds: Mapping[int, float], look_levels
+) -> list[dict]:
     named = " ".join(
         f"{r.id}(-)" if math.isnan(r.needs) else f"{r.id}(look {int(r.needs)})"
         for r in targets.itertuples()
@@ -571,7 +592,7 @@ def _plan_rows(g: Group, targets: pd.DataFrame, seconds: list[float], look_level
             "projected_s": projected,
             "targets": named,
         }
-        for k, projected in enumerate(seconds, start=g.look + 1)
+        for k, projected in seconds.items()
     ]
 
 
@@ -584,13 +605,16 @@ def plan(
     items: Sequence[str] = (),
     budget_s: float = math.inf,
     looks_done: Mapping[str, int] | None = None,
+    jump: bool = False,
 ) -> Plan:
     """The groups ``decide`` would run from a ledger of each item's last look (``looks_done``:
     ``family.name`` -> its look, 0 when absent), cheapest projected decision first, with every
     look projected to be needed; a group whose projected looks do not fit in what is left of
     ``budget_s`` is not run (the looks themselves stop at the budget too). ``items``: only
     these (``family.name``), else every item whose paper claims are undecided. ``max_looks``:
-    the looks after look 0 (look ``max_looks`` is the last)."""
+    the looks after look 0 (look ``max_looks`` is the last). ``jump``: a group skips the looks
+    no target is projected to be decided at (each look recomputes all its runs, so the looks
+    before cost as much again as the last; the projection may be wrong either way)."""
     confidence = float(config["claims"]["confidence"])
     look_levels = levels(confidence, max_looks + 1)
     ledger = ledger.assign(item=ledger["id"].str.split(".").str[:2].str.join("."))
@@ -602,21 +626,21 @@ def plan(
     candidates = []
     for g in found:
         g.look = max((looks_done or {}).get(n, 0) for n in g.items)
-        targets, seconds, why = _candidate(registry, g, ledger, costs, look_levels)
+        targets, seconds, why = _candidate(registry, g, ledger, costs, look_levels, jump)
         if why:
             skipped[g.name] = why
         else:
-            candidates.append((sum(seconds), g, targets, seconds))
+            candidates.append((sum(seconds.values()), g, targets, seconds))
     rows, spent, chosen = [], 0.0, []
-    for _total, g, targets, seconds in sorted(candidates, key=lambda c: c[0]):
-        if spent + sum(seconds) > budget_s:
+    for total, g, targets, seconds in sorted(candidates, key=lambda c: c[0]):
+        if spent + total > budget_s:
             skipped[g.name] = (
-                f"its projected looks ({sum(seconds):.0f} s) exceed the budget left "
+                f"its projected looks ({total:.0f} s) exceed the budget left "
                 f"({budget_s - spent:.0f} s)"
             )
             continue
         chosen.append(g)
-        spent += sum(seconds)
+        spent += total
         rows += _plan_rows(g, targets, seconds, look_levels)
     look0 = sum(costs.judge(registry, f"{f}.{i.name}") for f, i in registry.judged())
     return Plan(confidence, look_levels, look0, rows, skipped, chosen)
@@ -773,11 +797,12 @@ class Decider:
         cores: int = 1,
         out: Callable[[str], None] = print,
         jobs: int = 1,
+        jump: bool = False,
     ):
         check_input(registry, config, budget_s, max_looks, ())
         self.registry, self.config, self.root, self.directory = registry, config, root, directory
         self.budget_s, self.max_looks, self.cores, self.out = budget_s, max_looks, cores, out
-        self.jobs = jobs
+        self.jobs, self.jump = jobs, jump
         self.lock = threading.Lock()  # state, spending and the projected looks in flight
         self.in_flight = 0.0
         self.look_levels = levels(float(config["claims"]["confidence"]), max_looks + 1)
@@ -849,6 +874,7 @@ class Decider:
         rows = _records(self.directory, g.items)
         g.look = k
         targets = _targets(rows, k, self.look_levels)
+        g.needed = _needed(targets)
         with self.lock:
             for n in g.items:
                 self.state["items"][n] = {"look": k, "level": level, "units": g.values(k)}
@@ -875,7 +901,15 @@ class Decider:
         done = {n: s.get("look", 0) for n, s in self.state["items"].items()}
         left = self.budget_s - self.spent
         proposal = plan(
-            self.registry, self.config, ledger, self.costs, self.max_looks, items, left, done
+            self.registry,
+            self.config,
+            ledger,
+            self.costs,
+            self.max_looks,
+            items,
+            left,
+            done,
+            self.jump,
         )
         for name, why in proposal.skipped.items():
             self.out(f"not run: {name}: {why}")
@@ -890,8 +924,12 @@ class Decider:
 
     def _decide_group(self, g: Group) -> None:
         """A group's looks until its targets are decided, hopeless or over the budget."""
+
+        def next_look(k: int) -> int:
+            return max(k + 1, g.needed or 0) if self.jump else k + 1
+
         try:
-            sequential(partial(self.look, g), self.look_levels, start=g.look + 1)
+            sequential(partial(self.look, g), self.look_levels, next_look(g.look), next_look)
         except _OverBudget:
             self.out(f"{g.name}: stopped at look {g.look} ({g.stopped})")
 
@@ -996,7 +1034,9 @@ def main(registry: Registry, args) -> int:
     if args.dry_run:
         ledger, done, source = _dry_run_ledger(registry, config, args.ledger, args.directory)
         costs = Costs(root, _committed_quick_seconds())
-        found = plan(registry, config, ledger, costs, args.max_looks, args.items, budget_s, done)
+        found = plan(
+            registry, config, ledger, costs, args.max_looks, args.items, budget_s, done, args.jump
+        )
         print(f"plan ({source}; budget {args.budget:g} CPU-h):")
         print(found.text())
         return 0
@@ -1009,6 +1049,7 @@ def main(registry: Registry, args) -> int:
         args.max_looks,
         args.cores,
         jobs=args.jobs,
+        jump=args.jump,
     )
     state = decider.run(args.items)
     table = write_ledger(registry, args.directory.resolve(), state, args.output, config)
