@@ -17,24 +17,12 @@ import torch
 from ...base.store import Labelled
 from ...engine import chains, metrics, ops
 from ...engine.devices import resolve_device, resolve_dtype
-from ...engine.inputs import gaussian_inputs, given_input
+from ...engine.inputs import gaussian_inputs, given_input, given_inputs
 
 __all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank", "small_batch_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
-
-
-def _per_width(
-    h0: torch.Tensor | Mapping[int, torch.Tensor], widths: list[int]
-) -> dict[int, tuple[str, torch.Tensor]]:
-    """Width -> (argument name, tensor): a mapping must cover exactly ``widths``; one tensor
-    serves every width (so its shape check fails unless they are all equal)."""
-    if isinstance(h0, Mapping):
-        if set(h0) != set(widths):
-            raise ValueError(f"h0 must map every width {list(widths)} to a tensor, got {list(h0)}")
-        return {d: (f"h0[{d}]", h0[d]) for d in widths}
-    return {d: ("h0", h0) for d in widths}
 
 
 def depth_rank(
@@ -142,10 +130,7 @@ def bn_chain(
     runs = list(range(n_runs))
     given = None
     if h0 is not None:
-        given = {
-            d: given_input(value, name, n_runs, d, d, torch_dtype, device)
-            for d, (name, value) in _per_width(h0, widths).items()
-        }
+        given = given_inputs(h0, "h0", widths, n_runs, None, torch_dtype, device)
     layers = chains.record_layers(depth, burn_in, stride)
     observer = partial(metrics.spectral_statistics, taus=taus)
     stats: dict[str, torch.Tensor] = {}
