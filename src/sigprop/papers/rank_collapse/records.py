@@ -26,7 +26,8 @@ def judge(records: Sequence[Record], context: Mapping, prefix: str) -> list[Clai
 
 
 def gamma_label(gamma: float) -> str:
-    """gamma as a claim-id fragment: 0.1 -> '0.1', inf -> 'inf'."""
+    """gamma as an id fragment, of claims and of the chains' random streams
+    (``chain_simulations``): 0.1 -> '0.1', inf -> 'inf'."""
     return "inf" if math.isinf(gamma) else f"{gamma:g}"
 
 
