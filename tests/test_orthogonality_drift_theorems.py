@@ -176,3 +176,19 @@ def test_config_rejects_d_below_n():
 
 def test_tables_are_dataframes(checks):
     assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())
+
+
+def test_drift_mc_is_the_states_and_their_one_step_draws():
+    """``drift_mc``: the ``drift_states`` of an experiment id and ``one_step_statistics`` drawn
+    from stream ``<id>.mc.n<n>.d<d>`` (what Theorem 5 and Lemma 6 each measure)."""
+    from sigprop.engine import seeding
+    from sigprop.papers.orthogonality import drift_theorems, lyapunov
+
+    eid = "orthogonality.test_drift"
+    families, s, stats = drift_theorems.drift_mc(3, 8, 2, 1, 40, "cpu", eid)
+    want_families, want_s = drift_theorems.drift_states(3, 2, 1, eid)
+    g = seeding.generator(f"{eid}.mc.n3.d8", 0, "weights")
+    want = lyapunov.one_step_statistics(want_s, 8, 40, g, device="cpu")
+    assert families == want_families == ["dirichlet", "dirichlet", "near_degenerate"]
+    assert torch.equal(s, want_s) and stats.keys() == want.keys()
+    assert all(torch.equal(stats[k], want[k]) for k in want)
