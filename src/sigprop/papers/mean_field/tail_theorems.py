@@ -179,9 +179,7 @@ def measure(
         if act not in ACTIVATION_BOUND:
             raise ValueError(f"no bound B known for activation {act!r}: {list(ACTIVATION_BOUND)}")
         b = ACTIVATION_BOUND[act]
-        fp = mf.sphere_fixed_point(
-            act, n, fixed_point_samples, seeding.generator(f"{eid}.{act}.n{n}", 0, "sphere")
-        )
+        fp = mf.seeded_fixed_point(eid, act, n, fixed_point_samples)
         g_star = fp.matrix()
         inv_norm = 1.0 / torch.linalg.eigvalsh(g_star)[0].item()
         if not math.isfinite(fp.kappa):
