@@ -192,3 +192,17 @@ def test_drift_mc_is_the_states_and_their_one_step_draws():
     assert families == want_families == ["dirichlet", "dirichlet", "near_degenerate"]
     assert torch.equal(s, want_s) and stats.keys() == want.keys()
     assert all(torch.equal(stats[k], want[k]) for k in want)
+
+
+def test_worst_and_best_rows_of_per_row_means():
+    """Rows given as (mean, SE) over n runs: the widest upper end decides a "<=" claim for every
+    row, the highest lower end an "exceeds somewhere" claim; each is the row's ``mean_of``."""
+    from sigprop.papers.orthogonality.drift_theorem_judges import best_of, worst_of
+    from sigprop.papers.orthogonality.verdicts import mean_of
+
+    values, se = [0.1, 0.3, 0.25], [0.01, 0.01, 0.2]
+    worst, k = worst_of(values, se, 10)
+    assert k == 2 and worst == mean_of(0.25, 0.2, 10)
+    best, j = best_of(values, se, 10)
+    assert j == 1 and best == mean_of(0.3, 0.01, 10)
+    assert worst_of([], [], 10)[1] == best_of([], [], 10)[1] == -1
