@@ -27,7 +27,7 @@ def test_centred_bn_rows_have_squared_norm_n_and_zero_mean():
 
 
 def test_seeded_fixed_point_draws_from_the_activations_sphere_stream():
-    """The fixed point every mean-field item reuses: ``sphere_fixed_point`` from stream
+    """G_* as every mean-field item draws it: ``sphere_fixed_point`` from stream
     (``<id>.<activation>.n<n>``, 0, "sphere"); exact for linear: diag 1, off-diagonal -1/(n-1)."""
     fp = mf.seeded_fixed_point("test.mean_field.seeded", "tanh", 5, 2000)
     g = seeding.generator("test.mean_field.seeded.tanh.n5", 0, "sphere")

@@ -265,7 +265,7 @@ def drift_states(
 def drift_mc(
     n: int, d: int, n_states: int, n_degenerate: int, n_draws: int, device, experiment_id: str
 ) -> tuple[list[str], Tensor, dict[str, Tensor]]:
-    """The one-step Monte Carlo of one case (n, d): the fixed states of ``drift_states`` and
+    """The one-step Monte Carlo of one case (n, d): the states of ``drift_states`` and
     ``lyapunov.one_step_statistics`` of ``n_draws`` draws of C_{l+1} per state (DJB21 Eq. (13)),
     stream ``f"{experiment_id}.mc.n{n}.d{d}"``; (family per state, sigma^2, statistics)."""
     families, s = drift_states(n, n_states, n_degenerate, experiment_id)
