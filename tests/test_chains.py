@@ -277,3 +277,22 @@ def test_given_input_accepts_both_shapes_and_names_the_argument():
         given_input(torch.ones(4, 4), "h0_bn", 2, 4, 3, torch.float32, "cpu")
     with pytest.raises(ValueError, match="got list"):
         given_input([1.0], "x", 2, 4, 3, torch.float32, "cpu")
+
+
+def test_given_inputs_per_width_from_a_mapping_or_one_tensor():
+    """One tensor serves every width; a mapping covers exactly the widths, each entry checked
+    (and named) as ``given_input`` checks it, with n = d when no batch size is given."""
+    from sigprop.engine.inputs import given_input, given_inputs
+
+    per_width = {4: torch.randn(2, 4, 4), 8: torch.randn(8, 8)}
+    got = given_inputs(per_width, "h0", [4, 8], 2, None, torch.float64, "cpu")
+    for d, value in per_width.items():
+        assert torch.equal(got[d], given_input(value, f"h0[{d}]", 2, d, d, torch.float64, "cpu"))
+    shared = torch.randn(4, 3)
+    assert torch.equal(given_inputs(shared, "h0", [4], 2, 3, torch.float64, "cpu")[4], shared)
+    with pytest.raises(ValueError, match=r"h0 must map every width \[4, 8\]"):
+        given_inputs({4: shared}, "h0", [4, 8], 2, 3, torch.float64, "cpu")
+    with pytest.raises(ValueError, match=r"h0\[8\] must be a tensor of shape \(2, 8, 3\)"):
+        given_inputs({4: shared, 8: shared}, "h0", [4, 8], 2, 3, torch.float64, "cpu")
+    with pytest.raises(ValueError, match=r"h0 must be a tensor of shape \(2, 8, 8\)"):
+        given_inputs(torch.randn(4, 4), "h0", [4, 8], 2, None, torch.float64, "cpu")

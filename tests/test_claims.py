@@ -385,3 +385,18 @@ def test_definitions_round_trip_and_tolerate_only_another_cpus_rounding(tmp_path
         "f.x.z: not in the recorded definitions",
         "f.x.y: recorded, but no longer made",
     ]
+
+
+def test_control_reason_names_the_borrowed_bound_after_the_category():
+    """A control bounded by another claim's margin keeps that claim's reason, its category
+    first, and says whose margin its bound is; the result is a valid stated reason."""
+    reason = "wording: 'close to' read as within {margin:g}"
+    borrowed = claims.control_reason(reason, "the decay claims' margin")
+    assert borrowed == (
+        "wording: the control's bound is the decay claims' margin; 'close to' read as within "
+        "{margin:g}"
+    )
+    assert borrowed == reason.replace(
+        "wording: ", "wording: the control's bound is the decay claims' margin; "
+    )
+    assert claims.stated_reason(borrowed, "control", 0.1) == borrowed

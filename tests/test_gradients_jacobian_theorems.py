@@ -66,3 +66,20 @@ def test_bad_arguments_raise():
         run_item("lemma_c12", widths=[4], depth=4, late_from=0.9, device="cpu")
     with pytest.raises(ValueError):
         run_item("chain_rule", readout_scale=0.5, device="cpu")
+
+
+def test_measured_part_gives_back_each_stacked_part():
+    """A measurement stacks its parts with a ``kind`` column; a judge reads each back as built
+    (the columns of the other parts NaN in it)."""
+    import pandas as pd
+
+    from sigprop.papers.gradients.verdicts import measured_part
+
+    layer = pd.DataFrame({"d": [4, 4, 8], "value": [0.1, 0.2, 0.3]})
+    net = pd.DataFrame({"d": [4, 8], "value": [1.0, 2.0], "gap": [0.5, 0.25]})
+    table = pd.concat([layer.assign(kind="layer"), net.assign(kind="net")], ignore_index=True)
+    pd.testing.assert_frame_equal(measured_part(table, "net"), net)
+    got = measured_part(table, "layer")
+    pd.testing.assert_frame_equal(got[["d", "value"]], layer)
+    assert got["gap"].isna().all() and "kind" not in got
+    assert measured_part(table, "none").empty

@@ -156,3 +156,12 @@ def test_truncated_relu_series_gives_the_thesis_case_2_slope():
     kappa0, dkappa1 = H.truncated_kernel_endpoints(c)
     assert kappa0 == pytest.approx(1 / math.pi, abs=2e-3)
     assert dkappa1 == pytest.approx(0.9487, abs=1e-4)
+
+
+def test_check_cosines_keeps_the_open_interval():
+    """rho_0 in (-1, 1) comes back as float64; +-1 or beyond is refused (the bounds diverge)."""
+    r0 = H.check_cosines([0.5, -0.25, 0])
+    assert r0.dtype == np.float64 and r0.tolist() == [0.5, -0.25, 0.0]
+    for bad in ([1.0], [0.2, -1.0], 1.5):
+        with pytest.raises(ValueError, match=r"open interval \(-1, 1\)"):
+            H.check_cosines(bad)

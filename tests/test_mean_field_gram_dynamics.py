@@ -26,6 +26,16 @@ def test_centred_bn_rows_have_squared_norm_n_and_zero_mean():
     assert torch.allclose(g.diagonal(dim1=-2, dim2=-1).sum(-1), torch.full((3,), 7.0).double())
 
 
+def test_seeded_fixed_point_draws_from_the_activations_sphere_stream():
+    """G_* as every mean-field item draws it: ``sphere_fixed_point`` from stream
+    (``<id>.<activation>.n<n>``, 0, "sphere"); exact for linear: diag 1, off-diagonal -1/(n-1)."""
+    fp = mf.seeded_fixed_point("test.mean_field.seeded", "tanh", 5, 2000)
+    g = seeding.generator("test.mean_field.seeded.tanh.n5", 0, "sphere")
+    assert fp == mf.sphere_fixed_point("tanh", 5, 2000, g)
+    linear = mf.seeded_fixed_point("test.mean_field.seeded", "linear", 5, 10)
+    assert (linear.diag, linear.offdiag) == pytest.approx((1.0, -0.25), abs=1e-15)
+
+
 def test_sphere_draws_lie_on_the_centred_sphere():
     u = mf.sphere_draws(gen(), 1000, 6)
     assert torch.allclose(u.sum(-1), torch.zeros(1000, dtype=torch.float64), atol=1e-12)

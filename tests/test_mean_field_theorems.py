@@ -135,6 +135,27 @@ def test_wls_slope_exact_line_and_errors():
         tail_theorems.wls_slope([1.0], [1.0], [1.0])
 
 
+def test_tail_draws_come_in_chunks_of_their_own_streams(monkeypatch):
+    """The tail statistics draw in chunks of at most _CHUNK_ELEMENTS / (d n) draws, chunk k from
+    stream (tag, k, "rows"), and rows w = Z L^T with Z i.i.d. N(0, 1), so Cov w = L L^T."""
+    from sigprop.engine import seeding
+
+    monkeypatch.setattr(tail_theorems, "_CHUNK_ELEMENTS", 100)
+    chunks = list(tail_theorems._chunks(23, 3, 4, "t.tail"))
+    assert [m for m, _ in chunks] == [8, 8, 7]
+    for k, (_, gen) in enumerate(chunks):
+        assert torch.equal(
+            torch.rand(3, generator=gen),
+            torch.rand(3, generator=seeding.generator("t.tail", k, "rows")),
+        )
+    chol = torch.linalg.cholesky(mf.ar1_correlation(4, 0.5))
+    w = tail_theorems._normal_rows(5000, 10, chol, torch.Generator().manual_seed(0), "cpu")
+    z = torch.randn(5000, 10, 4, generator=torch.Generator().manual_seed(0), dtype=chol.dtype)
+    assert w.shape == (5000, 10, 4) and torch.equal(w, z @ chol.mT)
+    cov = (w.reshape(-1, 4).mT @ w.reshape(-1, 4)) / w[..., 0].numel()
+    assert torch.allclose(cov, chol @ chol.mT, atol=0.03)
+
+
 def test_collinear_inputs_are_collinear_after_centring():
     h = mixing_theorems.collinear_inputs("test.mf2", range(2), 300, 6, 1e-6)
     a = mf.bn_activation(h, "linear")

@@ -148,3 +148,14 @@ def test_gap_chain_takes_its_input(product):
         chain_simulations.gap_chain(**_GAP, product=product, h0={4: start[6], 6: start[6]})
     with pytest.raises(ValueError, match="h0 must map every width"):
         chain_simulations.gap_chain(**_GAP, product=product, h0={6: start[6]})
+
+
+def test_local_slopes_of_a_power_law_are_its_exponent():
+    """mean = c d^beta gives beta between every pair of consecutive widths; a bend shows."""
+    from sigprop.papers.orthogonality.verdicts import local_slopes
+
+    widths = [8, 16, 32, 64]
+    power = pd.Series([3.0 * d**-0.5 for d in widths], index=widths)
+    assert local_slopes(power) == pytest.approx([-0.5, -0.5, -0.5])
+    bent = pd.Series([1.0, 0.5, 0.5, 0.125], index=widths)
+    assert local_slopes(bent) == pytest.approx([-1.0, 0.0, -2.0])

@@ -176,3 +176,33 @@ def test_config_rejects_d_below_n():
 
 def test_tables_are_dataframes(checks):
     assert all(isinstance(c.table, pd.DataFrame) for c in checks.values())
+
+
+def test_drift_mc_is_the_states_and_their_one_step_draws():
+    """``drift_mc``: the ``drift_states`` of an experiment id and ``one_step_statistics`` drawn
+    from stream ``<id>.mc.n<n>.d<d>`` (what Theorem 5 and Lemma 6 each measure)."""
+    from sigprop.engine import seeding
+    from sigprop.papers.orthogonality import drift_theorems, lyapunov
+
+    eid = "orthogonality.test_drift"
+    families, s, stats = drift_theorems.drift_mc(3, 8, 2, 1, 40, "cpu", eid)
+    want_families, want_s = drift_theorems.drift_states(3, 2, 1, eid)
+    g = seeding.generator(f"{eid}.mc.n3.d8", 0, "weights")
+    want = lyapunov.one_step_statistics(want_s, 8, 40, g, device="cpu")
+    assert families == want_families == ["dirichlet", "dirichlet", "near_degenerate"]
+    assert torch.equal(s, want_s) and stats.keys() == want.keys()
+    assert all(torch.equal(stats[k], want[k]) for k in want)
+
+
+def test_worst_and_best_rows_of_per_row_means():
+    """Rows given as (mean, SE) over n runs: the widest upper end decides a "<=" claim for every
+    row, the highest lower end an "exceeds somewhere" claim; each is the row's ``mean_of``."""
+    from sigprop.papers.orthogonality.drift_theorem_judges import best_of, worst_of
+    from sigprop.papers.orthogonality.verdicts import mean_of
+
+    values, se = [0.1, 0.3, 0.25], [0.01, 0.01, 0.2]
+    worst, k = worst_of(values, se, 10)
+    assert k == 2 and worst == mean_of(0.25, 0.2, 10)
+    best, j = best_of(values, se, 10)
+    assert j == 1 and best == mean_of(0.3, 0.01, 10)
+    assert worst_of([], [], 10)[1] == best_of([], [], 10)[1] == -1

@@ -8,7 +8,7 @@ import pytest
 import torch
 from scipy.linalg import sqrtm
 
-from sigprop.engine import metrics
+from sigprop.engine import metrics, stats
 from sigprop.papers.orthogonality import gaussian_bound_judges as ogb
 from sigprop.papers.orthogonality import gaussian_tables as og
 from sigprop.papers.orthogonality import gaussianity
@@ -242,6 +242,26 @@ def test_plateau_exponents_recover_a_known_law():
     fit = ogb.plateau_exponents(cells)
     assert fit["beta_n"] == pytest.approx(0.5) and fit["beta_d"] == pytest.approx(-0.5)
     assert fit["correction"] == pytest.approx(0.3)
+
+
+def test_radius_exponent_is_half_the_slope_of_w2_squared():
+    """W2^2 = c d^-1 in every run: W2 ~ d^-1/2 (beta = -1/2, no spread); the claims and
+    Table 1's BN row carry this one exponent (half ``bootstrap_slope``, replicates halved)."""
+    rows = [(4, d, r, 3.0 / d) for d in (16, 32, 64, 128) for r in range(5)]
+    table = pd.DataFrame(rows, columns=["batch_size", "width", "run", "plateau_upper"])
+    beta = og.radius_exponent(table, 4)
+    assert beta.value == pytest.approx(-0.5, abs=1e-12) and beta.se == pytest.approx(0, abs=1e-12)
+    rng = np.random.default_rng(1)
+    noisy = table.assign(plateau_upper=table["plateau_upper"] * rng.lognormal(0, 0.2, len(table)))
+    beta = og.radius_exponent(noisy, 4)
+    slope = stats.bootstrap_slope(noisy, "width", "plateau_upper", as_measurement=True)
+    assert beta.value == slope.value / 2 and beta.replicates == tuple(
+        r / 2 for r in slope.replicates
+    )
+    row = og.table1(noisy, 4).iloc[-1]
+    assert (row["exponent"], row["exponent_se"]) == (beta.value, beta.se)
+    (claim,) = ogb.w2_width_claims(noisy, -0.25)
+    assert claim.measured == beta.value
 
 
 def test_radius_exponent_claims_fail_for_a_slow_radius():

@@ -406,6 +406,17 @@ def test_bn_chain_takes_its_input():
         sims.bn_chain(**_BN_CHAIN, h0=drawn[4])  # one tensor cannot serve widths 3 and 4
 
 
+def test_gamma_label_names_the_claims_and_the_chains_streams():
+    """One label of gamma (0.1 -> '0.1', inf -> 'inf') in claim ids and stream addresses."""
+    from sigprop.papers.rank_collapse.records import gamma_label
+
+    assert [gamma_label(g) for g in (0.1, 1.0, 2.5, math.inf)] == ["0.1", "1", "2.5", "inf"]
+    chain = sims.bn_chain(**{**_BN_CHAIN, "gammas": [0.5, math.inf], "depth": 2})
+    assert chain.seeds["experiment_ids"] == [
+        f"rank_collapse.bn_chain.gamma{g}.d{d}" for d in (3, 4) for g in ("0.5", "inf")
+    ]
+
+
 def test_collinear_chain_takes_its_input():
     runs, eid = [0, 1], "rank_collapse.collinear_chain"
     base = inputs.gaussian_inputs(eid, runs, 4, 1, torch.float64)

@@ -518,3 +518,17 @@ def test_every_margin_of_the_family_states_its_reason():
             assert r.tolerance_reason, r.id
         if isinstance(r.tolerance_reason, str) and r.tolerance_reason:
             assert r.tolerance_reason.split(":")[0] in TOLERANCE_REASONS, r.id
+
+
+def test_largest_gaps_per_run_after_initialization():
+    """max over points > 0 of |a - b| per run; point 0 (the shared initial net) is left out and
+    a NaN anywhere after it makes the run's gap NaN."""
+    from sigprop.papers.rank_collapse.records import largest_gaps
+
+    index = pd.MultiIndex.from_product([[0, 1], [0, 1, 2]], names=["run", "point"])
+    wide = pd.DataFrame(
+        {"a": [9.0, 1.0, 2.0, 0.0, 1.0, math.nan], "b": [0.0, 1.5, 0.5, 5.0, 0.0, 0.0]},
+        index=index,
+    )
+    gaps = largest_gaps(wide, "a", "b")
+    assert gaps.loc[0] == 1.5 and math.isnan(gaps.loc[1])

@@ -6,13 +6,16 @@ and an orthogonal pair); DJB21 Fig. 2 (a nearly rank-one diagonal start, authors
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 import torch
 from torch import Tensor
 
 from .seeding import generator
 
 __all__ = [
-    "gaussian_inputs", "given_input", "near_collinear_pair", "near_rank_one", "orthogonal_pair",
+    "gaussian_inputs", "given_input", "given_inputs", "near_collinear_pair", "near_rank_one",
+    "orthogonal_pair",
 ]  # fmt: skip
 
 
@@ -91,3 +94,30 @@ def given_input(
             f"{name} must be a tensor of shape {full} (runs, d, n) or {shared} (d, n), got {got}"
         )
     return value.to(device, dtype)
+
+
+def given_inputs(
+    value: Tensor | Mapping[int, Tensor],
+    name: str,
+    widths: Sequence[int],
+    n_runs: int,
+    n: int | None,
+    dtype: torch.dtype,
+    device,
+) -> dict[int, Tensor]:
+    """Width d -> ``given_input`` of d for a simulation over several ``widths``, batch size ``n``
+    (None: n = d). ``value`` is a mapping that must cover exactly ``widths`` (its entries named
+    ``<name>[<d>]``), or one tensor for every width (so its shape check fails unless the widths
+    are all equal)."""
+    if isinstance(value, Mapping):
+        if set(value) != set(widths):
+            raise ValueError(
+                f"{name} must map every width {list(widths)} to a tensor, got {list(value)}"
+            )
+        named = {d: (f"{name}[{d}]", value[d]) for d in widths}
+    else:
+        named = {d: (name, value) for d in widths}
+    return {
+        d: given_input(v, label, n_runs, d, d if n is None else n, dtype, device)
+        for d, (label, v) in named.items()
+    }

@@ -73,6 +73,7 @@ __all__ = [
     "Record",
     "confidence",
     "confidence_level",
+    "control_reason",
     "decide",
     "evaluate",
     "judge_records",
@@ -349,6 +350,14 @@ def stated_reason(reason: str, kind: str, tolerance: float, id: str = "") -> str
     if category == "none" and tolerance != 0:
         raise ValueError(f"{id}: tolerance_reason 'none' for a tolerance of {tolerance}")
     return reason
+
+
+def control_reason(reason: str, bound: str) -> str:
+    """The tolerance reason of a control whose bound is ``bound``, another claim's margin: that
+    claim's ``reason`` (``"<reason>: <words>"``) with "the control's bound is <bound>; " put
+    before its words."""
+    category, _, words = reason.partition(": ")
+    return f"{category}: the control's bound is {bound}; {words}"
 
 
 def evaluate(

@@ -16,17 +16,12 @@ from ...base.store import require_finite
 from ...engine import stats
 from ...engine.stats import EPS
 from ...verdicts.claims import Claim, Record, judge_records
-from .verdicts import least_favourable, most_favourable
+from .verdicts import least_favourable, measured_part, most_favourable
 
 __all__ = ["SRC", "judge_lemma6_2", "judge_lemma_c8_c9", "judge_theorem6_3"]
 
 
 SRC = "Thesis "
-
-
-def _part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """The rows of one ``kind`` of a measured table, renumbered from 0 as when measured."""
-    return table[table["kind"] == kind].drop(columns="kind").reset_index(drop=True)
 
 
 _UNITS = "{roundoff_units:g} round-off unit(s) d eps kappa"
@@ -235,7 +230,7 @@ def judge_theorem6_3(
     The Weingarten claims' margin is half the distance of E2 from the independent-entries
     value at each d (``HALF``; a theorem's number, not a config choice)."""
     widths = check_widths(widths)
-    t, ortho = _part(table, "case"), _part(table, "orthogonal")
+    t, ortho = measured_part(table, "case"), measured_part(table, "orthogonal")
     require_finite(t, ["ratio_thm6_3", "se_thm6_3", "d"], "gradients.theorem6_3 (case rows)")
     per_d = {
         i: stats.from_se(r.ratio_thm6_3 / r.d, r.se_thm6_3 / r.d, df=draws - 1, n=draws)
@@ -248,7 +243,7 @@ def judge_theorem6_3(
         c |= _ratio_context(t, key, draws)
     c["tightened"] = most_favourable(per_d, "<=")[1]
     c["equality"] = stats.exact((ortho["max_iso_error"] / (ortho["d"] * EPS)).max())
-    c |= _moment_context(_part(table, "moment"), draws)
+    c |= _moment_context(measured_part(table, "moment"), draws)
     c["log_factor"] = stats.exact(t["log_factor"].max(skipna=False))
     c["max_lambda"] = stats.exact(t["max_lambda"].max(skipna=False))
     return judge_records(THEOREM6_3, c, prefix="gradients.theorem6_3.")
@@ -316,7 +311,7 @@ def judge_lemma_c8_c9(
     """
     if control_threshold <= 1:
         raise ValueError(f"need control_threshold > 1, got {control_threshold}")
-    s, mc = _part(table, "spectrum"), _part(table, "monte_carlo")
+    s, mc = measured_part(table, "spectrum"), measured_part(table, "monte_carlo")
     where = "gradients.lemma_c8_c9"
     require_finite(s, ["d", "psi", "c_min", "max_abs_eps", "sigma_lambda"], f"{where} (spectra)")
     require_finite(mc, ["d", "psi0"], f"{where} (Monte Carlo rows)")

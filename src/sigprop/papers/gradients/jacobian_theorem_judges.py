@@ -18,7 +18,7 @@ from ...engine import stats
 from ...engine.stats import EPS
 from ...verdicts.claims import Claim, Record, judge_records
 from .jacobian_theorem_spec import c108_factor, late_window
-from .verdicts import least_favourable
+from .verdicts import least_favourable, measured_part
 
 __all__ = [
     "SRC",
@@ -31,11 +31,6 @@ __all__ = [
 
 
 SRC = "Thesis app. C.3 (Meterez, Joudaki et al. 2024 app. C)"
-
-
-def _part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
-    """The rows of one ``kind`` of a measured table, renumbered from 0 as when measured."""
-    return table[table["kind"] == kind].drop(columns="kind").reset_index(drop=True)
 
 
 def _jacobian_context(table: pd.DataFrame, roundoff_units: float, scale_control: float) -> dict:
@@ -261,7 +256,7 @@ def judge_chain_rule(
     table: pd.DataFrame, *, readout_scale: float = 3.0, **_settings
 ) -> list[Claim]:
     """Claims of the chain-rule bound from ``measure_chain_rule``'s table."""
-    t, nets = _part(table, "layer"), _part(table, "net")
+    t, nets = measured_part(table, "layer"), measured_part(table, "net")
     ex = stats.exact
     c = {
         "readout_scale": readout_scale,
@@ -324,7 +319,7 @@ def judge_lemma_c12(
     (Gaussian W: above min_gaussian_slope); C.13 holds along the Haar chains."""
     check_positive(max_orthogonal_slope=max_orthogonal_slope, min_gaussian_slope=min_gaussian_slope)
     lo, hi = late_window(depth, late_from)
-    slope_rows, width_rows = _part(table, "slope"), _part(table, "width")
+    slope_rows, width_rows = measured_part(table, "slope"), measured_part(table, "width")
     c = dict(runs=runs, depth=depth, lo=lo, hi=hi, max_orthogonal_slope=max_orthogonal_slope,
              min_gaussian_slope=min_gaussian_slope)  # fmt: skip
     records = []
@@ -395,7 +390,7 @@ def judge_lemma_c14_c15(
     **_settings,
 ) -> list[Claim]:
     """Claims of Lemmas C.14/C.15 and Eq. (C.108) from ``measure_lemma_c14_c15``'s table."""
-    chains, steps, pooled = (_part(table, k) for k in ("chain", "step", "pooled"))
+    chains, steps, pooled = (measured_part(table, k) for k in ("chain", "step", "pooled"))
     c = dict(depth=depth, runs=runs, step_draws=step_draws)
     records = []
     for d in check_widths(widths):

@@ -6,6 +6,7 @@
   the one whose interval is least favourable to the relation at the current confidence level,
   so that "measured is the worst case" keeps an interval of its own data.
 - ``roundoff``: a deterministic round-off residual in units (``stats.exact``).
+- ``measured_part``: the rows of one ``kind`` of a measured table that stacks several parts.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import math
 from collections.abc import Mapping
 
 import numpy as np
+import pandas as pd
 
 from ...engine import stats
 from ...engine.stats import Measurement
@@ -22,11 +24,18 @@ from ...verdicts import claims
 __all__ = [
     "welch_from_summaries",
     "least_favourable",
+    "measured_part",
     "most_favourable",
     "welch",
     "per_run",
     "roundoff",
 ]
+
+
+def measured_part(table: pd.DataFrame, kind: str) -> pd.DataFrame:
+    """The rows of one ``kind`` of a measured table (the parts a measurement stacks with a
+    ``kind`` column), without that column and renumbered from 0 as when measured."""
+    return table[table["kind"] == kind].drop(columns="kind").reset_index(drop=True)
 
 
 def per_run(values) -> Measurement:

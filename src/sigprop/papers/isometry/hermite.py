@@ -37,6 +37,7 @@ __all__ = [
     "KernelSummary",
     "activation",
     "analyse",
+    "check_cosines",
     "CLOSED_FORMS",
     "FIG5_1",
     "fig5_1_activation",
@@ -477,6 +478,15 @@ def thm511_rate(case: int, kappa0: float, dkappa0: float, dkappa1: float, rho_st
     if case == 4:
         return max(1.0 - kappa0, dkappa_star, (1.0 - rho_star) / (2.0 - dkappa_star))
     raise ValueError(f"case must be 1..4, got {case}")
+
+
+def check_cosines(rho0) -> np.ndarray:
+    """Initial cosines rho_0 of the kernel map as float64, each in the open interval (-1, 1)
+    (where the bounds of Thm. 5.11 and Cor. 5.10 are finite); a ValueError otherwise."""
+    r0 = np.asarray(rho0, dtype=np.float64)
+    if np.any(np.abs(r0) >= 1):
+        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    return r0
 
 
 def convergence_bound(case: int, alpha: float, rho0, rho_star: float, layers) -> np.ndarray:

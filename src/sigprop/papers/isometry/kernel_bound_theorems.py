@@ -82,9 +82,7 @@ def kernel_bounds(
         one row per (activation, bound) with the case, alpha, rho*, the max excess of the
         iterates over the bound and the max ratio, plus the fixed-point scan.
     """
-    r0 = np.asarray(rho0, dtype=np.float64)
-    if np.any(np.abs(r0) >= 1):
-        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    r0 = H.check_cosines(rho0)
     ell = np.arange(depth + 1)
     rows = []
     uniqueness = []

@@ -58,9 +58,7 @@ def kernel_convergence(
     """
     if len(subjects) != len(rho0):
         raise ValueError(f"need one rho0 per subject, got {len(rho0)} for {len(subjects)}")
-    r0 = np.asarray(rho0, dtype=np.float64)
-    if np.any(np.abs(r0) >= 1):
-        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    r0 = H.check_cosines(rho0)
     if layers < 1:
         raise ValueError(f"layers must be >= 1, got {layers}")
     ell = np.arange(layers + 1)

@@ -90,9 +90,7 @@ def theorem5_15(
         excess of Psi(rho_l) over each bound (over rho_0 and layers 1..depth) and the final
         |rho_L|.
     """
-    r0 = np.asarray(rho0, dtype=np.float64)
-    if np.any(np.abs(r0) >= 1):
-        raise ValueError("rho0 must lie in the open interval (-1, 1)")
+    r0 = H.check_cosines(rho0)
     for norm in norms:
         check_norm(norm)
     ell = np.arange(depth + 1)

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 import pandas as pd
 import torch
 
-from ...engine import seeding
 from ...engine.devices import resolve_device
 from . import gram_dynamics as mf
 
@@ -82,7 +81,7 @@ def measure(
     rows = []
     for n, act in _cases(batch_sizes, activations):
         tag = f"{eid}.{act}.n{n}"
-        fp = mf.sphere_fixed_point(act, n, sphere_samples, seeding.generator(tag, 0, "sphere"))
+        fp = mf.seeded_fixed_point(eid, act, n, sphere_samples)
         g_a = mf.linear_fixed_point(n) if act == "linear" else fp.matrix()
         quad = mf.diagonal_quadrature(act, n) if n >= 3 else math.nan
         g0 = mf.ar1_correlation(n, input_correlation, dtype)

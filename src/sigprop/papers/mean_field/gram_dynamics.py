@@ -51,6 +51,7 @@ __all__ = [
     "linear_step",
     "mean_field_map",
     "replica_mean",
+    "seeded_fixed_point",
     "sphere_draws",
     "sphere_fixed_point",
     "wide_chain_gram",
@@ -167,6 +168,13 @@ def sphere_fixed_point(
         (dv.std() / math.sqrt(samples)).item(),
         (ov.std() / math.sqrt(samples)).item(),
     )
+
+
+def seeded_fixed_point(experiment_id: str, activation: str, n: int, samples: int) -> FixedPoint:
+    """``sphere_fixed_point`` (route (a), Eq. (B.36)) of ``activation`` at batch size ``n``, drawn
+    from stream (``<experiment_id>.<activation>.n<n>``, 0, "sphere")."""
+    g = seeding.generator(f"{experiment_id}.{activation}.n{n}", 0, "sphere")
+    return sphere_fixed_point(activation, n, samples, g)
 
 
 def diagonal_quadrature(activation: str, n: int) -> float:

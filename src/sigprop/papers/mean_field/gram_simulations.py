@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import torch
 
 from ...base.store import Labelled
-from ...engine import chains, seeding
+from ...engine import chains
 from ...engine.devices import resolve_device, resolve_dtype
 from . import gram_dynamics
 
@@ -34,8 +34,7 @@ def reference_gram(
     if network == "no_bn_linear":
         return None, float("nan")
     act = network.removeprefix("bn_")
-    g = seeding.generator(f"{experiment_id}.fixed_point.{act}.n{n}", 0, "sphere")
-    fp = gram_dynamics.sphere_fixed_point(act, n, samples, g)
+    fp = gram_dynamics.seeded_fixed_point(f"{experiment_id}.fixed_point", act, n, samples)
     g_star = gram_dynamics.linear_fixed_point(n) if act == "linear" else fp.matrix()
     return g_star, fp.kappa
 

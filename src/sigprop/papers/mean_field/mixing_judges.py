@@ -10,7 +10,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ...engine.stats import from_se
-from ...verdicts.claims import Claim, Record, judge_records, worst_case
+from ...verdicts.claims import Claim, Record, control_reason, judge_records, worst_case
 
 __all__ = ["FIT_COLUMNS", "RECORDS", "SOURCE_MIX", "judge", "mixing_context"]
 
@@ -50,8 +50,7 @@ RECORDS = (
         "inputs still differ by more than the merge margin: |Delta_1| / level >= "
         "{merged_margin:g}, every case of {cases}",
         SOURCE_MIX, "control", "first", ">=", "merged_margin",
-        tolerance_reason=MERGED.replace("wording: ", "wording: the control's bound is the merge "
-                                        "margin of 'merged'; "),
+        tolerance_reason=control_reason(MERGED, "the merge margin of 'merged'"),
         note=WELCH + "; the closest case {first_worst}. It fails when the starts are not apart, "
         "so 'merged' would be vacuous",
     ),

@@ -21,7 +21,7 @@ import pandas as pd
 import torch
 from torch import Tensor
 
-from ...engine import chains, gram_isometry, seeding
+from ...engine import chains, gram_isometry
 from ...engine.devices import resolve_device
 from ...engine.inputs import gaussian_inputs
 from ...engine.stats import BOOTSTRAP_SEED
@@ -126,9 +126,7 @@ def measure(
     layers = np.arange(depth + 1)
     rows, fits = [], []
     for act in activations:
-        fp = mf.sphere_fixed_point(
-            act, n, fixed_point_samples, seeding.generator(f"{eid}.{act}.n{n}", 0, "sphere")
-        )
+        fp = mf.seeded_fixed_point(eid, act, n, fixed_point_samples)
         g_star = (mf.linear_fixed_point(n) if act == "linear" else fp.matrix()).to(dev)
         for d in widths:
             traces = {

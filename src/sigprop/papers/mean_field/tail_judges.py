@@ -12,7 +12,7 @@ import math
 import pandas as pd
 
 from ...engine.stats import exact, from_se
-from ...verdicts.claims import Claim, Record, judge_records, worst_case
+from ...verdicts.claims import Claim, Record, control_reason, judge_records, worst_case
 
 __all__ = [
     "RECORDS",
@@ -111,8 +111,7 @@ RECORDS = (
         "||G_*^{{-1}} G_1 - I||_F does not scale as d^(-1/2): |slope + 1/2| >= {slope_margin:g} "
         "in every case",
         SOURCE_33, "control", "ctrl_dev", ">=", "slope_margin",
-        tolerance_reason=EXPONENT.replace("wording: ", "wording: the control's bound is the "
-                                          "width claims' margin; "),
+        tolerance_reason=control_reason(EXPONENT, "the width claims' margin"),
         note="interval: delta-method SE (normal) of the closest case {ctrl_worst}; it fails "
         "when the width claims could not tell a wrong start",
     ),

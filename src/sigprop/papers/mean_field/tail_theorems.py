@@ -22,7 +22,7 @@ tolerance multiplier ``z``.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 import pandas as pd
@@ -83,6 +83,19 @@ def _bootstrap_ratio_se(values: Tensor, upper: float, lower: float, n_boot: int)
     return (q[1] / q[0]).std().item()
 
 
+def _chunks(draws: int, d: int, n: int, tag: str) -> Iterator[tuple[int, torch.Generator]]:
+    """The ``draws`` in chunks of at most ``_CHUNK_ELEMENTS`` / (d n) draws (at least one): per
+    chunk k, its size and the generator of stream (``tag``, k, "rows")."""
+    chunk = max(1, _CHUNK_ELEMENTS // (d * n))
+    for k, start in enumerate(range(0, draws, chunk)):
+        yield min(chunk, draws - start), seeding.generator(tag, k, "rows")
+
+
+def _normal_rows(m: int, d: int, chol: Tensor, gen: torch.Generator, dev) -> Tensor:
+    """``m`` draws of d rows w i.i.d. N(0, L L^T), L = ``chol`` (n x n): shape (m, d, n)."""
+    return torch.randn(m, d, chol.shape[-1], generator=gen, dtype=chol.dtype).to(dev) @ chol.mT
+
+
 def _statistics(
     g_star: Tensor, activation: str, d: int, draws: int, control_start: Tensor, tag: str, dev
 ) -> dict[str, Tensor]:
@@ -95,13 +108,9 @@ def _statistics(
     phi = ops.activation(activation)
     chol = torch.linalg.cholesky(c)
     chol_ctrl = torch.linalg.cholesky(control_start.to(dev))
-    chunk = max(1, _CHUNK_ELEMENTS // (d * n))
     out: dict[str, list[Tensor]] = {k: [] for k in ("b1", "b2", "l33", "ctrl", "row")}
-    for k, start in enumerate(range(0, draws, chunk)):
-        m = min(chunk, draws - start)
-        gen = seeding.generator(tag, k, "rows")
-        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol.mT
-        x = phi(ops.bn_centered(w))
+    for m, gen in _chunks(draws, d, n, tag):
+        x = phi(ops.bn_centered(_normal_rows(m, d, chol, gen, dev)))
         c_d = mf.gram(x)
         out["b1"].append(torch.linalg.matrix_norm(c_d - c))
         out["b2"].append(torch.linalg.matrix_norm(c_inv @ c_d - eye))
@@ -110,8 +119,7 @@ def _statistics(
         z = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev)
         g1 = mf.gram(mf.bn_activation(z @ chains.gram_sqrt(x), activation))
         out["l33"].append(torch.linalg.matrix_norm(c_inv @ g1 - eye))
-        w0 = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol_ctrl.mT
-        x0 = phi(ops.bn_centered(w0))
+        x0 = phi(ops.bn_centered(_normal_rows(m, d, chol_ctrl, gen, dev)))
         z = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev)
         g1 = mf.gram(mf.bn_activation(z @ chains.gram_sqrt(x0), activation))
         out["ctrl"].append(torch.linalg.matrix_norm(c_inv @ g1 - eye))
@@ -125,12 +133,9 @@ def _unbounded_control(g_star: Tensor, scale: float, d: int, draws: int, tag: st
     dg = g_star.diagonal()
     c = torch.exp(scale**2 * (dg[:, None] + dg[None, :] + 2 * g_star) / 2).to(dev)
     chol = torch.linalg.cholesky(g_star.to(dev))
-    chunk = max(1, _CHUNK_ELEMENTS // (d * n))
     vals = []
-    for k, start in enumerate(range(0, draws, chunk)):
-        m = min(chunk, draws - start)
-        gen = seeding.generator(tag, k, "rows")
-        w = torch.randn(m, d, n, generator=gen, dtype=c.dtype).to(dev) @ chol.mT
+    for m, gen in _chunks(draws, d, n, tag):
+        w = _normal_rows(m, d, chol, gen, dev)
         vals.append(math.sqrt(d) * torch.linalg.matrix_norm(mf.gram(torch.exp(scale * w)) - c))
     return torch.cat(vals).cpu()
 
@@ -174,9 +179,7 @@ def measure(
         if act not in ACTIVATION_BOUND:
             raise ValueError(f"no bound B known for activation {act!r}: {list(ACTIVATION_BOUND)}")
         b = ACTIVATION_BOUND[act]
-        fp = mf.sphere_fixed_point(
-            act, n, fixed_point_samples, seeding.generator(f"{eid}.{act}.n{n}", 0, "sphere")
-        )
+        fp = mf.seeded_fixed_point(eid, act, n, fixed_point_samples)
         g_star = fp.matrix()
         inv_norm = 1.0 / torch.linalg.eigvalsh(g_star)[0].item()
         if not math.isfinite(fp.kappa):

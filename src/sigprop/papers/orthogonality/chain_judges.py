@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pandas as pd
 
 from ...engine.stats import bootstrap_slope, per_run_slopes, t_mean
 from ...verdicts.claims import Claim, Record
-from .verdicts import judge
+from .verdicts import judge, local_slopes
 
 __all__ = [
     "FIG1_RECORDS",
@@ -236,7 +235,7 @@ def fig2b_claims(
     plain = bootstrap_slope(thesis, x="width", y="mean_gap")
     printed = bootstrap_slope(paper, x="width", y="mean_gap", as_measurement=True)
     means = thesis.groupby("width")["mean_gap"].mean()
-    local = np.diff(np.log(means.to_numpy())) / np.diff(np.log(means.index.to_numpy(float)))
+    local = local_slopes(means)
     context = dict(
         window=window,
         widths=widths,

@@ -13,7 +13,13 @@ import torch
 from ...base.store import Labelled
 from ...engine import chains, metrics
 from ...engine.devices import resolve_device, resolve_dtype
-from ...engine.inputs import given_input, near_collinear_pair, near_rank_one, orthogonal_pair
+from ...engine.inputs import (
+    given_input,
+    given_inputs,
+    near_collinear_pair,
+    near_rank_one,
+    orthogonal_pair,
+)
 
 __all__ = ["PRODUCTS", "cosine_pair", "gap_chain"]
 
@@ -108,18 +114,7 @@ def gap_chain(
     runs = list(range(n_runs))
     given = None
     if h0 is not None:
-        if isinstance(h0, Mapping):
-            if set(h0) != set(widths):
-                raise ValueError(
-                    f"h0 must map every width {list(widths)} to a tensor, got {list(h0)}"
-                )
-            named = {d: (f"h0[{d}]", h0[d]) for d in widths}
-        else:
-            named = {d: ("h0", h0) for d in widths}
-        given = {
-            d: given_input(value, name, n_runs, d, batch_size, torch_dtype, device)
-            for d, (name, value) in named.items()
-        }
+        given = given_inputs(h0, "h0", widths, n_runs, batch_size, torch_dtype, device)
     gaps = []
     for d in widths:
         stream_id = f"{experiment_id}.d{d}"

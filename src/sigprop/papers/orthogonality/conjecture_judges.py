@@ -12,7 +12,7 @@ import pandas as pd
 from ...engine.stats import bootstrap_slope, from_se, mean_se, ols_slope, t_mean
 from ...verdicts.claims import Claim, Record
 from .conjecture_spec import ODD_ACTIVATIONS
-from .verdicts import judge
+from .verdicts import judge, local_slopes
 
 __all__ = ["FIG6_CURVE_RECORDS", "FIG6_DIFFER_RECORDS", "fig6_claims", "offdiag_margin"]
 
@@ -112,7 +112,7 @@ def _slope_context(rows: pd.DataFrame, fit_min_width: int, widths: list[int]) ->
     wide = rows[rows["width"] >= fit_min_width]
     slope = bootstrap_slope(wide, x="width", y="mean_fluctuation", as_measurement=True)
     means = rows.groupby("width")["mean_fluctuation"].mean()
-    local = np.diff(np.log(means.to_numpy())) / np.diff(np.log(means.index.to_numpy(float)))
+    local = local_slopes(means)
     details = {
         "fit_widths": [w for w in widths if w >= fit_min_width],
         "local_slopes": local.tolist(),

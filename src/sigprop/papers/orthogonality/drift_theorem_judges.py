@@ -52,13 +52,18 @@ QUADRATURE_ROUNDOFF = (
 # helpers
 
 
-def worst_of(values, se, n: int, relation: str = "<=", bound: float = 0.0):
-    """The Measurement (t with n - 1 df) among per-row (value, se) whose interval is least
-    favourable to ``relation bound``, and its row index; (NaN, -1) for no rows."""
-    ms = [
+def _row_means(values, se, n: int) -> list[Measurement]:
+    """Per row, the mean over ``n`` runs given as (value, se) (``mean_of``)."""
+    return [
         mean_of(v, s, n)
         for v, s in zip(np.asarray(values, float), np.asarray(se, float), strict=True)
     ]
+
+
+def worst_of(values, se, n: int, relation: str = "<=", bound: float = 0.0):
+    """The Measurement (t with n - 1 df) among per-row (value, se) whose interval is least
+    favourable to ``relation bound``, and its row index; (NaN, -1) for no rows."""
+    ms = _row_means(values, se, n)
     k = worst(ms, relation, bound)
     return (ms[k], k) if k >= 0 else (exact(math.nan), -1)
 
@@ -66,10 +71,7 @@ def worst_of(values, se, n: int, relation: str = "<=", bound: float = 0.0):
 def best_of(values, se, n: int) -> tuple[Measurement, int]:
     """The Measurement among per-row (value, se) whose interval lies highest (largest lower
     end): the row that decides "exceeds somewhere"; (NaN, -1) for no rows."""
-    ms = [
-        mean_of(v, s, n)
-        for v, s in zip(np.asarray(values, float), np.asarray(se, float), strict=True)
-    ]
+    ms = _row_means(values, se, n)
     if not ms:
         return exact(math.nan), -1
     level = confidence_level()

@@ -40,6 +40,7 @@ __all__ = [
     "DTYPE",
     "EXPERIMENT_IDS",
     "SPECTRUM_FAMILIES",
+    "drift_mc",
     "drift_mc_rows",
     "drift_states",
     "measure_lemma10",
@@ -261,22 +262,30 @@ def drift_states(
     return families, torch.cat([s for _, s in parts])
 
 
+def drift_mc(
+    n: int, d: int, n_states: int, n_degenerate: int, n_draws: int, device, experiment_id: str
+) -> tuple[list[str], Tensor, dict[str, Tensor]]:
+    """The one-step Monte Carlo of one case (n, d): the states of ``drift_states`` and
+    ``lyapunov.one_step_statistics`` of ``n_draws`` draws of C_{l+1} per state (DJB21 Eq. (13)),
+    stream ``f"{experiment_id}.mc.n{n}.d{d}"``; (family per state, sigma^2, statistics)."""
+    families, s = drift_states(n, n_states, n_degenerate, experiment_id)
+    g = seeding.generator(f"{experiment_id}.mc.n{n}.d{d}", 0, "weights")
+    return families, s, lyapunov.one_step_statistics(s, d, n_draws, g, device=device)
+
+
 def drift_mc_rows(
     n: int, d: int, n_states: int, n_degenerate: int, n_draws: int, device
 ) -> list[dict]:
     """The one-step drift Monte Carlo of one case (n, d): one row per fixed state.
 
-    States from ``drift_states``; ``n_draws`` draws of C_{l+1} per state
-    (``lyapunov.one_step_statistics``, stream ``f"{eid}.mc.n{n}.d{d}"``). Each row carries the
-    Lemma 8 columns of ``_lemma8_columns``, Theorem 5's right side ``rhs`` and the Monte-Carlo
-    columns mc_mean, mc_se, msd, msd_se, frob, frob_se, weyl_margin. The single definition of
-    this Monte Carlo: ``theorem5`` measures and judges it, and the ``drift`` figure plots its
-    cached table.
+    ``drift_mc`` under ``theorem5``'s experiment id. Each row carries the Lemma 8 columns of
+    ``_lemma8_columns``, Theorem 5's right side ``rhs`` and the Monte-Carlo columns mc_mean,
+    mc_se, msd, msd_se, frob, frob_se, weyl_margin. The single definition of this Monte Carlo:
+    ``theorem5`` measures and judges it, and the ``drift`` figure plots its cached table.
     """
-    eid = EXPERIMENT_IDS["theorem5"]
-    families, s = drift_states(n, n_states, n_degenerate, eid)
-    g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights")
-    stats = lyapunov.one_step_statistics(s, d, n_draws, g, device=device)
+    families, s, stats = drift_mc(
+        n, d, n_states, n_degenerate, n_draws, device, EXPERIMENT_IDS["theorem5"]
+    )
     cols = _lemma8_columns(s)
     gamma = lyapunov.drift_contraction(cols["vhat"], n)
     rows = []
@@ -367,8 +376,8 @@ def measure_lemma6(
     C_{l+1} is the average of d i.i.d. rank-one projections u u^T with ||u u^T||_F = 1 and
     E u u^T = diag(p) (Eq. (13)), so E||C - diag(p)||_F^2 = (E||u u^T||^2 - ||diag p||^2)/d =
     (1 - sum_i p_i^2)/d exactly [our derivation], which is <= 1/d as the lemma states.
-    Per case (n, d) in ``cases`` the states are ``drift_states`` (Dirichlet and near-degenerate
-    spectra) and ``lyapunov.one_step_statistics`` draws C ``n_draws`` times.
+    Per case (n, d) in ``cases``, ``drift_mc`` under ``lemma6``'s experiment id: the states of
+    ``drift_states`` (Dirichlet and near-degenerate spectra), C drawn ``n_draws`` times.
 
     Lemma 9 / Eq. (15): the quadrature p_i(sigma) = sigma_i^2 f_i(sigma) must match the
     Monte-Carlo mean of diag(C) within ``z`` standard errors, for every state and i, and sum to 1.
@@ -389,9 +398,7 @@ def measure_lemma6(
     cases = check_cases(cases, "lemma6.cases")
     rows = []
     for n, d in cases:
-        families, s = drift_states(n, n_states, n_degenerate, eid)
-        g = seeding.generator(f"{eid}.mc.n{n}.d{d}", 0, "weights")
-        st = lyapunov.one_step_statistics(s, d, n_draws, g, device=dev)
+        families, s, st = drift_mc(n, d, n_states, n_degenerate, n_draws, dev, eid)
         p = st["p"]
         exact = (1.0 - p.square().sum(-1)) / d
         rare = n_draws * d * s[:, -1] ** ((n - 1) / 2)

@@ -12,9 +12,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...engine.stats import Measurement, bootstrap, bootstrap_slope, exact, from_se
+from ...engine.stats import Measurement, exact, from_se
 from ...verdicts.claims import Claim, Record, confidence_level
 from .chain_judges import PLATEAU_REASON, plateau_slope_margin
+from .gaussian_tables import radius_exponent
 from .verdicts import judge, mean_of, worst
 
 __all__ = [
@@ -407,14 +408,6 @@ def w2_depth_claims(
     return judge(W2_DEPTH_RECORDS, context, "w2_depth")
 
 
-def _radius_measurement(table: pd.DataFrame, n: int) -> Measurement:
-    """The same exponent as a Measurement (percentile bootstrap over runs, halved)."""
-    slope = bootstrap_slope(
-        table[table["batch_size"] == n], x="width", y="plateau_upper", as_measurement=True
-    )
-    return bootstrap(slope.value / 2.0, np.asarray(slope.replicates) / 2.0)
-
-
 W2_WIDTH_RECORDS = (
     Record(
         "radius_exponent_n{n}",
@@ -443,7 +436,7 @@ def w2_width_claims(table: pd.DataFrame, max_exponent: float) -> list[Claim]:
             widths=widths,
             widths_last=widths[-1],
             max_exponent=max_exponent,
-            beta=_radius_measurement(table, n),
+            beta=radius_exponent(table, n),
         )
         claims += judge(W2_WIDTH_RECORDS, context, "w2_width")
     return claims

@@ -12,7 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from ...engine.stats import bootstrap_slope, mean_ci, ols_slope
+from ...engine.stats import Measurement, bootstrap, bootstrap_slope, mean_ci, ols_slope
 
 __all__ = [
     "TABLE1_STATIC_ROWS",
@@ -24,10 +24,14 @@ __all__ = [
 ]
 
 
-def radius_exponent(table: pd.DataFrame, n: int):
-    """Exponent of W2 = sqrt(mean plateau_upper) in d: half the log-log slope of the mean."""
-    slope = bootstrap_slope(table[table["batch_size"] == n], x="width", y="plateau_upper")
-    return slope.value / 2.0, slope.se / 2.0
+def radius_exponent(table: pd.DataFrame, n: int) -> Measurement:
+    """Exponent beta of W2 = sqrt(mean plateau_upper) ~ c d^beta at batch size ``n`` (DJB21
+    Table 1, Cor. 3): half the log-log slope of the mean over runs in d, with its bootstrap
+    replicates (runs resampled, ``stats.bootstrap_slope``) halved."""
+    slope = bootstrap_slope(
+        table[table["batch_size"] == n], x="width", y="plateau_upper", as_measurement=True
+    )
+    return bootstrap(slope.value / 2.0, np.asarray(slope.replicates) / 2.0)
 
 
 def _cells(frame: pd.DataFrame, value: str) -> dict[tuple[int, int], np.ndarray]:
@@ -205,7 +209,8 @@ def table1(plateau: pd.DataFrame, batch_size: int) -> pd.DataFrame:
         raise ValueError(
             f"batch_size {batch_size} is not simulated: {sorted(plateau['batch_size'].unique())}"
         )
-    beta, se = radius_exponent(plateau, batch_size)
+    exponent = radius_exponent(plateau, batch_size)
+    beta, se = exponent.value, exponent.se
     rows = plateau[plateau["batch_size"] == batch_size]
     widths = sorted(int(w) for w in rows["width"].unique())
     radius = math.sqrt(rows.loc[rows["width"] == widths[-1], "plateau_upper"].mean())

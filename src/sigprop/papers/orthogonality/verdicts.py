@@ -6,7 +6,8 @@
 - ``mean_of``: the Measurement of a mean over ``n`` independent runs given as (mean, SE);
 - ``worst``: among several Measurements of one relation, the one whose interval is least
   favourable to it (the state, cell or layer that decides a "for every ..." claim);
-- ``paired``: per-run paired differences of two per-run series (runs share an initial draw).
+- ``paired``: per-run paired differences of two per-run series (runs share an initial draw);
+- ``local_slopes``: the log-log slopes of a per-width mean between consecutive widths.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pandas as pd
 from ...engine.stats import Measurement, from_se
 from ...verdicts.claims import Claim, Record, confidence_level, judge_records
 
-__all__ = ["FAMILY", "judge", "mean_of", "paired", "worst"]
+__all__ = ["FAMILY", "judge", "local_slopes", "mean_of", "paired", "worst"]
 
 FAMILY = "orthogonality."
 
@@ -62,3 +63,9 @@ def paired(a: pd.Series, b: pd.Series) -> np.ndarray:
     """a - b per run (indexes aligned by run; runs missing from either are dropped)."""
     both = pd.concat([a, b], axis=1, join="inner")
     return (both.iloc[:, 0] - both.iloc[:, 1]).to_numpy(float)
+
+
+def local_slopes(means: pd.Series) -> np.ndarray:
+    """Slopes of log mean against log width between consecutive widths, for a per-width mean
+    indexed by width in increasing order (the exponent of a power law, piece by piece)."""
+    return np.diff(np.log(means.to_numpy())) / np.diff(np.log(means.index.to_numpy(float)))

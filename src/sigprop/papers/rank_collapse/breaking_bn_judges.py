@@ -18,7 +18,7 @@ import pandas as pd
 from ...engine.stats import t_mean
 from ...training.curves import curves_at_chosen_rates
 from ...verdicts.claims import Claim, Record
-from .records import judge, paired, per_run, ratio
+from .records import judge, largest_gaps, paired, per_run, ratio
 from .training_spec import FIGURE_NETWORKS
 
 __all__ = ["fig13_claims", "fig5_claims", "fig7_claims"]
@@ -158,13 +158,6 @@ FIG7 = (
 )  # fmt: skip
 
 
-def _largest_gaps(wide: pd.DataFrame, a: str, b: str) -> pd.Series:
-    """Per run, the largest |a - b| over the log points after initialization (NaN if any)."""
-    gap = (wide[a] - wide[b]).abs()
-    gap = gap[gap.index.get_level_values("point") > 0]
-    return gap.groupby("run").agg(lambda v: v.max(skipna=False))
-
-
 def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: float) -> list[Claim]:
     """Dan+20 App. C on Fig. 7: "the centering does not affect the performance of BN on a VGG
     net when training CIFAR-10", on the whole curves over iterations.
@@ -199,6 +192,6 @@ def fig7_claims(table: pd.DataFrame, path_tolerance: float, rank_tolerance: floa
     context = {
         "path_tolerance": path_tolerance, "rank_tolerance": rank_tolerance,
         "path_gap": t_mean(gap), "rank_ratio": t_mean(rank_ratio),
-        "max_gap": _largest_gaps(a, "BN w/o centering", "BN").mean(), "bn_max_gap": bn_max_gap,
+        "max_gap": largest_gaps(a, "BN w/o centering", "BN").mean(), "bn_max_gap": bn_max_gap,
     }  # fmt: skip
     return judge(FIG7, context, "rank_collapse.fig7.")

@@ -17,24 +17,13 @@ import torch
 from ...base.store import Labelled
 from ...engine import chains, metrics, ops
 from ...engine.devices import resolve_device, resolve_dtype
-from ...engine.inputs import gaussian_inputs, given_input
+from ...engine.inputs import gaussian_inputs, given_input, given_inputs
+from .records import gamma_label
 
 __all__ = ["FIG2_NETWORKS", "bn_chain", "collinear_chain", "depth_rank", "small_batch_rank"]
 
 FIG2_NETWORKS = {"BN": "bn_rms", "vanilla": "none"}
 """Dan+20 Fig. 2 curves: BN of Eq. (2) (no centering) and the unnormalized MLP."""
-
-
-def _per_width(
-    h0: torch.Tensor | Mapping[int, torch.Tensor], widths: list[int]
-) -> dict[int, tuple[str, torch.Tensor]]:
-    """Width -> (argument name, tensor): a mapping must cover exactly ``widths``; one tensor
-    serves every width (so its shape check fails unless they are all equal)."""
-    if isinstance(h0, Mapping):
-        if set(h0) != set(widths):
-            raise ValueError(f"h0 must map every width {list(widths)} to a tensor, got {list(h0)}")
-        return {d: (f"h0[{d}]", h0[d]) for d in widths}
-    return {d: ("h0", h0) for d in widths}
 
 
 def depth_rank(
@@ -104,10 +93,6 @@ def depth_rank(
     )
 
 
-def _gamma_id(gamma: float) -> str:
-    return "inf" if math.isinf(gamma) else f"{gamma:g}"
-
-
 def bn_chain(
     widths: list[int],
     gammas: list[float],
@@ -142,17 +127,14 @@ def bn_chain(
     runs = list(range(n_runs))
     given = None
     if h0 is not None:
-        given = {
-            d: given_input(value, name, n_runs, d, d, torch_dtype, device)
-            for d, (name, value) in _per_width(h0, widths).items()
-        }
+        given = given_inputs(h0, "h0", widths, n_runs, None, torch_dtype, device)
     layers = chains.record_layers(depth, burn_in, stride)
     observer = partial(metrics.spectral_statistics, taus=taus)
     stats: dict[str, torch.Tensor] = {}
     for j, d in enumerate(widths):
         # every gamma of this width in one batched chain (gamma-major runs): each (gamma, run)
         # keeps its own streams and its arithmetic, so the values are those of separate chains
-        streams = [f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}" for gamma in gammas]
+        streams = [f"{experiment_id}.gamma{gamma_label(gamma)}.d{d}" for gamma in gammas]
         if given is None:
             x = torch.cat([gaussian_inputs(s, runs, d, d, torch_dtype, device) for s in streams])
         else:
@@ -165,7 +147,7 @@ def bn_chain(
             {"statistics": observer},
             layers,
             [r for _ in gammas for r in runs],
-            desc=f"bn chain gammas={[_gamma_id(g) for g in gammas]} d={d}",
+            desc=f"bn chain gammas={[gamma_label(g) for g in gammas]} d={d}",
             resumable=True,
         )
         for name, value in trace.values.items():
@@ -178,7 +160,7 @@ def bn_chain(
         values=stats,
         seeds={
             "experiment_ids": [  # width-major: the merge of a run split by width is the same
-                f"{experiment_id}.gamma{_gamma_id(g)}.d{d}" for d in widths for g in gammas
+                f"{experiment_id}.gamma{gamma_label(g)}.d{d}" for d in widths for g in gammas
             ],
             "runs": runs,
             "streams": ["input", "weights"] if given is None else ["weights"],
@@ -225,7 +207,7 @@ def collinear_chain(
     names = [f"sigma_{k + 1}" for k in range(top)]
     sigmas = {k: torch.empty(len(gammas), n_runs, depth + 1, dtype=torch_dtype) for k in names}
     for i, gamma in enumerate(gammas):
-        stream = f"{experiment_id}.gamma{_gamma_id(gamma)}"
+        stream = f"{experiment_id}.gamma{gamma_label(gamma)}"
         trace = chains.simulate(
             h0,
             chains.Step("bn_rms", gamma=gamma),
@@ -234,7 +216,7 @@ def collinear_chain(
             {"statistics": observer},
             range(depth + 1),
             runs,
-            desc=f"collinear chain gamma={_gamma_id(gamma)}",
+            desc=f"collinear chain gamma={gamma_label(gamma)}",
         )
         for name in names:
             sigmas[name][i] = trace.values[name]
@@ -255,7 +237,7 @@ SMALL_BATCHES = {"sqrt_d": lambda d: round(math.sqrt(d)), "square": lambda d: d}
 
 def _small_batch_stream(experiment_id: str, gamma: float, d: int, n: int) -> str:
     """The streams of one ``small_batch_rank`` chain: its own per gamma, width and batch."""
-    return f"{experiment_id}.gamma{_gamma_id(gamma)}.d{d}.n{n}"
+    return f"{experiment_id}.gamma{gamma_label(gamma)}.d{d}.n{n}"
 
 
 def small_batch_rank(
@@ -299,7 +281,7 @@ def small_batch_rank(
                     {"rank": metrics.numerical_rank},
                     layers,
                     runs,
-                    desc=f"small batch rank gamma={_gamma_id(gamma)} d={d} N={n}",
+                    desc=f"small batch rank gamma={gamma_label(gamma)} d={d} N={n}",
                     resumable=True,
                 )
                 fraction[i, k, j] = trace.values["rank"] / n

@@ -17,7 +17,7 @@ import pandas as pd
 
 from ...engine.stats import exact, t_mean
 from ...verdicts.claims import Claim, Record
-from .records import judge, paired, per_run
+from .records import judge, largest_gaps, paired, per_run
 
 __all__ = ["diverged_runs", "fig10_claims", "judge_prop19"]
 
@@ -200,9 +200,7 @@ def _path_gaps(table: pd.DataFrame, metric: str) -> pd.Series:
     """Per run, the largest |real - random| of ``metric`` over the log points after init."""
     wide = table.pivot_table(index=["run", "point"], columns="network", values=metric,
                              dropna=False)  # fmt: skip
-    gap = (wide["SGD"] - wide["SGD random data"]).abs()
-    gap = gap[gap.index.get_level_values("point") > 0]
-    return gap.groupby("run").agg(lambda v: v.max(skipna=False))
+    return largest_gaps(wide, "SGD", "SGD random data")
 
 
 def fig10_claims(

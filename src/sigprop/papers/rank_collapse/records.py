@@ -2,7 +2,8 @@
 
 ``judge`` runs records whose ids are ``str.format`` templates over the context (one record list
 serves every gamma, activation or case); ``per_run`` and ``paired`` pull the per-run values a
-claim's Student-t interval is computed from (runs are the unit of independence).
+claim's Student-t interval is computed from (runs are the unit of independence), and
+``largest_gaps`` the per-run largest distance of two training curves.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import pandas as pd
 from ...engine.stats import Measurement
 from ...verdicts.claims import Claim, Record, judge_records
 
-__all__ = ["gamma_label", "judge", "over_runs", "paired", "per_run", "ratio"]
+__all__ = ["gamma_label", "judge", "largest_gaps", "over_runs", "paired", "per_run", "ratio"]
 
 
 def judge(records: Sequence[Record], context: Mapping, prefix: str) -> list[Claim]:
@@ -26,7 +27,8 @@ def judge(records: Sequence[Record], context: Mapping, prefix: str) -> list[Clai
 
 
 def gamma_label(gamma: float) -> str:
-    """gamma as a claim-id fragment: 0.1 -> '0.1', inf -> 'inf'."""
+    """gamma as an id fragment, of claims and of the chains' random streams
+    (``chain_simulations``): 0.1 -> '0.1', inf -> 'inf'."""
     return "inf" if math.isinf(gamma) else f"{gamma:g}"
 
 
@@ -41,6 +43,14 @@ def paired(a: pd.Series, b: pd.Series) -> np.ndarray:
     """a - b run by run, on the runs both have (runs with the same index are paired)."""
     common = a.index.intersection(b.index)
     return (a.loc[common] - b.loc[common]).to_numpy(float)
+
+
+def largest_gaps(wide: pd.DataFrame, a: str, b: str) -> pd.Series:
+    """Per run, the largest |a - b| of two curves over the log points after initialization (NaN
+    if any is NaN); ``wide`` is indexed by (run, point) with a column per curve."""
+    gap = (wide[a] - wide[b]).abs()
+    gap = gap[gap.index.get_level_values("point") > 0]
+    return gap.groupby("run").agg(lambda v: v.max(skipna=False))
 
 
 def ratio(a: pd.Series, b: pd.Series) -> np.ndarray:
