@@ -153,6 +153,22 @@ def test_looks_needed_extrapolates_at_the_stricter_levels():
     assert decide.looks_needed(0, 5, lv[0], 0, lv) is None
 
 
+def test_looks_needed_takes_the_t_quantile_of_the_claims_df():
+    """Thesis Fig. 2.3's exponent: an OLS fit over 5 points (df 3) undecided at look 2 with 47
+    points to decide. Its points stay 5 as the runs double, and t with 3 df at 99.96% is 17.7
+    against 6.9 at 99.375%: no look up to 6 decides it, where the normal quantile said look 6
+    (its interval widened there, 2026-11-29)."""
+    lv = decide.levels(0.95, 7)
+    assert decide.looks_needed(5, 47, lv[2], 2, lv) == 6
+    assert decide.looks_needed(5, 47, lv[2], 2, lv, df=3, units="points") is None
+    assert decide.looks_needed(5, 47, lv[2], 2, lv, df=math.nan, units="points") == 6
+    # a mean over 3 runs gains df as the runs double: t_5 at look 1 is below t_2 at look 0
+    assert decide.looks_needed(3, 4, lv[0], 0, lv, df=2, units="runs") == 1
+    assert decide.looks_needed(3, 7, lv[0], 0, lv, df=2, units="runs") == 1
+    assert decide.looks_needed(3, 7, lv[0], 0, lv) == 2  # the normal quantile: 6 < 8.7
+    assert decide.looks_needed(3, 4, lv[0], 0, lv, df=2, units="points") is None
+
+
 # --- The command: items, groups, plan, error paths (no compute) -------------------------------
 
 

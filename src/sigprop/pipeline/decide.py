@@ -189,21 +189,33 @@ def _quantile(level: float, df: float = math.inf) -> float:
 
 
 def looks_needed(
-    n: float, to_decide: float, level_now: float, look_now: int, look_levels: Sequence[float]
+    n: float,
+    to_decide: float,
+    level_now: float,
+    look_now: int,
+    look_levels: Sequence[float],
+    df: float = math.inf,
+    units: str = "runs",
 ) -> int | None:
     """The first look after ``look_now`` at which an undecided claim would be decided at its
     observed value and spread, or None (not within ``look_levels``, or not extrapolable).
 
     ``to_decide`` units (at ``level_now``) against the ``n`` it has: look ``k`` has ``2^(k -
-    look_now)`` times the units, and needs ``to_decide (z_k / z_now)^2`` at its stricter level.
-    A claim counted in points (an OLS slope over depths whose every point is a mean over runs)
-    keeps its points when the runs double; its SE is taken to shrink as if its units doubled.
-    Only the order and the choice of the groups rest on this projection, never a verdict.
+    look_now)`` times the units, and needs ``to_decide (q_k / q_now)^2`` at its stricter level,
+    q the interval's quantile: Student t with ``df`` degrees of freedom (inf or NaN: normal).
+    A mean over runs (``units`` "runs") has ``n - 1`` df, so its df grow with the runs. A claim
+    counted in points (an OLS slope over depths or batch sizes whose every point is a mean over
+    runs) keeps its points, and so its df, when the runs double; its SE is taken to shrink as
+    if its units doubled. Only the order and the choice of the groups rest on this projection,
+    never a verdict.
     """
     if not (n >= 1 and math.isfinite(to_decide) and to_decide > 0):
         return None
+    df = math.inf if math.isnan(df) else df
+    q_now = _quantile(level_now, df)
     for k in range(look_now + 1, len(look_levels)):
-        need = to_decide * (_quantile(look_levels[k]) / _quantile(level_now)) ** 2
+        df_k = (df + 1) * 2 ** (k - look_now) - 1 if units == "runs" else df
+        need = to_decide * (_quantile(look_levels[k], df_k) / q_now) ** 2
         if n * 2 ** (k - look_now) >= need:
             return k
     return None
@@ -464,9 +476,10 @@ def _targets(rows: pd.DataFrame, look: int, look_levels: Sequence[float]) -> pd.
         & rows["lean"].isin(DECIDABLE_LEANS)
     ].copy()
     level = look_levels[look] if look < len(look_levels) else look_levels[-1]
+    df = undecided["df"] if "df" in undecided else pd.Series(math.nan, index=undecided.index)
     needs = [
-        looks_needed(float(r.n), float(r.to_decide), level, look, look_levels)
-        for r in undecided.itertuples()
+        looks_needed(float(r.n), float(r.to_decide), level, look, look_levels, float(d), r.units)
+        for r, d in zip(undecided.itertuples(), pd.to_numeric(df, errors="coerce"), strict=True)
     ]
     undecided["needs"] = pd.Series(
         [math.nan if k is None else float(k) for k in needs], dtype=float, index=undecided.index

@@ -219,6 +219,8 @@ class Claim:
         lean: an undecided claim's side (``holds``, ``fails``, ``centred``; ``vacuous`` when
             it cannot fail at these settings); "" otherwise.
         to_decide: about how many ``units`` would decide an undecided claim (NaN otherwise).
+        df: the degrees of freedom of its ``t`` or ``se`` interval (inf: a normal or other
+            interval; NaN in records written before it was recorded).
         statement_template, reason_template: the statement and tolerance reason as their
             record writes them, before the judge's numbers fill them in (the definition).
     """
@@ -247,6 +249,7 @@ class Claim:
     lean: str = ""
     to_decide: float = math.nan
     units: str = ""
+    df: float = math.nan
     statement_template: str = ""
     reason_template: str = ""
     details: dict = field(default_factory=dict)
@@ -425,6 +428,7 @@ def evaluate(
         lean=side,
         to_decide=float(need),
         units=UNITS.get(measured.method, "") if math.isfinite(need) else "",
+        df=float(measured.df),
         **context,
     )
 
