@@ -91,6 +91,11 @@ REDUCE: dict[str, dict] = {
         "B": {"depth": 15, "n_runs": 20},
         G: [["depth"], ["n_runs"]],
     },
+    "orthogonality/wide_gaussian_chain": {
+        "A": {"depth": 60, "n_runs": 2},
+        "B": {"depth": 30, "n_runs": 2},
+        G: [["depth"], ["n_runs"]],
+    },
     "orthogonality/conjecture_chain": {
         "A": {"depth": 100, "reference_depth": 500, "burn_in": 10, "n_runs": 4},
         "B": {"depth": 50, "reference_depth": 250, "burn_in": 5, "n_runs": 4},

@@ -356,7 +356,8 @@ def test_a_group_left_with_vacuous_or_hopeless_claims_stops(
     assert (last, verdicts, runs) == (1, ["hopeless"], ["orthogonality.thm1/look1"])
     state = json.loads((tmp_path / "decide_state.json").read_text())
     assert state["items"]["orthogonality.thm1"]["units"] == {
-        "orthogonality/gaussian_chain/n_runs": 100
+        "orthogonality/gaussian_chain/n_runs": 100,
+        "orthogonality/wide_gaussian_chain/n_runs": 20,
     }
 
 

@@ -182,12 +182,12 @@ def test_claims_on_the_chain_and_on_counterexamples(tiny_chain):
     assert "VACUOUS" in broken["bound_literal"].note
 
     w2 = og.w2_depth_table(tiny_chain)
-    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(w2, 1e-12, 6)}
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(w2, 1e-12)}
     assert "orthogonality.w2_depth.control_transient_only" not in verdicts
     assert {verdicts[f"orthogonality.w2_depth.{k}"] for k in (
         "gelbrich_below_coupling", "coupling_below_n_v2", "lemma2")} == {"holds"}  # fmt: skip
     swapped = w2.assign(lower=w2["upper"] * 1.01 + 1e-9)
-    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(swapped, 1e-12, 6)}
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(swapped, 1e-12)}
     assert verdicts["orthogonality.w2_depth.gelbrich_below_coupling"] == "fails"
 
 
@@ -208,10 +208,47 @@ def test_thm1_bounds_are_vacuous_where_they_exceed_every_possible_gap(tiny_chain
     assert thm1(large)["bound_rigorous"].verdict == "fails"
 
 
+def _frame(result) -> pd.DataFrame:
+    index = pd.MultiIndex.from_product([result.coords[d] for d in result.dims], names=result.dims)
+    values = {k: v.numpy().reshape(-1) for k, v in result.values.items()}
+    return pd.DataFrame(values, index=index).reset_index()
+
+
+def test_the_wide_part_reaches_only_the_bound_claims(tiny_chain):
+    """thm1 and w2_depth read gaussian_chain's grid and wide_gaussian_chain: the bound claims
+    are judged at every point of both (each point's t interval over its own runs), the per-cell,
+    fit and control claims on the grid alone, bit for bit as without the wide part. Where only
+    the wide part's bound is informative, the wide part decides the bound claim."""
+    from sigprop.papers.orthogonality.gaussian_simulations import wide_gaussian_chain
+
+    wide = _frame(wide_gaussian_chain([2], [64], 12, 3, 0.9, "float64", device="cpu"))
+    grid = og.thm1_table(tiny_chain, (1, 3), (6, 12))
+    both = pd.concat([grid, og.thm1_table(wide, (1, 3), (6, 12), "wide")])
+    assert set(both["runs"]) == {6, 3} and set(both["part"]) == {"grid", "wide"}
+    alone, joint = thm1(grid), thm1(both)
+    assert joint.keys() == alone.keys()
+    for key in joint.keys() - {"bound_literal", "bound_rigorous"}:
+        assert joint[key].measured == alone[key].measured, key
+    points = lambda t: f"of {(t['layer'] >= 1).sum()} (n, d, layer) points"  # noqa: E731
+    assert points(grid) in alone["bound_literal"].note
+    assert points(both) in joint["bound_literal"].note
+    level = both["vacuous_level"]
+    is_wide = both["part"] == "wide"
+    bound = level.where(is_wide, 2 * level) * np.where(is_wide, 0.5, 1.0)
+    informative = both.assign(bound_literal=bound, bound_rigorous=bound, se_gap=0.001 * level)
+    assert thm1(informative.assign(mean_gap=0.1 * level))["bound_literal"].verdict == "holds"
+    assert thm1(informative.assign(mean_gap=0.9 * level))["bound_literal"].verdict == "fails"
+
+    w2 = pd.concat([og.w2_depth_table(tiny_chain), og.w2_depth_table(wide, "wide")])
+    claims = {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(w2, 1e-12)}
+    assert claims["gelbrich_below_coupling"].verdict == "holds"
+    assert f"of {len(w2)} points" in claims["cor3_literal"].note
+
+
 def test_w2_cor3_is_vacuous_where_it_exceeds_every_possible_w2(tiny_chain):
     w2 = og.w2_depth_table(tiny_chain)
     level = w2["vacuous_level"]
-    by_id = lambda t: {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(t, 1e-12, 6)}  # noqa: E731
+    by_id = lambda t: {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(t, 1e-12)}  # noqa: E731
     claim = by_id(w2.assign(cor3_literal=2 * level))["cor3_literal"]
     assert claim.verdict == "undecided" and "VACUOUS" in claim.note
     informative = w2.assign(cor3_literal=0.5 * level, upper_se=0.001 * level)

@@ -10,11 +10,15 @@ through its Gram matrix (exact in law). Dashed: the bound 2 (1 - 2 alpha/3)^l + 
 at layer l + 1 with the literal alpha = alpha_hat(l), the minimum over runs and 1 <= k <= l of
 sigma_n(H_k) (Assumption A_1); dotted: the rigorous reading alpha = alpha_hat^2 (the proof needs
 sigma_n^2 >= alpha). Grey: sqrt((n - 1)/n), the largest possible gap; a bound above it is vacuous.
+Black: the same chain at d = {{ snakemake.params.wide["widths"] }} for n =
+{{ snakemake.params.wide["batch_sizes"] }} ({{ snakemake.params.wide["n_runs"] }} runs), where the
+bound falls below that level and the bound claims can fail; dotted black: its rigorous bound.
 Right panel: the plateau, V averaged over layers {{ snakemake.params.plateau_window }}, against d
 for each n (error bars 3 SE), with a d^{-1/2} guide.
 """
 
 import numpy as np
+import pandas as pd
 from matplotlib.lines import Line2D
 
 from sigprop.base import store
@@ -24,9 +28,14 @@ from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 p = item_params(snakemake)
-frame = store.load_frame(snakemake.input.chain)  # batch_size, width, run, layer, gap, sigma_min...
-table = thm1_table(frame, p.decay_window, p.plateau_window)
-table.to_csv(snakemake.output.csv, index=False)  # per (n, d, layer): mean, CI, alpha_hat, bounds
+parts = {"grid": snakemake.input.chain, "wide": snakemake.input.wide}
+table = pd.concat(  # per (n, d, layer): mean, CI, alpha_hat, bounds; the bound claims read both
+    thm1_table(store.load_frame(path), p.decay_window, p.plateau_window, part)
+    for part, path in parts.items()
+).reset_index(drop=True)
+table.to_csv(snakemake.output.csv, index=False)
+wide = table.query("part == 'wide' and layer >= 1")
+table = table.query("part == 'grid'")
 
 ns = sorted(table["batch_size"].unique())
 fig, axes = plotting.figure(ncols=len(ns) + 1, width=3.4, height=3.2)
@@ -40,12 +49,16 @@ for ax, n in zip(axes, ns, strict=False):
         ax.plot(part["layer"], part["bound_rigorous"], color=color, ls=":", lw=0.9)
     ax.axhline(np.sqrt((n - 1) / n), color="grey", lw=0.8)
     ax.set(yscale="log", title=f"n = {n}", xlabel=r"layer $\ell$", ylabel=r"$E\,V(H_\ell)$")
+    for j, (_, part) in enumerate(wide.query("batch_size == @n").groupby("width")):
+        ax.plot(part["layer"], part["mean_gap"], color="k", lw=0.8, alpha=min(1.0, 0.4 + 0.3 * j))
+        ax.plot(part["layer"], part["bound_rigorous"], color="k", ls=":", lw=0.8)
     ax.set_ylim(top=min(ax.get_ylim()[1], 1e3))  # larger bound values: see the CSV
 handles = [Line2D([], [], color=f"C{i}", label=f"d={d}") for i, d in enumerate(p.widths)] + [
     Line2D([], [], color="k", label=r"$E\,V$ (95% CI)"),
     Line2D([], [], color="k", ls="--", label=r"Eq. (3), $\alpha=\hat\alpha$"),
     Line2D([], [], color="k", ls=":", label=r"Eq. (3), $\alpha=\hat\alpha^2$"),
     Line2D([], [], color="grey", label=r"$\sqrt{(n-1)/n}$ (vacuous above)"),
+    Line2D([], [], color="k", lw=0.8, alpha=0.6, label="wide d (bound claims)"),
 ]
 fig.legend(handles=handles, loc="outside lower center", ncol=len(handles), fontsize=8)
 plateau = table.drop_duplicates(["batch_size", "width"])

@@ -10,7 +10,11 @@ the mean of the exact conditional W2^2 given H_l (Bures formula). Above them n E
 (Lemma 2), and the Cor. 3 right-hand side 4 n (1 - 2 alpha/3)^l + 6 n^2 / (alpha sqrt d) with alpha
 = alpha_hat(l) (dashed) and alpha_hat(l)^2 (dotted). Grey: 2 - 2/sqrt(n), the largest conditional
 W2^2 (rank-one H). Means over {{ snakemake.params.chain["n_runs"] }} runs of the chain of ``thm1``.
+The claims also read the chain at d = {{ snakemake.params.wide["widths"] }} (not drawn; the CSV's
+``part`` = wide), as ``thm1`` does.
 """
+
+import pandas as pd
 
 from sigprop.base import store
 from sigprop.papers.orthogonality.gaussian_tables import w2_depth_table
@@ -19,9 +23,12 @@ from sigprop.verdicts import plotting
 
 log_to_file(snakemake.log[0])
 params = item_params(snakemake)
-frame = store.load_frame(snakemake.input.chain)
-table = w2_depth_table(frame)
-table.to_csv(snakemake.output.csv, index=False)  # per (n, d, layer): sandwich and bounds
+parts = {"grid": snakemake.input.chain, "wide": snakemake.input.wide}
+table = pd.concat(  # per (n, d, layer): sandwich and bounds; the claims read both parts
+    w2_depth_table(store.load_frame(path), part) for part, path in parts.items()
+).reset_index(drop=True)
+table.to_csv(snakemake.output.csv, index=False)
+table = table.query("part == 'grid'")  # drawn: the grid's widths
 
 LINES = {  # column: (label, style)
     "lower": ("Gelbrich lower bound", dict(color="C2")),

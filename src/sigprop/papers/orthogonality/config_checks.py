@@ -90,14 +90,16 @@ def _check_real_gap(orth: Mapping) -> None:
 
 
 def _check_gaussian_chain(orth: Mapping) -> None:
-    """DJB21 Thm. 1 / Lemma 2 / Cor. 3 / Table 1 items against their simulation."""
+    """DJB21 Thm. 1 / Lemma 2 / Cor. 3 / Table 1 items against their simulations."""
     chain = orth["gaussian_chain"]
     depth_key = f"{ROOT}.gaussian_chain.depth"
-    if max(chain["batch_sizes"]) > min(chain["widths"]):
-        raise ConfigError(
-            f"{ROOT}.gaussian_chain.batch_sizes {chain['batch_sizes']} exceed the smallest "
-            f"width {min(chain['widths'])} of {ROOT}.gaussian_chain.widths; DJB21 assumes d >= n"
-        )
+    for name in ("gaussian_chain", "wide_gaussian_chain"):
+        sizes, widths = orth[name]["batch_sizes"], orth[name]["widths"]
+        if max(sizes) > min(widths):
+            raise ConfigError(
+                f"{ROOT}.{name}.batch_sizes {sizes} exceed the smallest width {min(widths)} of "
+                f"{ROOT}.{name}.widths; DJB21 assumes d >= n"
+            )
     for item in ("thm1", "w2_depth"):
         _simulated(orth, item, "widths", "gaussian_chain", "widths")
     _window(orth, "thm1", "decay_window", chain["depth"], depth_key)

@@ -71,13 +71,14 @@ def plateau_exponents(plateau: pd.DataFrame) -> dict[str, float]:
     }
 
 
-def _worst_ratio(table: pd.DataFrame, value: str, bound: str, se: str, n_runs: int):
+def _worst_ratio(table: pd.DataFrame, value: str, bound: str, se: str):
     """The (n, d, layer) point whose ratio value / bound has the least favourable interval
-    against ``<= 1`` (t over runs at that point), the point's row, and the ratio's possible
+    against ``<= 1`` (t over the point's ``runs``), the point's row, and the ratio's possible
     range: [0, largest vacuous_level / bound] (the gap or W2^2 cannot exceed vacuous_level)."""
     ratio = (table[value] / table[bound]).to_numpy(float)
     ratio_se = (table[se] / table[bound]).to_numpy(float)
-    ms = [mean_of(r, s, n_runs) for r, s in zip(ratio, ratio_se, strict=True)]
+    runs = table["runs"].to_numpy(int)
+    ms = [mean_of(r, s, int(k)) for r, s, k in zip(ratio, ratio_se, runs, strict=True)]
     k = worst(ms, "<=", 1.0)
     most = float((table["vacuous_level"] / table[bound]).max())
     return ms[k], table.iloc[k], (0.0, most)
@@ -99,8 +100,9 @@ def _informative_widths(table: pd.DataFrame, reading: str, floor_numerator) -> s
 
 def _largest_ratio(table: pd.DataFrame, value: str, bound: str) -> tuple[Measurement, pd.Series]:
     """max(value / bound) over the rows, a property of the tabulated means (exact), and its row."""
-    ratio = table[value] / table[bound]
-    return exact(float(ratio.max())), table.loc[ratio.idxmax()]
+    ratio = (table[value] / table[bound]).to_numpy(float)
+    k = int(np.nanargmax(ratio))
+    return exact(float(ratio[k])), table.iloc[k]
 
 
 THM1_BOUND_RECORDS = tuple(
@@ -144,9 +146,10 @@ THM1_BOUND_RECORDS = tuple(
 
 
 def _bound_context(bounded: pd.DataFrame, n_runs: int, plateau_from: int) -> dict:
+    """The bound claims at every point of both parts; the control on the grid's plateau."""
     context = {"points": len(bounded), "plateau_from": plateau_from}
     for reading in READINGS:
-        m, row, possible = _worst_ratio(bounded, "mean_gap", f"bound_{reading}", "se_gap", n_runs)
+        m, row, possible = _worst_ratio(bounded, "mean_gap", f"bound_{reading}", "se_gap")
         useful = bounded[bounded[f"bound_{reading}"] < bounded["vacuous_level"]]
         cells = sorted({(int(r.batch_size), int(r.width)) for r in useful.itertuples()})
         context |= {
@@ -157,7 +160,7 @@ def _bound_context(bounded: pd.DataFrame, n_runs: int, plateau_from: int) -> dic
             f"cells_{reading}": f"(cells {cells})" if cells else "(none)",
             f"informative_{reading}": _informative_widths(bounded, reading, lambda n: 3.0 * n),
         }
-    plateau = bounded[bounded["layer"] >= plateau_from]
+    plateau = bounded[(bounded["layer"] >= plateau_from) & (bounded["part"] == "grid")]
     a, n, d = plateau["alpha_hat"], plateau["batch_size"], plateau["width"]
     plateau = plateau.assign(faster=plateau["transient_literal"] + 3.0 * n / (a * d))
     ratio = (plateau["mean_gap"] / plateau["faster"]).to_numpy(float)
@@ -269,14 +272,16 @@ def thm1_claims(
     ~ d^{-1/2} that grows with n far slower than the bound's n (literal) or n^2 (rigorous).
 
     Args:
-        table: ``thm1_table`` output (means and SEs over ``n_runs`` runs per point).
+        table: ``thm1_table`` outputs of both simulations (means and SEs over each point's
+            ``runs``); the bound claims read every point, the others the ``grid`` part only.
+        n_runs: the grid's runs (its per-cell slopes).
         widths: the (n, d) cells with these d get decay and plateau claims (the plotted curves).
         plateau_drift: "flat" margin (relative change of V across the plateau window).
         exponent_margin: margin of beta_d around -1/2; n_exponent_tolerance: of beta_n around 1/2.
     """
     bounded = table[table["layer"] >= 1]
     claims = judge(THM1_BOUND_RECORDS, _bound_context(bounded, n_runs, plateau_window[0]), "thm1")
-    cells = table.drop_duplicates(["batch_size", "width"])
+    cells = table[table["part"] == "grid"].drop_duplicates(["batch_size", "width"])
     margin = plateau_slope_margin(plateau_drift, plateau_window)
     for r in cells[cells["width"].isin(widths)].itertuples():
         context = dict(
@@ -375,13 +380,13 @@ W2_DEPTH_RECORDS = (
 
 
 def w2_depth_claims(
-    table: pd.DataFrame, float_tolerance: float, n_runs: int, plateau_from: int = 0
+    table: pd.DataFrame, float_tolerance: float, plateau_from: int = 0
 ) -> list[Claim]:
     """Lemma 2's chain Gelbrich <= E[cond. W2^2] <= n E V^2 <= 2 n E V, and Cor. 3, every layer.
 
     The first three inequalities hold run by run or by Jensen on the empirical average, so only
     round-off (``float_tolerance``) is allowed; a failure would be a defect in the code. Cor. 3
-    is judged at the point whose interval over ``n_runs`` runs reaches highest, with the range the
+    is judged at the point whose interval over its ``runs`` reaches highest, with the range the
     ratio can take at all (``possible``: VACUOUS where the bound exceeds every possible W2^2).
     ``plateau_from`` is kept for the config's plotted window (the former control is removed:
     Cor. 3's floor is loose by about n in every form, so no counterfactual floor gives a control
@@ -397,7 +402,7 @@ def w2_depth_claims(
         points=len(table),
     )
     for reading in READINGS:
-        m, worst_row, possible = _worst_ratio(table, "upper", f"cor3_{reading}", "upper_se", n_runs)
+        m, worst_row, possible = _worst_ratio(table, "upper", f"cor3_{reading}", "upper_se")
         context |= {
             f"ratio_{reading}": m,
             f"possible_{reading}": possible,

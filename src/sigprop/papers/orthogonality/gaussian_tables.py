@@ -61,7 +61,10 @@ def _window_slopes(values: np.ndarray, window: tuple[int, int]) -> np.ndarray:
 
 
 def thm1_table(
-    frame: pd.DataFrame, decay_window: tuple[int, int], plateau_window: tuple[int, int]
+    frame: pd.DataFrame,
+    decay_window: tuple[int, int],
+    plateau_window: tuple[int, int],
+    part: str = "grid",
 ) -> pd.DataFrame:
     """E V(H_L) per (n, d, L) with both Thm. 1 bounds, and per-(n, d) window statistics.
 
@@ -70,11 +73,13 @@ def thm1_table(
     (``gaussianity.running_alpha_hat``): ``bound_literal`` alpha = alpha_hat, ``bound_rigorous``
     alpha = alpha_hat^2; ``transient_literal`` is its first term alone (a negative control).
     Columns repeated on every layer row of a cell: ``decay_slope``/``plateau_slope`` (mean of
-    the per-run OLS slopes of log V over the windows, with SE over runs) and ``plateau_gap``
-    (V averaged over the plateau window, mean and SE over runs).
+    the per-run OLS slopes of log V over the windows, with SE over runs), ``plateau_gap``
+    (V averaged over the plateau window, mean and SE over runs), ``runs`` and ``part``.
 
     Args:
         frame: the ``gaussian_chain`` result in long form (``store.load_frame``).
+        part: the simulation it comes from (``grid``: gaussian_chain; ``wide``:
+            wide_gaussian_chain, read by the bound claims only).
     """
     from . import gaussianity  # torch: imported by the jobs that draw Thm. 1 and Cor. 3 only
 
@@ -112,12 +117,14 @@ def thm1_table(
                     "plateau_slope_se": _se(flat),
                     "plateau_gap": plateau.mean(),
                     "plateau_gap_se": _se(plateau),
+                    "runs": gap.shape[0],
+                    "part": part,
                 }
             )
     return pd.DataFrame(rows)
 
 
-def w2_depth_table(frame: pd.DataFrame) -> pd.DataFrame:
+def w2_depth_table(frame: pd.DataFrame, part: str = "grid") -> pd.DataFrame:
     """Per (n, d, l): the W2^2 sandwich of Lemma 2 and the two Cor. 3 right-hand sides.
 
     Columns: ``lower`` (Gelbrich bound from E[C], exchangeable estimate), ``upper`` (mean over
@@ -125,7 +132,8 @@ def w2_depth_table(frame: pd.DataFrame) -> pd.DataFrame:
     ``two_n_mean_gap`` (2 n E[V], Lemma 2) with its SE, ``alpha_hat`` (A_1 up to layer l),
     ``cor3_literal`` / ``cor3_rigorous`` (Eq. (5) with alpha = alpha_hat / alpha_hat^2),
     ``cor3_transient_literal`` (its first term, a negative control) and ``vacuous_level``
-    2 - 2 / sqrt(n), the largest conditional W2^2 of a unit-Frobenius H (rank one).
+    2 - 2 / sqrt(n), the largest conditional W2^2 of a unit-Frobenius H (rank one); ``runs``
+    and ``part`` as in ``thm1_table``.
     """
     import torch
 
@@ -159,6 +167,8 @@ def w2_depth_table(frame: pd.DataFrame) -> pd.DataFrame:
                     "cor3_rigorous": gaussianity.corollary3_rhs(a**2, layer, n, d),
                     "cor3_transient_literal": 4.0 * n * (1.0 - 2.0 * a / 3.0) ** layer,
                     "vacuous_level": 2.0 - 2.0 / math.sqrt(n),
+                    "runs": gap.shape[0],
+                    "part": part,
                 }
             )
     return pd.DataFrame(rows)
