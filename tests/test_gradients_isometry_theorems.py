@@ -55,7 +55,13 @@ def test_lemma6_2_claims_hold():
 
 def test_theorem6_3_holds_and_the_printed_interval_fails():
     check = run_item(
-        "theorem6_3", widths=(4,), spreads=(0.01, 0.3), draws=2000, roundoff_units=8.0, device="cpu"
+        "theorem6_3",
+        widths=(4,),
+        spreads=(0.01, 0.3),
+        draws=2000,
+        control_factor=8.0,
+        roundoff_units=8.0,
+        device="cpu",
     )
     v = _verdicts(check)
     assert v.pop("printed_eigenvalues_unit_interval") is False  # erratum: trace d forces max >= 1
@@ -66,11 +72,25 @@ def test_theorem6_3_holds_and_the_printed_interval_fails():
         "gradients.theorem6_3.factor_unit_interval",
     )
     assert kinds["factor_unit_interval"][0] == "paper"
-    few = run_item("theorem6_3", widths=(4,), spreads=(0.3,), draws=50, device="cpu")
+    few = run_item(
+        "theorem6_3",
+        widths=(4,),
+        spreads=(0.3,),
+        draws=50,
+        control_factor=8.0,
+        roundoff_units=4.0,
+        device="cpu",
+    )
     weingarten = next(c for c in few.claims if c.id.endswith("weingarten"))
     assert weingarten.verdict != "holds" or weingarten.high - weingarten.low > 0  # an interval
     loose = run_item(
-        "theorem6_3", widths=(4,), spreads=(0.3,), draws=400, control_factor=0.5, device="cpu"
+        "theorem6_3",
+        widths=(4,),
+        spreads=(0.3,),
+        draws=400,
+        control_factor=0.5,
+        roundoff_units=4.0,
+        device="cpu",
     )
     assert _verdicts(loose)["control_tightened"] is False  # the control can fail (ratio ~ 2 d)
     with pytest.raises(ValueError, match="widths"):
@@ -88,6 +108,7 @@ def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
         n_spectra=300,
         spreads=(0.01, 1.0),
         draws=400,
+        control_threshold=4.0,
         roundoff_units=8.0,
         device="cpu",
     )
@@ -95,7 +116,7 @@ def test_lemma_c8_c9_holds_and_printed_lemma_c8_fails():
     assert v.pop("lemma_c8_printed") is False  # erratum: the scale is sqrt(2 d psi), not 16 d psi
     assert all(v.values()), v
     with pytest.raises(ValueError, match="control_threshold"):
-        GJ.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0)
+        GJ.judge_lemma_c8_c9(pd.DataFrame(), control_threshold=1.0, draws=4000, roundoff_units=4.0)
     with pytest.raises(ValueError, match="both sides"):
         run_item("lemma_c8_c9", widths=(4,), n_spectra=20, spreads=(0.01,), draws=10, device="cpu")
 
@@ -131,7 +152,7 @@ def test_weingarten_control_holds_for_haar_and_fails_for_independent_entries_at_
     fails for independent entries (E2 = 1/d^2) at every width."""
     from sigprop.papers.gradients import isometry_decay as dec
 
-    args = dict(widths=widths, spreads=(0.1,), draws=4000)
+    args = dict(widths=widths, spreads=(0.1,), draws=4000, control_factor=8.0, roundoff_units=4.0)
     haar = GJ.judge_theorem6_3(_theorem6_3_table(widths, dec.weingarten_e2), **args)
     verdicts = {c.id.rsplit(".", 1)[-1]: c.verdict for c in haar}
     assert verdicts["control_gaussian_moments"] == "holds"

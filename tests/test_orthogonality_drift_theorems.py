@@ -28,14 +28,18 @@ ROOT = Path(__file__).resolve().parents[1]
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
 SMALL = {
-    "lemma4": dict(batch_sizes=(2, 5), width=12, n_matrices=20, depth=10, n_runs=2),
+    "lemma4": dict(batch_sizes=(2, 5), width=12, n_matrices=20, depth=10, n_runs=2,
+                   float_tolerance=1e-12),
     "theorem5": dict(
         cases=((4, 64),), n_states=6, n_degenerate=2, n_draws=300, lemma8_batch_sizes=(2, 5),
-        lemma8_spectra=16,
+        lemma8_spectra=16, float_tolerance=1e-12,
     ),
-    "lemma6": dict(cases=((4, 6),), n_states=3, n_degenerate=1, n_draws=1500),
-    "lemma10": dict(batch_sizes=(2, 12), n_grid=50, n_search=5, search_every=2),
-    "stability": dict(cases=((2, 256),), depth=150, n_runs=8),
+    "lemma6": dict(cases=((4, 6),), n_states=3, n_degenerate=1, n_draws=1500,
+                   relative_margin=0.05, float_tolerance=1e-12),
+    "lemma10": dict(batch_sizes=(2, 12), n_grid=50, n_search=5, search_every=2,
+                    derivative_step=1e-4, float_tolerance=1e-12, derivative_tolerance=1e-8),
+    "stability": dict(cases=((2, 256),), starts=("gaussian", "near_rank_one"), depth=150,
+                      n_runs=8),
 }  # fmt: skip
 
 
@@ -113,7 +117,17 @@ def test_lemma10_convexity_claim_can_fail(monkeypatch):
     monkeypatch.setattr(
         lyapunov, "g_integral", lambda delta, n: 1 + 2 * n / (n + 2) * delta - 50 * delta**2
     )
-    claims = by_what(run_check("lemma10", batch_sizes=(3, 4), n_grid=20, n_search=0))
+    check = run_check(
+        "lemma10",
+        batch_sizes=(3, 4),
+        n_grid=20,
+        n_search=0,
+        search_every=1,
+        derivative_step=1e-4,
+        float_tolerance=1e-12,
+        derivative_tolerance=1e-8,
+    )
+    claims = by_what(check)
     assert claims["g_at_zero"].verdict == "holds" and claims["slope_at_zero"].verdict == "holds"
     assert claims["convex"].verdict == "fails"
 
@@ -131,7 +145,7 @@ def test_stability_table_and_control(checks):
     fast = table.assign(
         rhs_no_floor=table["rhs_no_floor"] + 10.0
     )  # a counterfactual never exceeded
-    no = {c.id.rsplit(".", 1)[1]: c for c in judge_stability(fast, cases=((2, 256),), n_runs=8)}
+    no = {c.id.rsplit(".", 1)[1]: c for c in judge_stability(fast, **SMALL["stability"])}
     assert no["control_floor_rate"].verdict == "fails"
     with pytest.raises(ValueError, match="unknown start"):
         run_check("stability", cases=((2, 8),), starts=("orthogonal",), depth=2, n_runs=2)
@@ -152,7 +166,15 @@ def test_drift_figure_claims_hold_and_can_fail(checks):
 
 def test_lemma6_sets_aside_rare_event_states_of_small_n():
     """n <= 3 with tiny sigma_n^2: the Monte Carlo misses the rare rows that carry p_n."""
-    check = run_check("lemma6", cases=((2, 4), (3, 6)), n_states=1, n_degenerate=3, n_draws=200)
+    check = run_check(
+        "lemma6",
+        cases=((2, 4), (3, 6)),
+        n_states=1,
+        n_degenerate=3,
+        n_draws=200,
+        relative_margin=0.05,
+        float_tolerance=1e-12,
+    )
     table = check.table
     assert not table.loc[table["family"] == "near_degenerate", "mc_reliable"].all()
     # 200 draws: the 5% margins may stay undecided, but nothing fails

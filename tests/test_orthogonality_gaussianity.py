@@ -182,12 +182,12 @@ def test_claims_on_the_chain_and_on_counterexamples(tiny_chain):
     assert "VACUOUS" in broken["bound_literal"].note
 
     w2 = og.w2_depth_table(tiny_chain)
-    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(w2, 1e-12)}
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(w2, 1e-12, plateau_from=0)}
     assert "orthogonality.w2_depth.control_transient_only" not in verdicts
     assert {verdicts[f"orthogonality.w2_depth.{k}"] for k in (
         "gelbrich_below_coupling", "coupling_below_n_v2", "lemma2")} == {"holds"}  # fmt: skip
     swapped = w2.assign(lower=w2["upper"] * 1.01 + 1e-9)
-    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(swapped, 1e-12)}
+    verdicts = {c.id: c.verdict for c in ogb.w2_depth_claims(swapped, 1e-12, plateau_from=0)}
     assert verdicts["orthogonality.w2_depth.gelbrich_below_coupling"] == "fails"
 
 
@@ -240,7 +240,7 @@ def test_the_wide_part_reaches_only_the_bound_claims(tiny_chain):
     assert thm1(informative.assign(mean_gap=0.9 * level))["bound_literal"].verdict == "fails"
 
     w2 = pd.concat([og.w2_depth_table(tiny_chain), og.w2_depth_table(wide, "wide")])
-    claims = {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(w2, 1e-12)}
+    claims = {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(w2, 1e-12, plateau_from=0)}
     assert claims["gelbrich_below_coupling"].verdict == "holds"
     assert f"of {len(w2)} points" in claims["cor3_literal"].note
 
@@ -248,7 +248,10 @@ def test_the_wide_part_reaches_only_the_bound_claims(tiny_chain):
 def test_w2_cor3_is_vacuous_where_it_exceeds_every_possible_w2(tiny_chain):
     w2 = og.w2_depth_table(tiny_chain)
     level = w2["vacuous_level"]
-    by_id = lambda t: {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(t, 1e-12)}  # noqa: E731
+
+    def by_id(t):
+        return {c.id.rsplit(".", 1)[1]: c for c in ogb.w2_depth_claims(t, 1e-12, plateau_from=0)}
+
     claim = by_id(w2.assign(cor3_literal=2 * level))["cor3_literal"]
     assert claim.verdict == "undecided" and "VACUOUS" in claim.note
     informative = w2.assign(cor3_literal=0.5 * level, upper_se=0.001 * level)

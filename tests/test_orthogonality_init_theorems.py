@@ -21,10 +21,11 @@ THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 SMALL = {
     "app_e": dict(
         batch_sizes=(2, 8), n_spectra=200, widths=(6,), batch_ratios=(0.5, 1.0, 3.0),
-        n_matrices=20, mlp_width=8, mlp_depth=6, n_runs=2,
+        n_matrices=20, mlp_width=8, mlp_depth=6, n_runs=2, control_min_fraction=0.5,
     ),
-    "lemma_a8": dict(widths=(8, 16), batch_size=4, depth=250, n_runs=30),
-    "whitening": dict(widths=(8,), batch_sizes=(4, 16), n_runs=20),
+    "lemma_a8": dict(widths=(8, 16), batch_size=4, depth=250, n_runs=30, fit_start_efolds=4.0,
+                     gap_floor=1e-11, relative_margin=0.1),
+    "whitening": dict(widths=(8,), batch_sizes=(4, 16), n_runs=20, bn_min_gap=1e-3),
 }  # fmt: skip
 
 
@@ -75,7 +76,7 @@ def test_app_e_rejects_ratios_without_the_exact_and_the_wide_case():
 
 def test_whitening_negative_control_can_fail():
     """A bound above BN's one-layer gap makes the control fail (BN is not whitening)."""
-    check = run_check("whitening", **SMALL["whitening"], bn_min_gap=0.99)
+    check = run_check("whitening", **{**SMALL["whitening"], "bn_min_gap": 0.99})
     assert by_what(check)["bn_not_exact"].verdict == "fails"
     assert by_what(check)["bn_not_exact"].kind == "control"
     assert by_what(check)["exact"].verdict == "holds"

@@ -22,11 +22,14 @@ from sigprop.pipeline.jobs import read_table
 SMALL = {
     "lemma1": dict(
         widths=(4, 8), batch_ratios=(1, 2), n_matrices=50, gammas=(1.0, math.inf), depth=20,
-        n_runs=2,
+        n_runs=2, taus=rc.TAU_GRID, control_scale=0.1, control_min_fraction=0.01,
     ),
-    "lemma4": dict(width=8, batch_size=8, depth=400, burn_in=50, n_runs=6, gammas=(1.0,)),
-    "lemma5_6": dict(widths=(4, 8), depth=150, n_runs=3),
-    "lemma7": dict(widths=(4,), n_pairs=20_000),
+    "lemma4": dict(width=8, batch_size=8, depth=400, burn_in=50, n_runs=6, gammas=(1.0,),
+                   offdiag_margin=0.05, row_mean_max=2.0, centering_tolerance=0.02,
+                   identity_layers=200),
+    "lemma5_6": dict(widths=(4, 8), depth=150, n_runs=3, control_gammas=(1.0,), gammas=(0.1, 1.0),
+                     float_tolerance=1e-9),
+    "lemma7": dict(widths=(4,), n_pairs=20_000, gammas=(0.1, 0.03, 0.01), min_order=1.0),
 }  # fmt: skip
 
 
@@ -303,7 +306,7 @@ def test_lemma7_fails_with_a_wrong_delta_f(monkeypatch):
 
 def test_lemma7_order_claim_can_fail():
     """The fitted remainder order is ~2 (symmetric laws), so demanding order 3 fails."""
-    claims = by_what(run_item("lemma7", **SMALL["lemma7"], min_order=3.0, device="cpu"))
+    claims = by_what(run_item("lemma7", **{**SMALL["lemma7"], "min_order": 3.0}, device="cpu"))
     order = claims["remainder_order_d4_gaussian"]
     assert not order.passed
     assert 1.5 < order.measured < 2.2
@@ -444,6 +447,23 @@ def _written(claim_list):
     }
 
 
+# Judge arguments of the synthetic-table tests below: config/config.yaml's values (the Lemma 4
+# table holds gamma = 1 only).
+LEMMA1 = dict(
+    widths=(8, 32), batch_ratios=(1, 2), n_matrices=200, gammas=(0.1, 1.0, math.inf), depth=100,
+    n_runs=4, taus=rc.TAU_GRID, control_scale=0.1, control_min_fraction=0.01,
+)  # fmt: skip
+LEMMA4 = dict(
+    width=32, batch_size=32, depth=2000, gammas=(1.0,), n_runs=8, offdiag_margin=0.05,
+    row_mean_max=2.0, centering_tolerance=0.02, identity_layers=200,
+)  # fmt: skip
+LEMMA5_6 = dict(
+    widths=(4, 8, 32), depth=1000, n_runs=8, control_gammas=(1.0,), gammas=(0.1, 1.0),
+    float_tolerance=1e-9,
+)  # fmt: skip
+LEMMA7 = dict(gammas=(0.1, 0.03, 0.01), min_order=1.0)
+
+
 def _lemma1_table(control_violations: int) -> pd.DataFrame:
     return pd.DataFrame([
         dict(part="rank_vs_r", min_margin=0.5, violations=0, count=10),
@@ -457,11 +477,11 @@ def test_lemma1_chain_claim_requires_the_control():
     when the control finds no violation, the chain claim is invalid."""
     from sigprop.papers.rank_collapse.bn_chain_lemma_judges import judge_lemma1
 
-    out = _written(judge_lemma1(_lemma1_table(10)))
+    out = _written(judge_lemma1(_lemma1_table(10), **LEMMA1))
     assert {r["verdict"] for r in out.values()} == {"holds"}
     assert out["soft_rank_ge_bound"]["requires"] == "rank_collapse.lemma1.control_violations"
     assert out["rank_ge_r"]["tolerance_reason"].startswith("round_off: Lemma 1 is attained")
-    out = _written(judge_lemma1(_lemma1_table(0)))
+    out = _written(judge_lemma1(_lemma1_table(0), **LEMMA1))
     assert out["control_violations"]["verdict"] == "fails"
     assert out["soft_rank_ge_bound"]["verdict"] == "invalid"
     assert out["rank_ge_r"]["verdict"] == "holds"  # part 1 presumes no chain control
@@ -488,10 +508,10 @@ def test_lemma6_absorbing_claim_requires_the_control():
     change): a control that stays put makes it invalid."""
     from sigprop.papers.rank_collapse.bn_chain_lemma_judges import judge_lemma5_6
 
-    out = _written(judge_lemma5_6(_lemma5_6_table(2.0)))
+    out = _written(judge_lemma5_6(_lemma5_6_table(2.0), **LEMMA5_6))
     assert out["rank_one_absorbing"]["verdict"] == "holds"
     assert out["rank_one_absorbing"]["requires"] == "rank_collapse.lemma5_6.control_changes"
-    out = _written(judge_lemma5_6(_lemma5_6_table(1e-15)))
+    out = _written(judge_lemma5_6(_lemma5_6_table(1e-15), **LEMMA5_6))
     assert out["control_changes"]["verdict"] == "fails"
     assert out["rank_one_absorbing"]["verdict"] == "invalid"
     assert out["unit_entries"]["verdict"] == "holds"  # |M_ij| = 1 does not presume the control
@@ -512,13 +532,13 @@ def test_lemma7_margin_is_the_remainder_at_the_lemmas_order():
     from sigprop.papers.rank_collapse.bn_chain_lemma_judges import judge_lemma7
 
     table = _lemma7_table((9.0, 9.7, 9.9), delta_f=9.95)
-    claim = {c.id.split(".")[-1]: c for c in judge_lemma7(table)}["delta_f_d4_gaussian"]
+    claim = {c.id.split(".")[-1]: c for c in judge_lemma7(table, **LEMMA7)}["delta_f_d4_gaussian"]
     assert claim.tolerance == pytest.approx(0.1)
     assert claim.verdict == "holds"  # 9.9 +- 0.02 within 9.95 +- 0.1
     assert claim.tolerance_reason.startswith("theorem: Eq. (43)'s remainder O(gamma)")
     assert "c = 10" in claim.tolerance_reason
     flat = _lemma7_table((9.5, 9.5, 9.5), delta_f=9.95)  # no change with gamma: margin 0
-    claim = {c.id.split(".")[-1]: c for c in judge_lemma7(flat)}["delta_f_d4_gaussian"]
+    claim = {c.id.split(".")[-1]: c for c in judge_lemma7(flat, **LEMMA7)}["delta_f_d4_gaussian"]
     assert claim.tolerance == 0.0 and claim.verdict == "fails"
 
 
@@ -541,7 +561,7 @@ def test_lemma4_row_means_are_read_one_sided_as_the_seed_says():
 
     for value, verdict in ((0.6, "holds"), (1.15, "holds"), (3.5, "fails")):
         table = pd.DataFrame([_lemma4_row(value)])
-        claims = {c.id.split(".")[-1]: c for c in judge_lemma4(table, n_runs=8, gammas=(1.0,))}
+        claims = {c.id.split(".")[-1]: c for c in judge_lemma4(table, **LEMMA4)}
         assert "row_mean_g1" not in claims
         claim = claims["row_mean_small_g1"]
         assert (claim.relation, claim.bound, claim.verdict) == ("<=", 2.0, verdict), value

@@ -56,7 +56,7 @@ LEMMA6_2 = (
 )  # fmt: skip
 
 
-def judge_lemma6_2(table: pd.DataFrame, *, roundoff_units: float = 4.0, **_settings) -> list[Claim]:
+def judge_lemma6_2(table: pd.DataFrame, *, roundoff_units: float, **_settings) -> list[Claim]:
     """Claims of Lemma C.1, Lemma 6.2 / C.2 and Cor. C.3 from ``measure_lemma6_2``'s table.
 
     Round-off: a gap computed from a Gram of condition kappa is off by about d eps kappa; the
@@ -218,11 +218,11 @@ def _moment_context(m: pd.DataFrame, draws: int) -> dict:
 def judge_theorem6_3(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (4, 8, 16),
-    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-    draws: int = 4000,
-    control_factor: float = 8.0,
-    roundoff_units: float = 4.0,
+    widths: Sequence[int],
+    spreads: Sequence[float],
+    draws: int,
+    control_factor: float,
+    roundoff_units: float,
 ) -> list[Claim]:
     """Claims of Thm. 6.3 / C.4, Cor. 6.4, Eq. (C.48) and the Weingarten moments from
     ``measure_theorem6_3``'s table; ``control_factor`` and ``roundoff_units`` only here.
@@ -296,9 +296,9 @@ LEMMA_C8_C9 = (
 def judge_lemma_c8_c9(
     table: pd.DataFrame,
     *,
-    control_threshold: float = 4.0,
-    draws: int = 4000,
-    roundoff_units: float = 4.0,
+    control_threshold: float,
+    draws: int,
+    roundoff_units: float,
     **_settings,
 ) -> list[Claim]:
     """Claims of Lemma C.8 (erratum), Eq. (C.53), (C.56), (C.60) and Lemma C.9 from

@@ -163,8 +163,8 @@ JACOBIAN = (
 def judge_jacobian(
     table: pd.DataFrame,
     *,
-    roundoff_units: float = 16.0,
-    scale_control: float = 0.1,
+    roundoff_units: float,
+    scale_control: float,
     **_settings,
 ) -> list[Claim]:
     """Claims of Lemmas C.13, C.16-C.21 from ``measure_jacobian``'s table; round-off tolerances
@@ -201,7 +201,7 @@ LEMMA_C11 = (
 
 
 def judge_lemma_c11(
-    table: pd.DataFrame, *, n_samples: int = 2000, sharpness: float = 0.99, **_settings
+    table: pd.DataFrame, *, n_samples: int, sharpness: float, **_settings
 ) -> list[Claim]:
     """Claims of Lemma C.11 from ``measure_lemma_c11``'s table: per-sample logit gradients <= 2,
     the CE maximum reaches ``sharpness`` sqrt(2), MSE on raw logits is unbounded (control)."""
@@ -252,9 +252,7 @@ CHAIN_RULE = (
 )  # fmt: skip
 
 
-def judge_chain_rule(
-    table: pd.DataFrame, *, readout_scale: float = 3.0, **_settings
-) -> list[Claim]:
+def judge_chain_rule(table: pd.DataFrame, *, readout_scale: float, **_settings) -> list[Claim]:
     """Claims of the chain-rule bound from ``measure_chain_rule``'s table."""
     t, nets = measured_part(table, "layer"), measured_part(table, "net")
     ex = stats.exact
@@ -307,12 +305,12 @@ def _c12_records(d: int) -> tuple[Record, ...]:
 def judge_lemma_c12(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (16, 32),
-    depth: int = 300,
-    runs: int = 6,
-    late_from: float = 0.5,
-    max_orthogonal_slope: float = 1e-3,
-    min_gaussian_slope: float = 0.05,
+    widths: Sequence[int],
+    depth: int,
+    runs: int,
+    late_from: float,
+    max_orthogonal_slope: float,
+    min_gaussian_slope: float,
 ) -> list[Claim]:
     """Claims of Lemma C.12 from ``measure_lemma_c12``'s table: the cumulative sum converges
     (Haar W: the t interval of the late slope lies below max_orthogonal_slope) vs grows linearly
@@ -383,10 +381,10 @@ def _c108(steps: pd.DataFrame, d: int, init: str, step_draws: int, relation: str
 def judge_lemma_c14_c15(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (4, 8),
-    depth: int = 200,
-    runs: int = 16,
-    step_draws: int = 500,
+    widths: Sequence[int],
+    depth: int,
+    runs: int,
+    step_draws: int,
     **_settings,
 ) -> list[Claim]:
     """Claims of Lemmas C.14/C.15 and Eq. (C.108) from ``measure_lemma_c14_c15``'s table."""

@@ -132,12 +132,12 @@ LEMMA4_RECORDS = (
 def judge_lemma4(
     table: pd.DataFrame,
     *,
-    batch_sizes: Sequence[int] = (2, 4, 8, 16, 30),
-    width: int = 64,
-    n_matrices: int = 200,
-    depth: int = 50,
-    n_runs: int = 4,
-    float_tolerance: float = 1e-12,
+    batch_sizes: Sequence[int],
+    width: int,
+    n_matrices: int,
+    depth: int,
+    n_runs: int,
+    float_tolerance: float,
 ) -> list[Claim]:
     """Claims of DJB21 Lemma 4 from ``measure_lemma4``'s table (one row per kind and n).
 
@@ -259,13 +259,13 @@ THEOREM5_RECORDS = (
 def judge_theorem5(
     table: pd.DataFrame,
     *,
-    cases: Sequence[Sequence[int]] = ((4, 64), (4, 1024), (16, 1024)),
-    n_states: int = 16,
-    n_degenerate: int = 4,
-    n_draws: int = 1000,
-    lemma8_batch_sizes: Sequence[int] = (2, 3, 4, 8, 16, 30),
-    lemma8_spectra: int = 64,
-    float_tolerance: float = 1e-12,
+    cases: Sequence[Sequence[int]],
+    n_states: int,
+    n_degenerate: int,
+    n_draws: int,
+    lemma8_batch_sizes: Sequence[int],
+    lemma8_spectra: int,
+    float_tolerance: float,
 ) -> list[Claim]:
     """Claims of DJB21 Thm. 5 and Lemmas 7-8 from ``measure_theorem5``'s table.
 

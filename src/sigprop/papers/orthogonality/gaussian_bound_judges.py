@@ -379,9 +379,7 @@ W2_DEPTH_RECORDS = (
 )
 
 
-def w2_depth_claims(
-    table: pd.DataFrame, float_tolerance: float, plateau_from: int = 0
-) -> list[Claim]:
+def w2_depth_claims(table: pd.DataFrame, float_tolerance: float, plateau_from: int) -> list[Claim]:
     """Lemma 2's chain Gelbrich <= E[cond. W2^2] <= n E V^2 <= 2 n E V, and Cor. 3, every layer.
 
     The first three inequalities hold run by run or by Jensen on the empirical average, so only

@@ -225,15 +225,15 @@ APP_E_MLP_RECORDS = (
 def judge_app_e(
     table: pd.DataFrame,
     *,
-    batch_sizes: Sequence[int] = (2, 4, 16, 64),
-    n_spectra: int = 2000,
-    widths: Sequence[int] = (16, 64),
-    batch_ratios: Sequence[float] = (0.25, 1.0, 3.0),
-    n_matrices: int = 200,
-    mlp_width: int = 64,
-    mlp_depth: int = 20,
-    n_runs: int = 4,
-    control_min_fraction: float = 0.5,
+    batch_sizes: Sequence[int],
+    n_spectra: int,
+    widths: Sequence[int],
+    batch_ratios: Sequence[float],
+    n_matrices: int,
+    mlp_width: int,
+    mlp_depth: int,
+    n_runs: int,
+    control_min_fraction: float,
 ) -> list[Claim]:
     """Claims of DJB21 App. E from ``measure_app_e``'s table (every number is a property of the
     sampled spectra and matrices: exact).
@@ -329,13 +329,13 @@ LEMMA_A8_RECORDS = (
 def judge_lemma_a8(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (8, 16, 32),
-    batch_size: int = 4,
-    depth: int = 400,
-    n_runs: int = 50,
-    fit_start_efolds: float = 4.0,
-    gap_floor: float = 1e-11,
-    relative_margin: float = 0.1,
+    widths: Sequence[int],
+    batch_size: int,
+    depth: int,
+    n_runs: int,
+    fit_start_efolds: float,
+    gap_floor: float,
+    relative_margin: float,
 ) -> list[Claim]:
     """Claims of Thesis Lemma A.8 from ``measure_lemma_a8``'s table (one row per width d).
 
@@ -418,10 +418,10 @@ WHITENING_RECORDS = (
 def judge_whitening(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (8, 32),
-    batch_sizes: Sequence[int] = (4, 16, 64),
-    n_runs: int = 100,
-    bn_min_gap: float = 1e-3,
+    widths: Sequence[int],
+    batch_sizes: Sequence[int],
+    n_runs: int,
+    bn_min_gap: float,
 ) -> list[Claim]:
     """Claims of DJB21's whitening remark from ``measure_whitening``'s table.
 

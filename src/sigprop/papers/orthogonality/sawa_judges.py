@@ -98,12 +98,12 @@ LEMMA6_RECORDS = (
 def judge_lemma6(
     table: pd.DataFrame,
     *,
-    cases: Sequence[Sequence[int]] = ((2, 4), (4, 8), (8, 16), (16, 32), (30, 30)),
-    n_states: int = 6,
-    n_degenerate: int = 2,
-    n_draws: int = 2000,
-    relative_margin: float = 0.05,
-    float_tolerance: float = 1e-12,
+    cases: Sequence[Sequence[int]],
+    n_states: int,
+    n_degenerate: int,
+    n_draws: int,
+    relative_margin: float,
+    float_tolerance: float,
 ) -> list[Claim]:
     """Claims of DJB21 Lemmas 6 and 9 from ``measure_lemma6``'s table.
 
@@ -221,13 +221,13 @@ LEMMA10_RECORDS = (
 def judge_lemma10(
     table: pd.DataFrame,
     *,
-    batch_sizes: Sequence[int] = (2, 100),
-    n_grid: int = 200,
-    n_search: int = 20,
-    search_every: int = 1,
-    derivative_step: float = 1e-4,
-    float_tolerance: float = 1e-12,
-    derivative_tolerance: float = 1e-8,
+    batch_sizes: Sequence[int],
+    n_grid: int,
+    n_search: int,
+    search_every: int,
+    derivative_step: float,
+    float_tolerance: float,
+    derivative_tolerance: float,
 ) -> list[Claim]:
     """Claims of DJB21 Lemma 10 and the step before Eq. (16) from ``measure_lemma10``'s table
     (quadrature: exact, with ``float_tolerance`` and ``derivative_tolerance``)."""

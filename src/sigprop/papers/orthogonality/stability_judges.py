@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from ...verdicts.claims import Claim, Record
-from .drift_spec import STARTS, case_text, check_cases
+from .drift_spec import case_text, check_cases
 from .drift_theorem_judges import best_of, worst_of
 from .verdicts import judge, worst
 
@@ -71,10 +71,10 @@ def _case_context(rows: pd.DataFrame, n_runs: int) -> dict:
 def judge_stability(
     table: pd.DataFrame,
     *,
-    cases: Sequence[Sequence[int]] = ((2, 1024), (4, 256)),
-    starts: Sequence[str] = STARTS,
-    depth: int = 200,
-    n_runs: int = 32,
+    cases: Sequence[Sequence[int]],
+    starts: Sequence[str],
+    depth: int,
+    n_runs: int,
 ) -> list[Claim]:
     """Claims of DJB21 App. B.1 from ``measure_stability``'s table (one row per case, start and
     layer, with mean and SE over ``n_runs`` runs): per (n, d, start) the bound at its least

@@ -20,7 +20,6 @@ from .bn_chain_lemma_spec import (
     FLOAT_TOLERANCE,
     MATRIX_KINDS,
     R_ABOVE_ONE_MARGIN,
-    TAU_GRID,
     gamma_tag,
 )
 from .records import judge, over_runs
@@ -110,15 +109,15 @@ LEMMA1 = (
 def judge_lemma1(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (8, 32),
-    batch_ratios: Sequence[int] = (1, 2),
-    n_matrices: int = 200,
-    gammas: Sequence[float] = (0.1, 1.0, math.inf),
-    depth: int = 100,
-    n_runs: int = 4,
-    taus: Sequence[float] = TAU_GRID,
-    control_scale: float = 0.1,
-    control_min_fraction: float = 0.01,
+    widths: Sequence[int],
+    batch_ratios: Sequence[int],
+    n_matrices: int,
+    gammas: Sequence[float],
+    depth: int,
+    n_runs: int,
+    taus: Sequence[float],
+    control_scale: float,
+    control_min_fraction: float,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemma 1 from the ``measure_lemma1`` table.
@@ -256,15 +255,15 @@ def _lemma4_context(row, d, n, depth, n_runs, margins: dict) -> dict:
 def judge_lemma4(
     table: pd.DataFrame,
     *,
-    width: int = 32,
-    batch_size: int = 32,
-    depth: int = 2000,
-    n_runs: int = 8,
-    gammas: Sequence[float] = (0.1, 1.0, math.inf),
-    offdiag_margin: float = 0.05,
-    row_mean_max: float = 2.0,
-    centering_tolerance: float = 0.02,
-    identity_layers: int = 200,
+    width: int,
+    batch_size: int,
+    depth: int,
+    n_runs: int,
+    gammas: Sequence[float],
+    offdiag_margin: float,
+    row_mean_max: float,
+    centering_tolerance: float,
+    identity_layers: int,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemma 4 and the comment on BN centering from the ``measure_lemma4`` table.
@@ -395,12 +394,12 @@ def _lemma6_context(lemma6: pd.DataFrame) -> dict:
 def judge_lemma5_6(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (4, 8, 32),
-    depth: int = 1000,
-    n_runs: int = 8,
-    control_gammas: Sequence[float] = (1.0,),
-    gammas: Sequence[float] = (0.1, 1.0),
-    float_tolerance: float = FLOAT_TOLERANCE,
+    widths: Sequence[int],
+    depth: int,
+    n_runs: int,
+    control_gammas: Sequence[float],
+    gammas: Sequence[float],
+    float_tolerance: float,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemmas 5 and 6 from the ``measure_lemma5_6`` table.
@@ -470,8 +469,8 @@ LEMMA7 = (
 def judge_lemma7(
     table: pd.DataFrame,
     *,
-    gammas: Sequence[float] = (0.1, 0.03, 0.01),
-    min_order: float = 1.0,
+    gammas: Sequence[float],
+    min_order: float,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemma 7 from the ``measure_lemma7`` table, per (d, law): ``delta_f``

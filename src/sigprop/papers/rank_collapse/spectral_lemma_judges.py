@@ -62,13 +62,13 @@ LEMMA3 = (
 def judge_lemma3(
     table: pd.DataFrame,
     *,
-    width: int = 32,
-    depth: int = 3000,
-    n_runs: int = 16,
-    gammas: Sequence[float] = (0.1, 0.5, 0.9),
-    laws: Sequence[str] = ("gaussian", "uniform"),
-    burn_in: int = 100,
-    rank_tolerance: float = 0.03,
+    width: int,
+    depth: int,
+    n_runs: int,
+    gammas: Sequence[float],
+    laws: Sequence[str],
+    burn_in: int,
+    rank_tolerance: float,
     **_settings,
 ) -> list[Claim]:
     """The claims of Lemma 3 from the ``measure_lemma3`` table, per (law, gamma): ``rate``
@@ -135,10 +135,10 @@ PROP8 = (
 def judge_prop8(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
-    n_spectra: int = 16,
-    rtol: float = 1e-10,
-    basis: str = "hadamard",
+    widths: Sequence[int],
+    n_spectra: int,
+    rtol: float,
+    basis: str,
     **_settings,
 ) -> list[Claim]:
     """The claims of Prop. 8 from the ``measure_prop8`` table: each identity holds to ``rtol``
@@ -235,8 +235,8 @@ def _example9_context(row: dict, width: int, antithetic: bool) -> dict:
 def judge_example9(
     table: pd.DataFrame,
     *,
-    width: int = 16,
-    antithetic: bool = True,
+    width: int,
+    antithetic: bool,
     **_settings,
 ) -> list[Claim]:
     """The claims of Example 9 from the ``measure_example9`` table: per (law, gamma)
@@ -326,13 +326,13 @@ def _example12_context(spike: pd.DataFrame, beta: float, alpha_widths, alpha_bou
 def judge_examples11_12(
     table: pd.DataFrame,
     *,
-    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
-    n_spectra: int = 64,
-    alpha_widths: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
-    betas: Sequence[float] = (0.5, 0.75),
-    tol: float = 1e-12,
-    alpha_bound: float = 0.9,
-    basis: str = "hadamard",
+    widths: Sequence[int],
+    n_spectra: int,
+    alpha_widths: Sequence[int],
+    betas: Sequence[float],
+    tol: float,
+    alpha_bound: float,
+    basis: str,
     **_settings,
 ) -> list[Claim]:
     """The claims of Examples 11 and 12 from the ``measure_examples11_12`` table.
