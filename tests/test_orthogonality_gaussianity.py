@@ -219,9 +219,8 @@ def test_the_wide_part_reaches_only_the_bound_claims(tiny_chain):
     are judged at every point of both (each point's t interval over its own runs), the per-cell,
     fit and control claims on the grid alone, bit for bit as without the wide part. Where only
     the wide part's bound is informative, the wide part decides the bound claim."""
-    from sigprop.papers.orthogonality.gaussian_simulations import wide_gaussian_chain
-
-    wide = _frame(wide_gaussian_chain([2], [64], 12, 3, 0.9, "float64", device="cpu"))
+    wide_id = "orthogonality.wide_gaussian_chain"
+    wide = _frame(gaussian_chain([2], [64], 12, 3, 0.9, "float64", "cpu", experiment_id=wide_id))
     grid = og.thm1_table(tiny_chain, (1, 3), (6, 12))
     both = pd.concat([grid, og.thm1_table(wide, (1, 3), (6, 12), "wide")])
     assert set(both["runs"]) == {6, 3} and set(both["part"]) == {"grid", "wide"}

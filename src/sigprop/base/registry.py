@@ -136,6 +136,8 @@ class Simulation:
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
         split: the list argument it may run as one job per value of (``Split``); None: one job.
+        constants: fixed arguments, e.g. the ``experiment_id`` that gives a second simulation
+            by the same function streams of its own.
     """
 
     name: str
@@ -148,6 +150,7 @@ class Simulation:
     mem_mb: int = 2000
     runtime: int = 30
     split: Split | None = None
+    constants: Mapping[str, Any] = field(default_factory=dict)
 
     kind = "simulation"
 
@@ -461,10 +464,12 @@ def _without_placement(value):
 
 
 def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
-    """A simulation's keyword arguments under ``config``: its setup and its extra references."""
+    """A simulation's keyword arguments under ``config``: its setup, its extra references and
+    its constants."""
     return {
         **resolve(item.setup, config, default=f"{family}/{item.name}"),
         **resolve(item.extra, config),
+        **item.constants,
     }
 
 

@@ -19,12 +19,7 @@ from ...engine.devices import resolve_device, resolve_dtype
 from ...engine.inputs import gaussian_inputs
 from . import gaussianity
 
-__all__ = [
-    "equicorrelated_gaussian_inputs",
-    "gaussian_chain",
-    "observe_gaussianity",
-    "wide_gaussian_chain",
-]
+__all__ = ["equicorrelated_gaussian_inputs", "gaussian_chain", "observe_gaussianity"]
 
 
 def equicorrelated_gaussian_inputs(
@@ -127,24 +122,3 @@ def gaussian_chain(
         values=values,
         seeds={"experiment_ids": ids, "runs": runs, "streams": ["input", "gram"]},
     )
-
-
-def wide_gaussian_chain(
-    batch_sizes: list[int],
-    widths: list[int],
-    depth: int,
-    n_runs: int,
-    correlation: float,
-    dtype: str,
-    device: str = "auto",
-) -> Labelled:
-    """``gaussian_chain`` at the widths where Thm. 1's bound, DJB21 Eq. (3), can fail.
-
-    Its floor 3 n / (alpha sqrt d) lies above sqrt((n - 1)/n), the largest possible gap, at every
-    width of the main grid, so a bound claim judged there cannot fail. The same chain with its own
-    streams ``orthogonality.wide_gaussian_chain.n<n>.d<d>``; same outputs and dims.
-    """
-    return gaussian_chain(
-        batch_sizes, widths, depth, n_runs, correlation, dtype, device,
-        experiment_id="orthogonality.wide_gaussian_chain",
-    )  # fmt: skip
