@@ -204,7 +204,17 @@ def bn_chain_naive(d, gammas, depth, burn_in, stride, runs, taus) -> float:
 def bn_chain_engine(d, gammas, depth, burn_in, stride, runs, taus):
     """The DAG's ``rank_collapse.bn_chain`` for one width and every gamma."""
     return rank_collapse.bn_chain(
-        [d], gammas, depth, burn_in, stride, runs, taus, "gaussian", "float64", "cpu"
+        [d],
+        gammas,
+        depth,
+        burn_in,
+        stride,
+        runs,
+        taus,
+        "gaussian",
+        "float64",
+        "cpu",
+        experiment_id="rank_collapse.bn_chain",
     )
 
 

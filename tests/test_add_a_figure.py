@@ -55,12 +55,12 @@ from ...engine.seeding import generator
 RUNS, DEPTH = 8, 10
 
 
-def norm_chain(width: int, device: str = "auto") -> Labelled:
+def norm_chain(width: int, device: str = "auto", *, experiment_id: str) -> Labelled:
     """The squared norm per unit, ``ratio`` over dims (run, layer), from h_0 = 1."""
     on = resolve_device(device)
     ratios = torch.empty(RUNS, DEPTH + 1, dtype=torch.float64)
     for run in range(RUNS):
-        g = generator("mean_field.norm_chain", run, "weights")
+        g = generator(experiment_id, run, "weights")
         h = torch.ones(width, dtype=torch.float64, device=on)
         for layer in range(DEPTH + 1):
             ratios[run, layer] = h.square().mean().cpu()

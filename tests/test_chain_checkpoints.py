@@ -161,14 +161,29 @@ def slow_save(path, state):  # in the second chain: time for the parent to kill 
 
 checkpoints.save = slow_save
 with checkpoints.resumable(sys.argv[1]):
-    bn_chain([8, 16], [0.1, math.inf], 400, 100, 10, 2, [0.5], "gaussian", "float64", "cpu")
+    bn_chain(
+        [8, 16], [0.1, math.inf], 400, 100, 10, 2, [0.5], "gaussian", "float64", "cpu",
+        experiment_id="rank_collapse.bn_chain",
+    )
 """
 
 
 def _bn_chain():
     from sigprop.papers.rank_collapse.chain_simulations import bn_chain
 
-    return bn_chain([8, 16], [0.1, math.inf], 400, 100, 10, 2, [0.5], "gaussian", "float64", "cpu")
+    return bn_chain(
+        [8, 16],
+        [0.1, math.inf],
+        400,
+        100,
+        10,
+        2,
+        [0.5],
+        "gaussian",
+        "float64",
+        "cpu",
+        experiment_id="rank_collapse.bn_chain",
+    )
 
 
 def test_a_killed_bn_chain_job_resumes_to_the_same_bytes(tmp_path, monkeypatch):
@@ -186,7 +201,16 @@ def test_an_interrupted_a1_grid_skips_its_finished_pixels(tmp_path, monkeypatch)
     from sigprop.papers.orthogonality import assumption_simulations as a1
 
     def grid():
-        return a1.a1_grid([4, 12], [8, 12, 48], 0.1, 60, 3, "float64", device="cpu")
+        return a1.a1_grid(
+            [4, 12],
+            [8, 12, 48],
+            0.1,
+            60,
+            3,
+            "float64",
+            device="cpu",
+            experiment_id="orthogonality.a1_grid",
+        )
 
     uninterrupted = grid()
     plain, calls = a1._pixel, []

@@ -126,6 +126,7 @@ def _run(root, **kw):
         data_root=str(root),
         download=False,
         device="cpu",
+        experiment_id="gradients.table_c1",
     )
     return exp.table_c1(**{**args, **kw})
 

@@ -13,6 +13,7 @@ import yaml
 
 from sigprop.base.config import ConfigError
 from sigprop.engine import gram_isometry
+from sigprop.papers import load_registry
 from sigprop.papers.gradients import bn_mlp
 from sigprop.papers.gradients import depth_judges as checks
 from sigprop.papers.gradients import depth_sweep_simulations as exp
@@ -44,6 +45,7 @@ _SWEEP = dict(
     dtype="float64",
     degenerate={"distinct": 2, "repeats": 4},
     device="cpu",
+    experiment_id="gradients.depth_sweep",
 )
 
 
@@ -108,7 +110,8 @@ def test_sweep_takes_its_batch(monkeypatch):
     given = _sweep(batch=batch, images=x, labels=labels)
     for name, value in default.values.items():
         assert torch.equal(given.values[name], value), name
-    alone = exp.VARIANT_SIMULATIONS["tanh"](**_SWEEP, batch=batch, images=x, labels=labels)
+    item = load_registry().get("gradients", "depth_tanh", "simulation")  # the variant's item
+    alone = item.run(**{**_SWEEP, "batch": batch, "images": x, "labels": labels, **item.constants})
     i = default.coords["variant"].index("tanh")
     assert torch.equal(alone.values["log_grad_fc1"][0], default.values["log_grad_fc1"][i])
     other = _sweep(batch=batch, images=torch.randn(D_IN, N, generator=g), labels=labels)

@@ -181,6 +181,7 @@ def _no_dataset(**kwargs):
 @pytest.mark.parametrize("name", GAIN_SIMULATIONS)
 def test_gain_simulations_take_their_batch(monkeypatch, name):
     simulation, args = GAIN_SIMULATIONS[name]
+    args = {**args, "experiment_id": f"gradients.{name}"}
     g = torch.Generator().manual_seed(5)
     x = torch.randn(7, 6, generator=g, dtype=torch.float64)
     labels = torch.tensor([0, 3, 9, 3, 1, 0])

@@ -110,11 +110,31 @@ def test_bad_arguments_raise():
     with pytest.raises(ValueError, match="rho"):
         mf.ar1_correlation(3, 1.0)
     with pytest.raises(ValueError, match="network must be one of"):
-        gram_chain(["bn_gelu"], [8], [4], 2, 2, 0.5, 1000, device="cpu")
+        gram_chain(
+            ["bn_gelu"],
+            [8],
+            [4],
+            2,
+            2,
+            0.5,
+            1000,
+            device="cpu",
+            experiment_id="mean_field.gram_chain",
+        )
 
 
 def test_gram_chain_shapes_and_no_bn_reference():
-    out = gram_chain(["bn_tanh", "no_bn_linear"], [16, 32], [4], 3, 2, 0.5, 2000, device="cpu")
+    out = gram_chain(
+        ["bn_tanh", "no_bn_linear"],
+        [16, 32],
+        [4],
+        3,
+        2,
+        0.5,
+        2000,
+        device="cpu",
+        experiment_id="mean_field.gram_chain",
+    )
     dist, kappa = out.values["distance"], out.values["kappa"]
     assert dist.shape == (2, 1, 2, 2, 4)
     assert torch.all(dist[1, ..., 0] == 0)  # G_0 - G_0
@@ -124,6 +144,7 @@ def test_gram_chain_shapes_and_no_bn_reference():
 def test_gram_and_explicit_products_agree_in_law():
     kw = dict(networks=["bn_relu"], widths=[64], batch_sizes=[4], depth=6, n_runs=40)
     kw.update(input_correlation=0.5, fixed_point_samples=20_000, device="cpu")
+    kw.update(experiment_id="mean_field.gram_chain")
     a = gram_chain(product="gram", **kw).values["distance"][0, 0, 0, :, -1]
     b = gram_chain(product="explicit", **kw).values["distance"][0, 0, 0, :, -1]
     se = math.sqrt(a.var() / a.numel() + b.var() / b.numel())

@@ -96,6 +96,7 @@ def test_monitor_running_minimum_equals_naive_per_layer_svd():
 
 def test_grid_marks_invalid_pixels_and_early_stop_keeps_verdicts():
     kwargs = dict(batch_sizes=[4, 12], widths=[8, 12, 48], threshold=0.1, depth=60, n_runs=4)
+    kwargs.update(experiment_id="orthogonality.a1_grid")
     full = a1_grid(**kwargs, dtype="float64", stop_when_all_failed=False, device="cpu")
     early = a1_grid(**kwargs, dtype="float64", stop_when_all_failed=True, device="cpu")
     valid = full.values["valid"]
@@ -114,6 +115,7 @@ def test_grid_marks_invalid_pixels_and_early_stop_keeps_verdicts():
 
 def test_float32_and_float64_share_draws_and_verdicts():
     kwargs = dict(batch_sizes=[8], widths=[32, 96], threshold=0.1, depth=100, n_runs=3)
+    kwargs.update(experiment_id="orthogonality.a1_grid")
     f32 = a1_grid(**kwargs, dtype="float32", device="cpu")
     f64 = a1_grid(**kwargs, dtype="float64", device="cpu")
     torch.testing.assert_close(f32.values["passed"], f64.values["passed"])
@@ -134,11 +136,22 @@ def test_float32_and_float64_share_draws_and_verdicts():
 )
 def test_bad_grids_raise(batch_sizes, widths, message):
     with pytest.raises(ValueError, match=message):
-        a1_grid(batch_sizes, widths, 0.1, 10, 2, "float64", device="cpu")
+        a1_grid(
+            batch_sizes,
+            widths,
+            0.1,
+            10,
+            2,
+            "float64",
+            device="cpu",
+            experiment_id="orthogonality.a1_grid",
+        )
 
 
 def test_pixel_table_from_saved_grid(tmp_path):
-    result = a1_grid([4, 12], [8, 48], 0.1, 30, 3, "float64", device="cpu")
+    result = a1_grid(
+        [4, 12], [8, 48], 0.1, 30, 3, "float64", device="cpu", experiment_id="orthogonality.a1_grid"
+    )
     item = load_registry().get("orthogonality", "a1_grid", "simulation")
     store.save(tmp_path / "g.safetensors", result, {}, nonfinite=item.nonfinite)
     table = pixel_table(store.load_frame(tmp_path / "g.safetensors"))

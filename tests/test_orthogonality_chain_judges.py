@@ -111,7 +111,9 @@ def test_fig2b_needs_four_widths():
 # ---- given inputs (issue 11): the chain simulations accept H_0 in place of their default ----
 
 _COSINE = dict(width=4, depth=3, n_runs=2, epsilon=1e-3, dtype="float64", device="cpu")
+_COSINE.update(experiment_id="orthogonality.cosine_pair")
 _GAP = dict(widths=[4, 6], batch_size=3, depth=3, n_runs=2, dtype="float64", device="cpu")
+_GAP.update(experiment_id="orthogonality.gap_chain")
 
 
 def test_cosine_pair_takes_its_inputs():

@@ -146,6 +146,7 @@ def test_conjecture_chain_shapes_and_invariants():
         product="gram",
         dtype="float64",
         device="cpu",
+        experiment_id="orthogonality.conjecture_chain",
     )
     assert result.dims == ["activation", "width", "run"]
     for name, v in result.values.items():
@@ -175,6 +176,7 @@ def test_conjecture_chain_rejects_bad_input(kwargs, message):
         product="gram",
         dtype="float64",
         device="cpu",
+        experiment_id="orthogonality.conjecture_chain",
     )
     with pytest.raises(ValueError, match=message):
         oc.conjecture_chain(**(setup | kwargs))

@@ -129,7 +129,16 @@ def test_bad_inputs_raise():
     with pytest.raises(ValueError, match="correlation"):
         equicorrelated_gaussian_inputs("x", [0], 8, 2, 1.0)
     with pytest.raises(ValueError, match="batch sizes"):
-        gaussian_chain([8], [4, 16], 2, 2, 0.0, "float64", device="cpu")
+        gaussian_chain(
+            [8],
+            [4, 16],
+            2,
+            2,
+            0.0,
+            "float64",
+            device="cpu",
+            experiment_id="orthogonality.gaussian_chain",
+        )
 
 
 def test_equicorrelated_inputs():
@@ -145,7 +154,16 @@ def test_equicorrelated_inputs():
 def tiny_chain():
     from sigprop.base.store import Labelled
 
-    result = gaussian_chain([2, 4], [8, 16, 32], 12, 6, 0.9, "float64", device="cpu")
+    result = gaussian_chain(
+        [2, 4],
+        [8, 16, 32],
+        12,
+        6,
+        0.9,
+        "float64",
+        device="cpu",
+        experiment_id="orthogonality.gaussian_chain",
+    )
     assert isinstance(result, Labelled)
     payload = result.values
     index = pd.MultiIndex.from_product([result.coords[d] for d in result.dims], names=result.dims)

@@ -336,6 +336,7 @@ def test_measurements_reject_bad_arguments(measure, kwargs):
 # ---- given inputs (issue 11): the simulations accept X in place of the seeded draw ----
 
 _DEPTH_RANK = dict(
+    experiment_id="rank_collapse.depth_rank",
     width=4,
     batch_size=3,
     depth=3,
@@ -346,6 +347,7 @@ _DEPTH_RANK = dict(
     device="cpu",
 )
 _BN_CHAIN = dict(
+    experiment_id="rank_collapse.bn_chain",
     widths=[3, 4],
     gammas=[1.0],
     depth=4,
@@ -358,6 +360,7 @@ _BN_CHAIN = dict(
     device="cpu",
 )
 _COLLINEAR = dict(
+    experiment_id="rank_collapse.collinear_chain",
     width=4,
     gammas=[1.0],
     depth=3,

@@ -211,16 +211,40 @@ def test_import_graph_has_no_cycles():
 
 def test_every_function_is_importable_by_its_name():
     """Jobs import an item's function by ``module:qualname`` (not the whole registry); a
-    lazily named one (``LazyFunction``) resolves to a function of that name."""
+    lazily named one (``LazyFunction``) resolves to a function of that name, defined in that
+    module or imported there (``training_simulations.network_training``: the training layer's
+    one function, the family's module naming it)."""
     from sigprop.base.registry import LazyFunction
 
     for _, item in load_registry().items():
         for function in (getattr(item, k, None) for k in ("run", "measure", "judge")):
             if isinstance(function, LazyFunction):
                 found = function.resolve()
-                assert callable(found) and qualified_name(found) == qualified_name(function)
+                assert callable(found) and found.__qualname__ == function.__qualname__
             elif function is not None:
                 assert import_function(qualified_name(function)) is function, function
+
+
+def test_every_simulation_takes_the_experiment_id_it_is_given():
+    """The workflow gives each simulation its random streams' id (``simulation_setup``:
+    ``<family>.<item>`` or its ``constants``); no function keeps a default of its own that could
+    drift from the item's name."""
+    import inspect
+
+    from sigprop.base.registry import simulation_setup
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    for family, item in load_registry().items("simulation"):
+        parameters = inspect.signature(item.run.resolve()).parameters
+        parameter = parameters.get("experiment_id")
+        given = simulation_setup(family, item, config)["experiment_id"]
+        if parameter is None:  # a wrapper passing its ``**setup`` on to the function that draws
+            kinds = {p.kind for p in parameters.values()}
+            assert inspect.Parameter.VAR_KEYWORD in kinds, f"{family}/{item.name}: no experiment_id"
+        else:
+            assert parameter.default is inspect.Parameter.empty, f"{family}/{item.name}"
+            assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, f"{family}/{item.name}"
+        assert given == item.constants.get("experiment_id", f"{family}.{item.name}")
 
 
 def test_the_simulations_a_partial_run_needs():

@@ -13,7 +13,7 @@ from workflow_copy import ROOT, copy_workflow, job_counts, snakemake
 
 from sigprop.base import store
 from sigprop.base.config import ConfigError, merge_configs
-from sigprop.base.registry import SPLIT_KEY, Split, split_parts
+from sigprop.base.registry import SPLIT_KEY, Split, simulation_setup, split_parts
 from sigprop.papers import load_registry
 from sigprop.pipeline.job_resources import placement
 from sigprop.pipeline.jobs import run_merge, run_simulation
@@ -104,7 +104,7 @@ def test_merged_parts_are_the_unsplit_run_bit_for_bit(name, tmp_path):
     config = _config(**{name: TINY[name]})
     run = item.run.resolve()
     whole = tmp_path / f"{name}.safetensors"
-    setup = {**QUICK["rank_collapse"][name], **TINY[name]}
+    setup = simulation_setup("rank_collapse", item, config)
     run_simulation(run, setup, "cpu", str(whole))
     parts = split_parts("rank_collapse", item, config)
     assert [p.value for p in parts] == TINY[name]["widths"]

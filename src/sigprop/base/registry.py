@@ -120,12 +120,15 @@ class Split:
 
 @dataclass(frozen=True)
 class Simulation:
-    """A cached simulation: ``run(**setup, device=...)`` returns ``store.Labelled`` tensors.
+    """A cached simulation: ``run(**setup, device=..., experiment_id=...)`` returns
+    ``store.Labelled`` tensors.
 
     Attributes:
         name: the output stem, ``results/<family>/<name>.safetensors``.
         source: the seed items it serves, e.g. ``"DJB21 Eq. (1); Figs. 2a, 2b"``.
-        run: the function (in the family package); its keyword arguments are the config slice.
+        run: the function; its keyword arguments are the config slice and ``experiment_id``,
+            the id its random streams derive from (``base.seeding.derive_seed``):
+            ``<family>.<name>`` unless ``constants`` gives another.
         setup: config references for its arguments; default: its own section ``<family>/<name>``.
         extra: more arguments from elsewhere in the config, added to the setup (e.g. the data
             directory ``data/root``).
@@ -136,8 +139,8 @@ class Simulation:
             store refuses non-finite numbers anywhere else.
         mem_mb, runtime: cluster resources (MB, minutes) at paper scale.
         split: the list argument it may run as one job per value of (``Split``); None: one job.
-        constants: fixed arguments, e.g. the ``experiment_id`` that gives a second simulation
-            by the same function streams of its own.
+        constants: fixed arguments, e.g. the networks a shared training function trains for
+            this item, or the ``experiment_id`` of simulations that share their random streams.
     """
 
     name: str
@@ -464,9 +467,10 @@ def _without_placement(value):
 
 
 def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
-    """A simulation's keyword arguments under ``config``: its setup, its extra references and
-    its constants."""
+    """A simulation's keyword arguments under ``config``: its setup, its extra references, the
+    experiment id ``<family>.<name>`` and its constants (which may name another id)."""
     return {
+        "experiment_id": f"{family}.{item.name}",
         **resolve(item.setup, config, default=f"{family}/{item.name}"),
         **resolve(item.extra, config),
         **item.constants,

@@ -8,8 +8,9 @@ is trained at every depth, step size and run, all runs of a (network, depth) as 
 (``training.loop``), with curves logged per epoch. Architectures: the MLP of ``nets.mlp``
 and the conv nets of ``nets.convnets``.
 
-Used by Dan+20 Figs. 1, 4-7, 10-13 (``papers.rank_collapse.training_simulations``) and DJB21
-Figs. 3, 4, 7, Thesis Fig. A.1 (``papers.orthogonality.training_simulations``).
+Dan+20 Figs. 1, 4-7, 10-13 and DJB21 Fig. 7 run it as their simulation, each under its item's
+experiment id (``papers.<family>.training_simulations``); DJB21 Figs. 3, 4 and Thesis Fig. A.1
+add the clipping shares (``papers.orthogonality.training_simulations.depth_orthogonality``).
 """
 
 from __future__ import annotations

@@ -159,7 +159,8 @@ def table_c1(
     data_root: str,
     download: bool = False,
     device: str = "auto",
-    experiment_id: str = "gradients.table_c1",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Thesis Table C.1 measured: the ``QUANTITIES`` per dataset, normalization, n and batch.
 

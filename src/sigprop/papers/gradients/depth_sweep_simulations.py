@@ -7,9 +7,10 @@ layer") and psi (Thesis Eq. (6.5)) of the ``fc_{L-1}`` output (Fig. C.9, right).
 are the seed's curves (Thesis Sec. 6.3 and app. C.7); they are definitions, not knobs, so they
 live here rather than in the config.
 
-Each variant is its own cached simulation (``depth_<variant>``, one registry item each): a figure
-computes only the curves it draws. Every variant draws its weights from the same addresses as in
-the one seven-variant sweep, so the numbers do not depend on which variants run together.
+Each variant is its own cached simulation (``depth_<variant>``, one registry item each:
+``depth_sweep`` with ``variants=[<variant>]``), so a figure computes only the curves it draws.
+Every variant draws its weights from the same addresses (experiment id ``gradients.depth_sweep``)
+as in the one seven-variant sweep, so the numbers do not depend on which variants run together.
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from ...base.store import Labelled
 from ...datasets import data
 from ...engine.devices import resolve_device, resolve_dtype
 from . import bn_mlp
-from .depth_sweep_spec import VARIANTS, Variant, simulation_name
+from .depth_sweep_spec import VARIANTS, Variant
 
 __all__ = [
     "VARIANTS",
-    "VARIANT_SIMULATIONS",
     "Variant",
     "degenerate_batch",
     "depth_sweep",
@@ -104,10 +104,11 @@ def depth_sweep(
     degenerate: dict,
     batch: dict,
     device: str = "auto",
-    experiment_id: str = "gradients.depth_sweep",
     variants: list[str] | None = None,
     images: Tensor | None = None,
     labels: Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """ln ||grad fc_0||_F, ln ||grad fc_1||_F and psi(H_{L-1}) per variant, depth L and run.
 
@@ -214,17 +215,3 @@ def _profile(
         device=device,
         gap_layers=[depth - 1],
     )
-
-
-def _variant_simulation(name: str):
-    def simulate(**setup) -> Labelled:
-        return depth_sweep(**setup, variants=[name])
-
-    simulate.__name__ = simulate.__qualname__ = simulation_name(name)
-    simulate.__doc__ = f"``depth_sweep`` of the variant {name!r} alone (same random streams)."
-    return simulate
-
-
-VARIANT_SIMULATIONS = {name: _variant_simulation(name) for name in VARIANTS}
-"""Variant -> its simulation ``depth_<variant>(**setup, device=...)`` (a registry item each)."""
-globals().update((f.__name__, f) for f in VARIANT_SIMULATIONS.values())  # importable by name

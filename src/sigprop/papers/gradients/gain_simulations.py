@@ -96,9 +96,10 @@ def gain_depth(
     bias: bool = True,
     dtype: str = "float64",
     device: str = "auto",
-    experiment_id: str = "gradients.gain_depth",
     images: torch.Tensor | None = None,
     labels: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """log ||grad_{W_layer} L||_F vs depth for gain schedules alpha_l = (l + 1)^-gamma, Fig. 6.5.
 
@@ -130,9 +131,10 @@ def constant_gain(
     bias: bool = True,
     dtype: str = "float64",
     device: str = "auto",
-    experiment_id: str = "gradients.constant_gain",
     images: torch.Tensor | None = None,
     labels: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Explosion rate R(l, alpha) (``shaping.explosion_rate``) at several layers l of one
     ``depth``-layer net with the same gain alpha in every layer, Fig. C.1 (Thesis app. C.5).
@@ -163,9 +165,10 @@ def exponent_rate(
     bias: bool = True,
     dtype: str = "float64",
     device: str = "auto",
-    experiment_id: str = "gradients.exponent_rate",
     images: torch.Tensor | None = None,
     labels: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Early-layer explosion rate vs gain exponent gamma for several depths, Fig. C.2.
 

@@ -18,7 +18,8 @@ def isometry_chain(
     n_runs: int,
     input_fraction: float,
     device: str = "auto",
-    experiment_id: str = "gradients.isometry_chain",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """psi(X_l), l = 0..depth, of X_{l+1} = BN(W_l X_l) (Thesis Eq. (6.3)), W_l Haar, for d = n.
 

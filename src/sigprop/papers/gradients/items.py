@@ -57,7 +57,7 @@ _SLOPES = (f"{_CLAIMS}/window", f"{_CLAIMS}/flat_slope")
 
 def _depth_reads(figure: str) -> dict[str, str]:
     """A depth figure's inputs: the simulation of each variant it draws, in curve order."""
-    return {name: f"depth_{name}" for name in variants(figure)}
+    return {name: simulation_name(name) for name in variants(figure)}
 
 
 def _depth_figure(name: str, source: str, judge, judge_args: tuple, script: str | None = None):
@@ -192,10 +192,12 @@ ITEMS = [
     # Sec. 6.3: gradients vs depth (Thm. 6.5, Figs. 6.2, 6.3, C.9, C.10), one simulation a curve
     *[
         Simulation(
-            f"depth_{name}",
+            simulation_name(name),
             source=_DEPTH_SEEDS[name],
-            run=getattr(lazy.depth_sweep_simulations, simulation_name(name)),
+            run=lazy.depth_sweep_simulations.depth_sweep,
             setup=_DEPTH_SETUP,
+            # the variant alone, on the streams every variant shares
+            constants={"variants": [name], "experiment_id": "gradients.depth_sweep"},
             datasets=_BATCH_DATASET,
             # psi of a last layer that lost rank is +inf (the isometry gap of a singular Gram,
             # e.g. Gaussian weights at depth): a value, not an error; gradients must stay finite

@@ -288,15 +288,13 @@ ACCURACY_NETWORKS = ("shaped sin", "shaped tanh", "identity")
 
 
 def _experiment(name: str, figures: str, networks: tuple[str, ...], per_layer: bool = False):
-    """``shaped_training`` of ``networks`` under experiment id ``gradients.<name>``."""
+    """``shaped_training`` of ``networks`` (under its item's experiment id ``gradients.<name>``)."""
 
     def run(**setup) -> Labelled:
-        return shaped_training(
-            networks, **setup, per_layer=per_layer, experiment_id=f"gradients.{name}"
-        )
+        return shaped_training(networks, **setup, per_layer=per_layer)
 
     run.__name__ = run.__qualname__ = name
-    run.__doc__ = f"{figures}: ``shaped_training`` with experiment id ``gradients.{name}``."
+    run.__doc__ = f"{figures}: ``shaped_training`` of {', '.join(networks)}."
     return run
 
 

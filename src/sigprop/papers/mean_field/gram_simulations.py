@@ -50,7 +50,8 @@ def gram_chain(
     product: str = "gram",
     dtype: str = "float64",
     device: str = "auto",
-    experiment_id: str = "mean_field.gram_chain",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """||G_l - G_ref||_F for l = 0..depth per network, batch size n, width d and run.
 

@@ -152,7 +152,8 @@ def a1_grid(
     dtype: str,
     stop_when_all_failed: bool = True,
     device: str = "auto",
-    experiment_id: str = "orthogonality.a1_grid",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """A_1(threshold alpha_0, depth) per run on the grid batch_sizes x widths, Thesis Fig. 2.3.
 

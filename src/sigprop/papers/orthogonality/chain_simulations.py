@@ -33,9 +33,10 @@ def cosine_pair(
     epsilon: float,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.cosine_pair",
     h0_bn: torch.Tensor | None = None,
     h0_vanilla: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """|cos| of the two samples of H_l, l = 0..depth, DJB21 Fig. 1 (Thesis Fig. 2.1).
 
@@ -91,8 +92,9 @@ def gap_chain(
     product: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.gap_chain",
     h0: torch.Tensor | Mapping[int, torch.Tensor] | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Orthogonality gap V(H_l), l = 0..depth, of the BN chain DJB21 Eq. (1) for each width d.
 

@@ -161,7 +161,8 @@ def conjecture_chain(
     product: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.conjecture_chain",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Layer-averaged L(Q_l) of DJB21 Eq. (19) per activation, width and run (Fig. 6, Conj. F.1).
 

@@ -74,7 +74,8 @@ def gaussian_chain(
     correlation: float,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.gaussian_chain",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """BN chain DJB21 Eq. (1) from Gaussian H_0 (``equicorrelated_gaussian_inputs``), per (n, d).
 

@@ -54,7 +54,8 @@ def init_gap(
     methods: list[str],
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "orthogonality.init_gap",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """V(H_l) per layer at initialization, per method, batch and run (figure ``init_gap``).
 

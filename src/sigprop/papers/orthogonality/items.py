@@ -39,9 +39,10 @@ _TRAINING_CURVES = CURVES
 is invalid)."""
 
 
-def _training_simulation(name: str, source: str) -> Simulation:
-    """Networks trained on ``orthogonality/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(lazy.training_simulations, name)
+def _training_simulation(name: str, source: str, run=None) -> Simulation:
+    """Networks trained on ``orthogonality/<name>/dataset``: ``run``, by default
+    ``network_training`` itself."""
+    run = run or lazy.training_simulations.network_training
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 
@@ -139,7 +140,6 @@ ITEMS = [
             *(f"orthogonality/gaussian_chain/{key}" for key in ("depth", "correlation", "dtype")),
         ),
         # the same chain at the widths where Thm. 1's bound can fail, with streams of its own
-        constants={"experiment_id": "orthogonality.wide_gaussian_chain"},
         mem_mb=4000,
         runtime=60,
     ),
@@ -363,6 +363,7 @@ ITEMS = [
         "init_mlp",
         source="DJB21 Sec. 5.2, Eq. (6); Thesis Sec. 2.4, Eq. (2.6), App. A.5",
         run=lazy.init_simulations.init_gap,
+        constants={"experiment_id": "orthogonality.init_gap"},  # its streams' id since the start
         mem_mb=4000,
         runtime=30,
     ),
@@ -375,7 +376,9 @@ ITEMS = [
         judge_args=".",
     ),
     _training_simulation(
-        "depth_orthogonality", "DJB21 Sec. 5, Figs. 3, 4 (Thesis Figs. 2.4, 2.5); Thesis Fig. A.1"
+        "depth_orthogonality",
+        "DJB21 Sec. 5, Figs. 3, 4 (Thesis Figs. 2.4, 2.5); Thesis Fig. A.1",
+        lazy.training_simulations.depth_orthogonality,  # with the clipping shares
     ),
     _training_simulation("deep_convnets", "DJB21 App. G, Fig. 7"),
     _training_figure(

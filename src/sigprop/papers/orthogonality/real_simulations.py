@@ -59,7 +59,8 @@ def real_gap(
     dtype: str,
     download: bool = False,
     device: str = "auto",
-    experiment_id: str = "orthogonality.real_gap",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """V(H_l) before each block l = 1..depth, DJB21 Fig. 5 (Eq. (2) on real images).
 

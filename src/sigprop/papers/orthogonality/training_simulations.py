@@ -7,8 +7,10 @@
   (Eq. (2)) and the training loss per epoch, and ``agc_clip_share``: per log point, the share of
   (SGD step, weight matrix) pairs since the previous log point whose gradient adaptive gradient
   clipping rescaled (0 for a network without clipping; 0 at point 0, before any step).
-- ``deep_convnets``, DJB21 Fig. 7 (App. G): the conv nets of Table 3 with 20 and 80
-  convolutions, Xavier vs the orthogonalizing init of App. G (Eq. (21) with Eq. (6)).
+
+``deep_convnets``, DJB21 Fig. 7 (App. G), is ``network_training`` itself: the conv
+nets of Table 3 with 20 and 80 convolutions, Xavier vs the orthogonalizing init of App. G
+(Eq. (21) with Eq. (6)).
 """
 
 from __future__ import annotations
@@ -20,22 +22,12 @@ import torch
 
 from ...base.store import Labelled
 from ...training import experiment
+from ...training.experiment import network_training
 
-__all__ = ["AGC_CURVE", "clip_recorder", "deep_convnets", "depth_orthogonality"]
+__all__ = ["AGC_CURVE", "clip_recorder", "depth_orthogonality", "network_training"]
 
 AGC_CURVE = "agc_clip_share"
 """The curve of the share of weight-gradient updates that adaptive gradient clipping rescaled."""
-
-
-def _depth_orthogonality(**setup) -> Labelled:
-    """DJB21 Figs. 3, 4; Thesis Fig. A.1: ``network_training`` under experiment id
-    ``orthogonality.depth_orthogonality``."""
-    return experiment.network_training(**setup, experiment_id="orthogonality.depth_orthogonality")
-
-
-def deep_convnets(**setup) -> Labelled:
-    """DJB21 Fig. 7: ``network_training`` under experiment id ``orthogonality.deep_convnets``."""
-    return experiment.network_training(**setup, experiment_id="orthogonality.deep_convnets")
 
 
 @contextlib.contextmanager
@@ -91,10 +83,10 @@ def clip_shares(record: dict, n_points: int, members: int) -> torch.Tensor:
 
 
 def depth_orthogonality(**setup) -> Labelled:
-    """DJB21 Figs. 3, 4; Thesis Fig. A.1: ``network_training`` with experiment id
-    ``orthogonality.depth_orthogonality``, plus the curve ``agc_clip_share`` (module docstring)."""
+    """DJB21 Figs. 3, 4; Thesis Fig. A.1: ``network_training``, plus the curve
+    ``agc_clip_share`` (module docstring)."""
     with clip_recorder() as records:
-        result = _depth_orthogonality(**setup)
+        result = experiment.network_training(**setup)
     networks, depths = result.coords["network"], result.coords["depth"]
     n_lr, n_runs = len(result.coords["lr"]), len(result.coords["run"])
     n_points = len(result.coords["point"])

@@ -35,8 +35,9 @@ def depth_rank(
     weight_law: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "rank_collapse.depth_rank",
     h0: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Numerical rank (Dan+20 footnote 2) of H_L for every total depth L = 1..depth, Fig. 2.
 
@@ -104,8 +105,9 @@ def bn_chain(
     weight_law: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "rank_collapse.bn_chain",
     h0: torch.Tensor | Mapping[int, torch.Tensor] | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Layer statistics of the linear BN chain H_{l+1} = BN(H_l + gamma W_l H_l), Dan+20 Eq. (1).
 
@@ -178,8 +180,9 @@ def collinear_chain(
     weight_law: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "rank_collapse.collinear_chain",
     x: torch.Tensor | None = None,
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Top singular values of H_l / sqrt(N) along the BN chain from nearly collinear X, Fig. 3b.
 
@@ -249,7 +252,8 @@ def small_batch_rank(
     weight_law: str,
     dtype: str,
     device: str = "auto",
-    experiment_id: str = "rank_collapse.small_batch_rank",
+    *,
+    experiment_id: str,
 ) -> Labelled:
     """Numerical rank of H_l / N along the BN chain of Dan+20 Eq. (1) from Gaussian X in R^{d x N}.
 

@@ -69,8 +69,8 @@ _CURVES_SCRIPT = "pretraining_curves.py"
 
 
 def _training_simulation(name: str, source: str) -> Simulation:
-    """Networks trained on ``rank_collapse/<name>/dataset`` (``training_simulations``)."""
-    run = getattr(lazy.training_simulations, name)
+    """The networks of ``rank_collapse/<name>`` trained on its dataset (``network_training``)."""
+    run = lazy.training_simulations.network_training
     return training_simulation(name, source, run, _TRAINING_CURVES)
 
 

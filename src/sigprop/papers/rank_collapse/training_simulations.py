@@ -1,9 +1,9 @@
-"""Dan+20's MLP training experiments (Figs. 1, 4, 6, 11, 12) on the training layer.
+"""Dan+20's training experiments: every one is ``network_training`` of the training layer
+(``training.experiment``) under its item's experiment id (``rank_collapse.<item>``).
 
-One function of the training layer (``training.experiment.network_training``) trains every
-figure's networks: ReLU MLPs of width 128 at several depths, each network a normalization, an
-initialization and optionally rank pre-training (Algorithm 1) before SGD, over a learning-rate
-grid and runs, with curves logged per epoch.
+It trains every figure's networks: ReLU MLPs of width 128 at several depths, each network a
+normalization, an initialization and optionally rank pre-training (Algorithm 1) before SGD, over
+a learning-rate grid and runs, with curves logged per epoch.
 
 - Fig. 1: BN vs vanilla, depth 1-32; rank at init and training accuracy after training.
 - Figs. 4, 11 (CIFAR-10) and 12 (Fashion-MNIST): pre-trained vanilla vs BN vs vanilla over
@@ -22,57 +22,6 @@ The same function trains the conv nets (``nets.convnets``, ``architecture``):
 
 from __future__ import annotations
 
-from ...base.store import Labelled
-from ...training.experiment import CURVES, NETWORKS, network_training
+from ...training.experiment import network_training
 
-__all__ = [
-    "CURVES",
-    "NETWORKS",
-    "breaking_bn_resnet",
-    "breaking_bn_vgg",
-    "gradient_alignment_vgg",
-    "depth_training",
-    "pretrain_levels",
-    "pretrain_vs_bn",
-    "pretrain_vs_bn_fmnist",
-]
-
-
-def depth_training(**setup) -> Labelled:
-    """Dan+20 Fig. 1: ``network_training`` under experiment id ``rank_collapse.depth_training``."""
-    return network_training(**setup, experiment_id="rank_collapse.depth_training")
-
-
-def pretrain_vs_bn(**setup) -> Labelled:
-    """Dan+20 Figs. 4, 11: ``network_training`` under experiment id
-    ``rank_collapse.pretrain_vs_bn``."""
-    return network_training(**setup, experiment_id="rank_collapse.pretrain_vs_bn")
-
-
-def pretrain_vs_bn_fmnist(**setup) -> Labelled:
-    """Dan+20 Fig. 12: ``network_training`` under experiment id
-    ``rank_collapse.pretrain_vs_bn_fmnist``."""
-    return network_training(**setup, experiment_id="rank_collapse.pretrain_vs_bn_fmnist")
-
-
-def pretrain_levels(**setup) -> Labelled:
-    """Dan+20 Fig. 6: ``network_training`` under experiment id ``rank_collapse.pretrain_levels``."""
-    return network_training(**setup, experiment_id="rank_collapse.pretrain_levels")
-
-
-def breaking_bn_vgg(**setup) -> Labelled:
-    """Dan+20 Figs. 5, 7: ``network_training`` under experiment id
-    ``rank_collapse.breaking_bn_vgg``."""
-    return network_training(**setup, experiment_id="rank_collapse.breaking_bn_vgg")
-
-
-def breaking_bn_resnet(**setup) -> Labelled:
-    """Dan+20 Fig. 13: ``network_training`` under experiment id
-    ``rank_collapse.breaking_bn_resnet``."""
-    return network_training(**setup, experiment_id="rank_collapse.breaking_bn_resnet")
-
-
-def gradient_alignment_vgg(**setup) -> Labelled:
-    """Dan+20 Fig. 10: ``network_training`` under experiment id
-    ``rank_collapse.gradient_alignment_vgg``."""
-    return network_training(**setup, experiment_id="rank_collapse.gradient_alignment_vgg")
+__all__ = ["network_training"]
