@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 import torch
 from interruptions import kill_child_when
+from item_setups import quick_setup
 
 from sigprop.base import checkpoints
 from sigprop.engine import chains, metrics
@@ -314,7 +315,7 @@ def test_a_measure_with_stateful_observers_resumes_to_the_same_table(
 
     settings = dict(width=6, batch_size=6, depth=60, burn_in=10, n_runs=3, gammas=(0.5,),
                     identity_layers=5, device="cpu")  # fmt: skip
-    uninterrupted = measure_lemma4(**settings)
+    uninterrupted = measure_lemma4(**quick_setup("rank_collapse", "lemma4", **settings))
     monkeypatch.setattr(chains, "CHECKPOINT_EVERY_S", 0.0)
     call = chains.ExplicitProduct.__call__
     calls = [0]
@@ -328,8 +329,8 @@ def test_a_measure_with_stateful_observers_resumes_to_the_same_table(
     with checkpoints.resumable(tmp_path):
         monkeypatch.setattr(chains.ExplicitProduct, "__call__", stopping)
         with pytest.raises(Interrupted):
-            measure_lemma4(**settings)
+            measure_lemma4(**quick_setup("rank_collapse", "lemma4", **settings))
         monkeypatch.setattr(chains.ExplicitProduct, "__call__", call)
-        resumed = measure_lemma4(**settings)
+        resumed = measure_lemma4(**quick_setup("rank_collapse", "lemma4", **settings))
     assert list(tmp_path.glob("chain-*.pt"))
     assert resumed.equals(uninterrupted)

@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from item_setups import quick_setup
 from snakemake.utils import validate
 
 from sigprop.base.config import ConfigError, check_window, merge_configs
@@ -109,7 +110,11 @@ def test_lemma_c9_inputs_on_one_side_stop_its_measure_before_any_compute(spreads
     from sigprop.papers.gradients.isometry_theorems import measure_lemma_c8_c9
 
     with pytest.raises(ConfigError, match=rf"gradients.lemma_c8_c9.spreads .*{message}"):
-        measure_lemma_c8_c9(widths=(4, 8, 16), spreads=spreads, device="cpu")
+        measure_lemma_c8_c9(
+            **quick_setup(
+                "gradients", "lemma_c8_c9", widths=(4, 8, 16), spreads=spreads, device="cpu"
+            )
+        )
 
 
 def test_every_shipped_config_has_lemma_c9_inputs_on_both_sides():

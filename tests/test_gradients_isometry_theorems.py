@@ -1,31 +1,19 @@
 """Thesis ch. 6 / app. C.1-C.2 theorem checks at small arguments: what must hold holds, the
 errata fail, bad input raises."""
 
-import io
-from types import SimpleNamespace
+from functools import partial
 
 import pandas as pd
 import pytest
 import torch
+from item_setups import run_theorem
 
 from sigprop.engine import gram_isometry, ops
 from sigprop.papers.gradients import isometry_theorem_judges as GJ
 from sigprop.papers.gradients import isometry_theorems as G
-from sigprop.papers.gradients.items import ITEMS
-from sigprop.pipeline.jobs import read_table
 
-
-def run_item(name, **settings):
-    """Run theorem item ``name`` as the workflow does: measure (settings less the tolerances),
-    the table through CSV, judge (the whole slice)."""
-    item = next(i for i in ITEMS if i.kind == "theorem" and i.name == name)
-    table = item.measure(**{k: v for k, v in settings.items() if k not in item.tolerances})
-    buffer = io.StringIO()
-    table.to_csv(buffer, index=False)
-    buffer.seek(0)
-    read = read_table(buffer)
-    slice_ = {k: v for k, v in settings.items() if k != "device"}
-    return SimpleNamespace(table=read, claims=item.judge(read, **slice_))
+run_item = partial(run_theorem, "gradients")
+"""Theorem item ``name`` of the family, run as the workflow runs it (``item_setups``)."""
 
 
 def _verdicts(check):

@@ -1,27 +1,14 @@
 """The app. C.3 theorem items (sigprop.papers.gradients.jacobian_theorems) at tiny sizes:
 verdicts and bad inputs."""
 
-import io
-from types import SimpleNamespace
+from functools import partial
 
 import pytest
 import torch
+from item_setups import run_theorem
 
-from sigprop.papers.gradients.items import ITEMS
-from sigprop.pipeline.jobs import read_table
-
-
-def run_item(name, **settings):
-    """Run theorem item ``name`` as the workflow does: measure (settings less the tolerances),
-    the table through CSV, judge (the whole slice)."""
-    item = next(i for i in ITEMS if i.kind == "theorem" and i.name == name)
-    table = item.measure(**{k: v for k, v in settings.items() if k not in item.tolerances})
-    buffer = io.StringIO()
-    table.to_csv(buffer, index=False)
-    buffer.seek(0)
-    read = read_table(buffer)
-    slice_ = {k: v for k, v in settings.items() if k != "device"}
-    return SimpleNamespace(table=read, claims=item.judge(read, **slice_))
+run_item = partial(run_theorem, "gradients")
+"""Theorem item ``name`` of the family, run as the workflow runs it (``item_setups``)."""
 
 
 torch.set_num_threads(1)

@@ -3,6 +3,7 @@ the claims of Fig. 4.1."""
 
 import pandas as pd
 import torch
+from item_setups import quick_slice
 
 from sigprop.engine import gram_isometry as iso
 from sigprop.engine import ops
@@ -19,8 +20,10 @@ LEMMA = dict(SETTINGS, max_log10_condition=8.0, log10_delta_range=(-2.0, 0.0), d
 
 
 def judged(measure, judge, settings, tmp_path, tolerances):
-    """Measure with the settings less the tolerances, write and read the CSV, judge it."""
+    """Measure with the settings (the quick config elsewhere) less the tolerances, write and read
+    the CSV, judge it."""
     path = tmp_path / "table.csv"
+    settings = {**quick_slice("isometry", measure.__name__), **settings}
     measure(**{k: v for k, v in settings.items() if k not in tolerances}, device="cpu").to_csv(
         path, index=False
     )

@@ -7,6 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from item_setups import quick_setup
 
 from sigprop.engine import ops
 from sigprop.papers.isometry import finite_width_judges as FJ
@@ -121,7 +122,7 @@ def test_prop5_1_small_runs_and_validates(tmp_path):
         rho0=0.5,
         laws=["gaussian", "uniform"],
     )
-    table = round_trip(F.prop5_1(**setup), tmp_path)
+    table = round_trip(F.prop5_1(**quick_setup("isometry", "prop5_1", **setup)), tmp_path)
     assert len(table) == 4
     claims = FJ.prop5_1_claims(
         table, **setup, slope_margin=0.15, agree_margin=0.02, control_slope=-0.25

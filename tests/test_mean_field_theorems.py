@@ -8,6 +8,7 @@ import math
 import pandas as pd
 import pytest
 import torch
+from item_setups import quick_setup, quick_slice
 
 from sigprop.papers.mean_field import (
     fixed_point_judges,
@@ -36,17 +37,19 @@ MARGINS = {
 """The judge-only keys of each item (declared margins; mixing's z is its fit window)."""
 
 
+ITEM = {
+    fixed_point_theorems: "fixed_point",
+    mixing_theorems: "mixing",
+    tail_theorems: "lemma_b1_b2",
+}
+"""The theorem item of each module."""
+
+
 def run_item(module, **settings):
-    """Measure with ``settings`` (defaults elsewhere), then judge the table read back from CSV
-    with the whole config slice, as the workflow does; returns (table, claims)."""
+    """Measure with ``settings`` (the quick config elsewhere), then judge the table read back
+    from CSV with the whole config slice, as the workflow does; returns (table, claims)."""
     measure_keys = inspect.signature(module.measure).parameters
-    config_slice = {
-        name: p.default
-        for name, p in measure_keys.items()
-        if p.default is not inspect.Parameter.empty and name != "device"
-    }
-    config_slice.update(MARGINS[module])
-    config_slice.update(settings)
+    config_slice = {**quick_slice("mean_field", ITEM[module]), **MARGINS[module], **settings}
     table = module.measure(
         **{k: v for k, v in config_slice.items() if k in measure_keys}, device="cpu"
     )
@@ -193,17 +196,30 @@ def test_lemma_b1_b2_tiny_passes_and_bounds_hold():
 def test_lemma_b1_b2_rejects_singular_and_unknown():
     with pytest.raises(ValueError, match="singular"):
         tail_theorems.measure(
-            activations=["linear"],
-            widths=[10, 20],
-            draws=100,
-            device="cpu",
-            fixed_point_samples=1000,
-            n_boot=10,
+            **quick_setup(
+                "mean_field",
+                "lemma_b1_b2",
+                activations=["linear"],
+                widths=[10, 20],
+                draws=100,
+                device="cpu",
+                fixed_point_samples=1000,
+                n_boot=10,
+            )
         )
     with pytest.raises(ValueError, match="no bound B"):
-        tail_theorems.measure(activations=["gelu"], widths=[10, 20], draws=100, device="cpu")
+        tail_theorems.measure(
+            **quick_setup(
+                "mean_field",
+                "lemma_b1_b2",
+                activations=["gelu"],
+                widths=[10, 20],
+                draws=100,
+                device="cpu",
+            )
+        )
     with pytest.raises(ValueError, match="2 widths"):
-        tail_theorems.measure(widths=[10], device="cpu")
+        tail_theorems.measure(**quick_setup("mean_field", "lemma_b1_b2", widths=[10], device="cpu"))
 
 
 def test_mixing_tiny_merges():
@@ -223,9 +239,13 @@ def test_mixing_tiny_merges():
     assert verdict["starts_differ"].kind == "control"
     assert set(table["summary"]) == {"distance", "isometry_gap"}
     with pytest.raises(ValueError, match="merged_from"):
-        mixing_theorems.measure(depth=5, merged_from=6, device="cpu")
+        mixing_theorems.measure(
+            **quick_setup("mean_field", "mixing", depth=5, merged_from=6, device="cpu")
+        )
     with pytest.raises(ValueError, match="unknown summaries"):
-        mixing_theorems.measure(summaries=["rank"], device="cpu")
+        mixing_theorems.measure(
+            **quick_setup("mean_field", "mixing", summaries=["rank"], device="cpu")
+        )
 
 
 def _tails_table(slope=-0.5, ctrl_slope=-0.1, ratio=1.5, exp_ratio=9.0):

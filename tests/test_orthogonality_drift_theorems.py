@@ -5,15 +5,14 @@ violated (they are claims that pass when the control fails), and a broken input 
 matching claim fail, so no check is vacuous.
 """
 
-import io
 import math
 from pathlib import Path
-from types import SimpleNamespace
 
 import pandas as pd
 import pytest
 import torch
 import yaml
+from item_setups import Checked, run_theorem
 
 from sigprop.base.config import ConfigError
 from sigprop.engine import metrics
@@ -22,7 +21,6 @@ from sigprop.papers.orthogonality import lyapunov
 from sigprop.papers.orthogonality.config_checks import check_config
 from sigprop.papers.orthogonality.drift_judges import drift_claims
 from sigprop.papers.orthogonality.items import ITEMS
-from sigprop.pipeline.jobs import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
@@ -43,16 +41,10 @@ SMALL = {
 }  # fmt: skip
 
 
-def run_check(item: str, device: str = "cpu", **settings) -> SimpleNamespace:
-    """A theorem item as the workflow runs it: measure (settings less tolerances), the table
-    through CSV, then judge with all settings."""
-    theorem = THEOREMS[item]
-    setup = {k: v for k, v in settings.items() if k not in theorem.tolerances}
-    buffer = io.StringIO()
-    theorem.measure(**setup, device=device).to_csv(buffer, index=False)
-    buffer.seek(0)
-    table = read_table(buffer)
-    return SimpleNamespace(table=table, claims=theorem.judge(table, **settings))
+def run_check(item: str, device: str = "cpu", **settings) -> Checked:
+    """A theorem item as the workflow runs it, the quick config where ``settings`` are silent
+    (``item_setups.run_theorem``)."""
+    return run_theorem("orthogonality", item, device=device, **settings)
 
 
 @pytest.fixture(scope="module")

@@ -1,20 +1,17 @@
 """Theorem checks of DJB21 App. E, Thesis Lemma A.8 and the whitening remark at small sizes, and
 the init_gap claims on synthetic tables: the claims pass where they should and can fail."""
 
-import io
-from types import SimpleNamespace
-
 import numpy as np
 import pandas as pd
 import pytest
 import torch
+from item_setups import Checked, run_theorem
 
 from sigprop.engine import metrics
 from sigprop.nets import orthogonalization as ini
 from sigprop.papers.orthogonality import init_theorems as oi
 from sigprop.papers.orthogonality.init_judges import init_gap_claims
 from sigprop.papers.orthogonality.items import ITEMS
-from sigprop.pipeline.jobs import read_table
 
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
@@ -29,16 +26,10 @@ SMALL = {
 }  # fmt: skip
 
 
-def run_check(item: str, device: str = "cpu", **settings) -> SimpleNamespace:
-    """A theorem item as the workflow runs it: measure (settings less tolerances), the table
-    through CSV, then judge with all settings."""
-    theorem = THEOREMS[item]
-    setup = {k: v for k, v in settings.items() if k not in theorem.tolerances}
-    buffer = io.StringIO()
-    theorem.measure(**setup, device=device).to_csv(buffer, index=False)
-    buffer.seek(0)
-    table = read_table(buffer)
-    return SimpleNamespace(table=table, claims=theorem.judge(table, **settings))
+def run_check(item: str, device: str = "cpu", **settings) -> Checked:
+    """A theorem item as the workflow runs it, the quick config where ``settings`` are silent
+    (``item_setups.run_theorem``)."""
+    return run_theorem("orthogonality", item, device=device, **settings)
 
 
 def by_what(check) -> dict:

@@ -5,19 +5,18 @@ also gets a counterexample (a violated condition of the lemma, a wrong formula, 
 symmetry) under which the matching claims must fail.
 """
 
-import io
 import math
-from dataclasses import dataclass
+from functools import partial
 
 import pandas as pd
 import pytest
 import torch
+from item_setups import Checked, quick_setup, run_theorem
 
 from sigprop.engine import chains, inputs, metrics, ops
 from sigprop.papers.rank_collapse import bn_chain_lemmas as rc
 from sigprop.papers.rank_collapse import chain_simulations as sims
 from sigprop.papers.rank_collapse.items import ITEMS
-from sigprop.pipeline.jobs import read_table
 
 SMALL = {
     "lemma1": dict(
@@ -33,27 +32,11 @@ SMALL = {
 }  # fmt: skip
 
 
-@dataclass
-class Checked:
-    """A theorem item measured and judged as the workflow does it: table through a CSV."""
-
-    table: pd.DataFrame
-    claims: list
-
-
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
 
-def run_item(name: str, **settings) -> Checked:
-    """Measure the item ``name`` with ``settings`` less its tolerances; judge the CSV read back."""
-    item = THEOREMS[name]
-    setup = {k: v for k, v in settings.items() if k not in item.tolerances}
-    buffer = io.StringIO()
-    item.measure(**setup).to_csv(buffer, index=False)
-    buffer.seek(0)
-    table = read_table(buffer)
-    arguments = {k: v for k, v in settings.items() if k != "device"}
-    return Checked(table, item.judge(table, **arguments))
+run_item = partial(run_theorem, "rank_collapse")
+"""Theorem item ``name`` of the family, run as the workflow runs it (``item_setups``)."""
 
 
 def by_what(check: Checked) -> dict:
@@ -321,16 +304,17 @@ def test_order_solver_recovers_known_orders():
 
 
 @pytest.mark.parametrize(
-    "measure, kwargs",
+    "item, kwargs",
     [
-        (rc.measure_lemma1, dict(taus=(0.5, 1.5))),
-        (rc.measure_lemma7, dict(gammas=(0.1, 0.01))),
-        (rc.measure_lemma7, dict(laws=("cauchy",), n_pairs=10)),
+        ("lemma1", dict(taus=(0.5, 1.5))),
+        ("lemma7", dict(gammas=(0.1, 0.01))),
+        ("lemma7", dict(laws=("cauchy",), n_pairs=10)),
     ],
 )
-def test_measurements_reject_bad_arguments(measure, kwargs):
+def test_measurements_reject_bad_arguments(item, kwargs):
+    measure = getattr(rc, f"measure_{item}")
     with pytest.raises(ValueError):
-        measure(**kwargs, device="cpu")
+        measure(**quick_setup("rank_collapse", item, **kwargs, device="cpu"))
 
 
 # ---- given inputs (issue 11): the simulations accept X in place of the seeded draw ----

@@ -5,6 +5,7 @@ import math
 
 import pandas as pd
 import pytest
+from item_setups import quick_setup
 
 from sigprop.papers.rank_collapse.breaking_bn_judges import fig5_claims, fig7_claims, fig13_claims
 from sigprop.papers.rank_collapse.gradient_vanishing_judges import fig10_claims, judge_prop19
@@ -168,7 +169,11 @@ PROP19 = dict(exact_tolerance=1e-10, control_max=0.5, min_alignment=0.99, max_bn
 
 def test_prop19_measured_and_judged():
     """Rank-one features give |cos| = 1 to round-off; the controls separate."""
-    table = measure_prop19(width=16, n_samples=24, depth=24, n_runs=2, device="cpu")
+    table = measure_prop19(
+        **quick_setup(
+            "rank_collapse", "prop19", width=16, n_samples=24, depth=24, n_runs=2, device="cpu"
+        )
+    )
     by_case = table.groupby("case")
     assert (by_case["feature_rank"].max()[["rank_one", "rank_one_relu"]] == 1).all()
     assert by_case["feature_rank"].min()["full_rank"] == 16
@@ -178,7 +183,11 @@ def test_prop19_measured_and_judged():
 
 
 def test_prop19_claims_fail_when_the_features_are_not_rank_one():
-    table = measure_prop19(width=16, n_samples=24, depth=24, n_runs=2, device="cpu")
+    table = measure_prop19(
+        **quick_setup(
+            "rank_collapse", "prop19", width=16, n_samples=24, depth=24, n_runs=2, device="cpu"
+        )
+    )
     swapped = table.copy()
     swapped["case"] = swapped["case"].map({"rank_one": "full_rank", "full_rank": "rank_one",
                                            "deep_vanilla": "deep_bn", "deep_bn": "deep_vanilla",

@@ -4,16 +4,15 @@ Each check runs at small arguments and must pass all its claims; each also has a
 whose claims must fail, so the verdicts are shown to depend on the numbers.
 """
 
-import io
 import math
 import re
-from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
-import pandas as pd
 import pytest
 import torch
 import yaml
+from item_setups import Checked, quick_setup, run_theorem
 
 from sigprop.engine import metrics, ops
 from sigprop.engine.stats import mean_se
@@ -21,7 +20,6 @@ from sigprop.papers.rank_collapse import spectral_lemma_judges as rcj
 from sigprop.papers.rank_collapse import spectral_lemma_spec
 from sigprop.papers.rank_collapse import spectral_lemmas as rc
 from sigprop.papers.rank_collapse.items import ITEMS
-from sigprop.pipeline.jobs import read_table
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["rank_collapse"]
@@ -106,27 +104,11 @@ COLUMNS = {
 }
 
 
-@dataclass
-class Checked:
-    """A theorem item measured and judged as the workflow does it: table through a CSV."""
-
-    table: pd.DataFrame
-    claims: list
-
-
 THEOREMS = {item.name: item for item in ITEMS if item.kind == "theorem"}
 
 
-def run_item(name: str, **settings) -> Checked:
-    """Measure the item ``name`` with ``settings`` less its tolerances; judge the CSV read back."""
-    item = THEOREMS[name]
-    setup = {k: v for k, v in settings.items() if k not in item.tolerances}
-    buffer = io.StringIO()
-    item.measure(**setup).to_csv(buffer, index=False)
-    buffer.seek(0)
-    table = read_table(buffer)
-    arguments = {k: v for k, v in settings.items() if k != "device"}
-    return Checked(table, item.judge(table, **arguments))
+run_item = partial(run_theorem, "rank_collapse")
+"""Theorem item ``name`` of the family, run as the workflow runs it (``item_setups``)."""
 
 
 @pytest.fixture(scope="module")
@@ -405,17 +387,50 @@ def test_spectral_ratio_equals_the_matrix_ratio_on_random_spectra():
 @pytest.mark.parametrize(
     "call, message",
     [
-        (lambda: rc.measure_prop8(widths=[12]), "powers of two"),
-        (lambda: rc.measure_prop8(widths=[8], basis="dft"), "basis must be one of"),
-        (lambda: rc.measure_lemma3(gammas=[0.0], depth=10, burn_in=1), "gammas must be > 0"),
         (
-            lambda: rc.measure_lemma3(n_runs=1, depth=10, burn_in=1),
+            lambda: rc.measure_prop8(**quick_setup("rank_collapse", "prop8", widths=[12])),
+            "powers of two",
+        ),
+        (
+            lambda: rc.measure_prop8(
+                **quick_setup("rank_collapse", "prop8", widths=[8], basis="dft")
+            ),
+            "basis must be one of",
+        ),
+        (
+            lambda: rc.measure_lemma3(
+                **quick_setup("rank_collapse", "lemma3", gammas=[0.0], depth=10, burn_in=1)
+            ),
+            "gammas must be > 0",
+        ),
+        (
+            lambda: rc.measure_lemma3(
+                **quick_setup("rank_collapse", "lemma3", n_runs=1, depth=10, burn_in=1)
+            ),
             "n_runs must hold integers >= 2",
         ),
-        (lambda: rc.measure_lemma3(depth=10, burn_in=10), "burn_in"),
-        (lambda: rc.measure_lemma3(laws=["cauchy"], depth=10, burn_in=1), "weight law"),
-        (lambda: rc.measure_example9(width=10), "powers of two"),
-        (lambda: rc.measure_examples11_12(betas=[1.0]), r"betas must lie in \[0, 1\)"),
+        (
+            lambda: rc.measure_lemma3(
+                **quick_setup("rank_collapse", "lemma3", depth=10, burn_in=10)
+            ),
+            "burn_in",
+        ),
+        (
+            lambda: rc.measure_lemma3(
+                **quick_setup("rank_collapse", "lemma3", laws=["cauchy"], depth=10, burn_in=1)
+            ),
+            "weight law",
+        ),
+        (
+            lambda: rc.measure_example9(**quick_setup("rank_collapse", "example9", width=10)),
+            "powers of two",
+        ),
+        (
+            lambda: rc.measure_examples11_12(
+                **quick_setup("rank_collapse", "examples11_12", betas=[1.0])
+            ),
+            r"betas must lie in \[0, 1\)",
+        ),
     ],
 )
 def test_bad_arguments_are_rejected(call, message):

@@ -25,7 +25,13 @@ from sigprop.pipeline.job_resources import (
     placement,
     retries_for,
 )
-from sigprop.base.registry import dataset_names, qualified_name, resolve, simulation_setup
+from sigprop.base.registry import (
+    dataset_names,
+    qualified_name,
+    resolve,
+    simulation_setup,
+    theorem_setup,
+)
 from sigprop.verdicts.claims import ledger_headline
 from sigprop.pipeline.run_info import item_scale, reference_configs, run_record
 from sigprop.pipeline.jobs import render_description, script_description
@@ -315,9 +321,7 @@ def get_datasets(wildcards):
 
 def get_measure_setup(wildcards):
     """A theorem measurement's keyword arguments: its config slice less the tolerances."""
-    item = _item(wildcards, "theorem")
-    found = resolve(None, config, default=f"{wildcards.family}/{item.name}")
-    return {k: v for k, v in found.items() if k not in item.tolerances}
+    return theorem_setup(wildcards.family, _item(wildcards, "theorem"), config)
 
 
 def get_reads(wildcards):

@@ -81,6 +81,7 @@ __all__ = [
     "dataset_simulation",
     "resolve",
     "simulation_setup",
+    "theorem_setup",
     "training_simulation",
 ]
 
@@ -475,6 +476,13 @@ def simulation_setup(family: str, item: Simulation, config: Mapping) -> dict:
         **resolve(item.extra, config),
         **item.constants,
     }
+
+
+def theorem_setup(family: str, item: Theorem, config: Mapping) -> dict:
+    """A theorem measurement's keyword arguments under ``config``: its config slice less the
+    tolerances (which only its judge reads)."""
+    found = resolve(None, config, default=f"{family}/{item.name}")
+    return {k: v for k, v in found.items() if k not in item.tolerances}
 
 
 SPLIT_KEY = "split_simulations"

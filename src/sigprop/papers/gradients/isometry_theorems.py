@@ -99,9 +99,9 @@ def _kappa(x: Tensor) -> Tensor:
 
 def measure_lemma6_2(
     *,
-    n_cases: int = 2000,
-    d_range: Sequence[int] = (2, 32),
-    max_spread: float = 1.0,
+    n_cases: int,
+    d_range: Sequence[int],
+    max_spread: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemma C.1, Lemma 6.2 / C.2 and Cor. C.3 on random square X = U diag(e^{s z}) V^T with
@@ -200,9 +200,9 @@ def _mc_cases(item: str, widths, spreads, draws, device) -> pd.DataFrame:
 
 def measure_theorem6_3(
     *,
-    widths: Sequence[int] = (4, 8, 16),
-    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-    draws: int = 4000,
+    widths: Sequence[int],
+    spreads: Sequence[float],
+    draws: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Monte Carlo over ``draws`` Haar W per input X = ``rotated_bn_input(d, spread)``: rows of
@@ -268,11 +268,11 @@ def _spectra(d: int, count: int, log10_range, g: torch.Generator, device) -> Ten
 
 def measure_lemma_c8_c9(
     *,
-    widths: Sequence[int] = (4, 8, 16),
-    n_spectra: int = 2000,
-    log10_range: Sequence[float] = (-4.0, 0.0),
-    spreads: Sequence[float] = (0.003, 0.01, 0.03, 0.1, 0.3, 1.0),
-    draws: int = 4000,
+    widths: Sequence[int],
+    n_spectra: int,
+    log10_range: Sequence[float],
+    spreads: Sequence[float],
+    draws: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemma C.8 and the facts of Lemma C.9's proof on ``n_spectra`` random trace-normalized

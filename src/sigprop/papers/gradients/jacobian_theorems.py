@@ -90,10 +90,10 @@ def _autograd_jacobian(f, x: Tensor) -> Tensor:
 
 def measure_jacobian(
     *,
-    widths: Sequence[int] = (4, 8, 16),
-    n_cases: int = 100,
-    log10_spread: float = 2.0,
-    scale_control: float = 0.1,
+    widths: Sequence[int],
+    n_cases: int,
+    log10_spread: float,
+    scale_control: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemmas C.13, C.16-C.21 on ``n_cases`` random X per family and width (d = n): one row per
@@ -170,9 +170,9 @@ def measure_jacobian(
 
 def measure_lemma_c11(
     *,
-    classes: Sequence[int] = (2, 10, 100),
-    n_samples: int = 2000,
-    logit_scales: Sequence[float] = (0.1, 1.0, 10.0, 100.0),
+    classes: Sequence[int],
+    n_samples: int,
+    logit_scales: Sequence[float],
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemma C.11 on random logits z = s N(0, I_C) and labels, per C and scale s: per-sample
@@ -238,11 +238,11 @@ def _chain_rule_net(d, depth, n_classes, runs, readout_scale, experiment_id, dev
 
 def measure_chain_rule(
     *,
-    widths: Sequence[int] = (4, 8, 16),
-    depths: Sequence[int] = (5, 20, 60),
-    n_classes: int = 4,
-    runs: int = 4,
-    readout_scale: float = 3.0,
+    widths: Sequence[int],
+    depths: Sequence[int],
+    n_classes: int,
+    runs: int,
+    readout_scale: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """The chain-rule bound (C.79)/(C.80)/(C.82) per layer and run in orthogonal BN nets: rows of
@@ -313,10 +313,10 @@ def _late_slopes(cum: Tensor, window: Sequence[int]) -> np.ndarray:
 
 def measure_lemma_c12(
     *,
-    widths: Sequence[int] = (16, 32),
-    depth: int = 300,
-    runs: int = 6,
-    late_from: float = 0.5,
+    widths: Sequence[int],
+    depth: int,
+    runs: int,
+    late_from: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemma C.12 along deep chains: cumulative sum_k log ||J_BN(H^k)|| for Haar and Gaussian W.
@@ -367,11 +367,11 @@ def measure_lemma_c12(
 
 def measure_lemma_c14_c15(
     *,
-    widths: Sequence[int] = (4, 8),
-    depth: int = 200,
-    runs: int = 16,
-    step_states: int = 8,
-    step_draws: int = 500,
+    widths: Sequence[int],
+    depth: int,
+    runs: int,
+    step_states: int,
+    step_draws: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Lemmas C.14/C.15 and Eq. (C.108): hitting time S of psi <= 1/(16 d) along Haar chains from

@@ -70,10 +70,10 @@ def _cases(family: str, n_cases: int, n_range, settings: dict, device) -> list[d
 
 def lemma4_2(
     *,
-    n_cases: int = 2000,
-    n_range: Sequence[int] = (2, 50),
-    max_log10_condition: float = 8.0,
-    log10_delta_range: Sequence[float] = (-2.0, 0.0),
+    n_cases: int,
+    n_range: Sequence[int],
+    max_log10_condition: float,
+    log10_delta_range: Sequence[float],
     device: str = "auto",
 ) -> pd.DataFrame:
     """Thesis Lemma 4.2 on random PSD matrices, ``n_cases`` per family: the measured table.

@@ -140,12 +140,12 @@ def _measurement(item: str, operators: dict[str, str], rows_are_vectors: bool, d
 
     def measure(
         *,
-        n_cases: int = 2000,
-        n_range: Sequence[int] = (2, 50),
-        max_dim_ratio: float = 3.0,
-        norm_spread: float = 1.5,
-        equal_norm_fraction: float = 0.1,
-        offset_scale: float = 2.0,
+        n_cases: int,
+        n_range: Sequence[int],
+        max_dim_ratio: float,
+        norm_spread: float,
+        equal_norm_fraction: float,
+        offset_scale: float,
         device: str = "auto",
     ) -> pd.DataFrame:
         device = resolve_device(device)

@@ -84,17 +84,17 @@ def _fit_rate(a: np.ndarray, b: np.ndarray, layers: np.ndarray, z: float, last: 
 
 def measure(
     *,
-    batch_size: int = 10,
-    widths: Sequence[int] = (200,),
-    activations: Sequence[str] = ("tanh", "relu"),
-    depth: int = 30,
-    n_runs: int = 20,
-    collinear_noise: float = 1e-3,
-    summaries: Sequence[str] = SUMMARIES,
-    fixed_point_samples: int = 200_000,
-    merged_from: int = 20,
-    n_boot: int = 500,
-    z: float = 3.0,
+    batch_size: int,
+    widths: Sequence[int],
+    activations: Sequence[str],
+    depth: int,
+    n_runs: int,
+    collinear_noise: float,
+    summaries: Sequence[str],
+    fixed_point_samples: int,
+    merged_from: int,
+    n_boot: int,
+    z: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Assumption 3.1 proxy (module docstring): two starts, per-layer summaries, fitted rate.

@@ -142,15 +142,15 @@ def _unbounded_control(g_star: Tensor, scale: float, d: int, draws: int, tag: st
 
 def measure(
     *,
-    batch_size: int = 10,
-    activations: Sequence[str] = ("tanh", "relu"),
-    widths: Sequence[int] = (50, 200),
-    draws: int = 1000,
-    fixed_point_samples: int = 200_000,
-    quantile: float = 0.99,
-    control_correlation: float = 0.9,
-    control_scale: float = 2.0,
-    n_boot: int = 200,
+    batch_size: int,
+    activations: Sequence[str],
+    widths: Sequence[int],
+    draws: int,
+    fixed_point_samples: int,
+    quantile: float,
+    control_correlation: float,
+    control_scale: float,
+    n_boot: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Tails of Lemmas B.1, B.2 and the Lemma 3.3 proxy (module docstring), one row per (phi, d).

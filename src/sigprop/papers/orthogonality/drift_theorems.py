@@ -143,11 +143,11 @@ def _matrix_with_spectrum(g: torch.Generator, sigma2: Tensor, d: int) -> Tensor:
 
 def measure_lemma4(
     *,
-    batch_sizes: Sequence[int] = (2, 4, 8, 16, 30),
-    width: int = 64,
-    n_matrices: int = 200,
-    depth: int = 50,
-    n_runs: int = 4,
+    batch_sizes: Sequence[int],
+    width: int,
+    n_matrices: int,
+    depth: int,
+    n_runs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 Lemma 4 (Thesis Lemma A.1): V(H) <= sqrt(n(n-1)) V_hat(H) <= 2n V_hat(H).
@@ -306,12 +306,12 @@ def drift_mc_rows(
 
 def measure_theorem5(
     *,
-    cases: Sequence[Sequence[int]] = ((4, 64), (4, 1024), (16, 1024)),
-    n_states: int = 16,
-    n_degenerate: int = 4,
-    n_draws: int = 1000,
-    lemma8_batch_sizes: Sequence[int] = (2, 3, 4, 8, 16, 30),
-    lemma8_spectra: int = 64,
+    cases: Sequence[Sequence[int]],
+    n_states: int,
+    n_degenerate: int,
+    n_draws: int,
+    lemma8_batch_sizes: Sequence[int],
+    lemma8_spectra: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 Thm. 5 (Thesis Thm. A.2): E[V_hat(H_{l+1}) | H_l] <= gamma V_hat(H_l) + K.
@@ -365,10 +365,10 @@ def measure_theorem5(
 
 def measure_lemma6(
     *,
-    cases: Sequence[Sequence[int]] = ((2, 4), (4, 8), (8, 16), (16, 32), (30, 30)),
-    n_states: int = 6,
-    n_degenerate: int = 2,
-    n_draws: int = 2000,
+    cases: Sequence[Sequence[int]],
+    n_states: int,
+    n_degenerate: int,
+    n_draws: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 Lemma 6 (Thesis Lemma A.3) exactly, and Sawa's lemma (Lemma 9) through p_i.
@@ -437,11 +437,11 @@ def measure_lemma6(
 
 def measure_lemma10(
     *,
-    batch_sizes: Sequence[int] = (2, 100),
-    n_grid: int = 200,
-    n_search: int = 20,
-    search_every: int = 1,
-    derivative_step: float = 1e-4,
+    batch_sizes: Sequence[int],
+    n_grid: int,
+    n_search: int,
+    search_every: int,
+    derivative_step: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 Lemma 10 (Thesis Lemma A.7) and the facts around Eq. (16), for n in a range.
@@ -519,10 +519,10 @@ def measure_lemma10(
 
 def measure_stability(
     *,
-    cases: Sequence[Sequence[int]] = ((2, 1024), (4, 256)),
-    starts: Sequence[str] = STARTS,
-    depth: int = 200,
-    n_runs: int = 32,
+    cases: Sequence[Sequence[int]],
+    starts: Sequence[str],
+    depth: int,
+    n_runs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 App. B.1 (Thesis App. A.2), stability of the BN chain without assumption A1:

@@ -202,14 +202,14 @@ def _mlp_part(width, depth, n_runs, rows, device):
 
 def measure_app_e(
     *,
-    batch_sizes: Sequence[int] = (2, 4, 16, 64),
-    n_spectra: int = 2000,
-    widths: Sequence[int] = (16, 64),
-    batch_ratios: Sequence[float] = (0.25, 1.0, 3.0),
-    n_matrices: int = 200,
-    mlp_width: int = 64,
-    mlp_depth: int = 20,
-    n_runs: int = 4,
+    batch_sizes: Sequence[int],
+    n_spectra: int,
+    widths: Sequence[int],
+    batch_ratios: Sequence[float],
+    n_matrices: int,
+    mlp_width: int,
+    mlp_depth: int,
+    n_runs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21 App. E (Thesis App. A.4): V(W_l H_l) < V(H_l) for iterative orthogonalization.
@@ -261,12 +261,12 @@ def lemma_a8_rate(d: int) -> float:
 
 def measure_lemma_a8(
     *,
-    widths: Sequence[int] = (8, 16, 32),
-    batch_size: int = 4,
-    depth: int = 400,
-    n_runs: int = 50,
-    fit_start_efolds: float = 4.0,
-    gap_floor: float = 1e-11,
+    widths: Sequence[int],
+    batch_size: int,
+    depth: int,
+    n_runs: int,
+    fit_start_efolds: float,
+    gap_floor: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Thesis Lemma A.8: the vanilla linear net's gap converges to sqrt((n-1)/n) at rate Psi gap.
@@ -342,9 +342,9 @@ def measure_lemma_a8(
 
 def measure_whitening(
     *,
-    widths: Sequence[int] = (8, 32),
-    batch_sizes: Sequence[int] = (4, 16, 64),
-    n_runs: int = 100,
+    widths: Sequence[int],
+    batch_sizes: Sequence[int],
+    n_runs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """DJB21's whitening remark: M^{-1/2} instead of diag(M)^{-1/2} in Eq. (1) gives V = 0.

@@ -195,15 +195,15 @@ def _margin_row(part: str, common: dict, margin: Tensor) -> dict:
 
 def measure_lemma1(
     *,
-    widths: Sequence[int] = (8, 32),
-    batch_ratios: Sequence[int] = (1, 2),
-    n_matrices: int = 200,
-    log10_noise: Sequence[float] = (-16.0, -2.0),
-    gammas: Sequence[float] = (0.1, 1.0, math.inf),
-    depth: int = 100,
-    n_runs: int = 4,
-    taus: Sequence[float] = TAU_GRID,
-    control_scale: float = 0.1,
+    widths: Sequence[int],
+    batch_ratios: Sequence[int],
+    n_matrices: int,
+    log10_noise: Sequence[float],
+    gammas: Sequence[float],
+    depth: int,
+    n_runs: int,
+    taus: Sequence[float],
+    control_scale: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Dan+20 Lemma 1: rank(H) >= r(H) (Eq. (4)); rank_tau(H_l) >= (1 - tau)^2 r(H_l) (Eq. (3)).
@@ -286,14 +286,14 @@ def _offdiag(m: Tensor) -> Tensor:
 
 def measure_lemma4(
     *,
-    width: int = 32,
-    batch_size: int = 32,
-    depth: int = 2000,
-    burn_in: int = 200,
-    n_runs: int = 8,
-    gammas: Sequence[float] = (0.1, 1.0, math.inf),
-    identity_layers: int = 200,
-    input_offset: float = 0.0,
+    width: int,
+    batch_size: int,
+    depth: int,
+    burn_in: int,
+    n_runs: int,
+    gammas: Sequence[float],
+    identity_layers: int,
+    input_offset: float,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Dan+20 Lemma 4 (Eq. (31)-(32)) and App. C "Comment on BN-centering", linear BN chain.
@@ -536,11 +536,11 @@ def _rank_one_start(eid: str, runs: list[int], d: int, n: int, device) -> Tensor
 
 def measure_lemma5_6(
     *,
-    widths: Sequence[int] = (4, 8, 32),
-    depth: int = 1000,
-    n_runs: int = 8,
-    control_gammas: Sequence[float] = (1.0,),
-    gammas: Sequence[float] = (0.1, 1.0),
+    widths: Sequence[int],
+    depth: int,
+    n_runs: int,
+    control_gammas: Sequence[float],
+    gammas: Sequence[float],
     device: str = "auto",
 ) -> pd.DataFrame:
     """Dan+20 Lemma 6 (rank one is absorbing, Eq. (33), (36)-(37)) and Lemma 5 (Eq. (30)).
@@ -693,10 +693,10 @@ def _solve_order(ratio: float, g: Sequence[float], lo: float = -4.0, hi: float =
 
 def measure_lemma7(
     *,
-    widths: Sequence[int] = (4, 8),
-    gammas: Sequence[float] = (0.1, 0.03, 0.01),
-    laws: Sequence[str] = ("gaussian", "uniform"),
-    n_pairs: int = 200_000,
+    widths: Sequence[int],
+    gammas: Sequence[float],
+    laws: Sequence[str],
+    n_pairs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Dan+20 Lemma 7, Eq. (43): (E_W ||M_+||_F^2 - ||M||_F^2) / gamma^2 = delta_F(M) + O(gamma).

@@ -50,11 +50,11 @@ def _features(case: str, width: int, n_samples: int, depth: int, gen, device) ->
 
 
 def measure_prop19(
-    width: int = 32,
-    n_samples: int = 64,
-    n_classes: int = 10,
-    depth: int = 32,
-    n_runs: int = 3,
+    width: int,
+    n_samples: int,
+    n_classes: int,
+    depth: int,
+    n_runs: int,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Per-sample gradient alignment of the classification layer in each case of ``CASES``.

@@ -230,14 +230,14 @@ def _per_run_slopes(y: Tensor, start: int) -> np.ndarray:
 
 
 def measure_lemma3(
-    width: int = 32,
-    n_samples: int = 32,
-    depth: int = 3000,
-    n_runs: int = 16,
-    gammas: Sequence[float] = (0.1, 0.5, 0.9),
-    laws: Sequence[str] = ("gaussian", "uniform"),
-    burn_in: int = 100,
-    checkpoints: Sequence[int] = (100, 300, 1000, 3000),
+    width: int,
+    n_samples: int,
+    depth: int,
+    n_runs: int,
+    gammas: Sequence[float],
+    laws: Sequence[str],
+    burn_in: int,
+    checkpoints: Sequence[int],
     device: str = "auto",
 ) -> pd.DataFrame:
     """Vanilla linear residual nets collapse to rank one, Dan+20 Lemma 3 (Eq. (6)).
@@ -346,9 +346,9 @@ def _relative_error(measured: Tensor, exact: Tensor, scale: Tensor | None = None
 
 
 def measure_prop8(
-    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
-    n_spectra: int = 16,
-    basis: str = "hadamard",
+    widths: Sequence[int],
+    n_spectra: int,
+    basis: str,
     device: str = "auto",
 ) -> pd.DataFrame:
     """Spectral form of the Lemma 7 polynomial under equal row norms, Dan+20 Prop. 8.
@@ -475,13 +475,13 @@ def _one_layer_means(
 
 
 def measure_example9(
-    width: int = 16,
-    gammas: Sequence[float] = (0.05, 0.1, 0.2),
-    eps: float | None = None,
-    laws: Sequence[str] = ("gaussian", "uniform"),
-    n_runs: int = 16,
-    n_samples: int = 256,
-    antithetic: bool = True,
+    width: int,
+    gammas: Sequence[float],
+    eps: float | None,
+    laws: Sequence[str],
+    n_runs: int,
+    n_samples: int,
+    antithetic: bool,
     device: str = "auto",
 ) -> pd.DataFrame:
     """One BN layer lifts small eigenvalues of a nearly rank-one M, Dan+20 Example 9.
@@ -614,12 +614,12 @@ def _projection_ranks(d: int) -> list[int]:
 
 
 def measure_examples11_12(
-    widths: Sequence[int] = (8, 16, 32, 64, 128, 256),
-    n_spectra: int = 64,
-    alpha_widths: Sequence[int] = (16, 32, 64, 128, 256, 512, 1024, 2048, 4096),
-    betas: Sequence[float] = (0.5, 0.75),
-    matrix_max_width: int = 256,
-    basis: str = "hadamard",
+    widths: Sequence[int],
+    n_spectra: int,
+    alpha_widths: Sequence[int],
+    betas: Sequence[float],
+    matrix_max_width: int,
+    basis: str,
     device: str = "auto",
 ) -> pd.DataFrame:
     """The regularity ratio g2 / g1 on equal-row-norm M, Dan+20 Examples 11 and 12.
