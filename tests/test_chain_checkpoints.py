@@ -209,6 +209,7 @@ def test_an_interrupted_a1_grid_skips_its_finished_pixels(tmp_path, monkeypatch)
             60,
             3,
             "float64",
+            True,
             device="cpu",
             experiment_id="orthogonality.a1_grid",
         )

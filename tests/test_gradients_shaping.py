@@ -157,7 +157,8 @@ def test_fig_c2_reductions_presume_the_explosion_without_gain():
 # ---- given inputs (issue 11): the gain simulations take images/labels in place of the draw ----
 
 _BATCH = {"dataset": "fashion_mnist"}  # 10 classes
-_COMMON = dict(runs=2, batch=_BATCH, width=6, device="cpu")
+_COMMON = dict(runs=2, batch=_BATCH, width=6, norm="batch_norm", bias=True, dtype="float64")
+_COMMON.update(device="cpu")
 GAIN_SIMULATIONS = {
     "gain_depth": (
         gain_simulations.gain_depth,

@@ -118,6 +118,8 @@ def test_bad_arguments_raise():
             2,
             0.5,
             1000,
+            product="gram",
+            dtype="float64",
             device="cpu",
             experiment_id="mean_field.gram_chain",
         )
@@ -132,6 +134,8 @@ def test_gram_chain_shapes_and_no_bn_reference():
         2,
         0.5,
         2000,
+        product="gram",
+        dtype="float64",
         device="cpu",
         experiment_id="mean_field.gram_chain",
     )
@@ -144,7 +148,7 @@ def test_gram_chain_shapes_and_no_bn_reference():
 def test_gram_and_explicit_products_agree_in_law():
     kw = dict(networks=["bn_relu"], widths=[64], batch_sizes=[4], depth=6, n_runs=40)
     kw.update(input_correlation=0.5, fixed_point_samples=20_000, device="cpu")
-    kw.update(experiment_id="mean_field.gram_chain")
+    kw.update(experiment_id="mean_field.gram_chain", dtype="float64")
     a = gram_chain(product="gram", **kw).values["distance"][0, 0, 0, :, -1]
     b = gram_chain(product="explicit", **kw).values["distance"][0, 0, 0, :, -1]
     se = math.sqrt(a.var() / a.numel() + b.var() / b.numel())

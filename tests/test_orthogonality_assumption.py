@@ -116,6 +116,7 @@ def test_grid_marks_invalid_pixels_and_early_stop_keeps_verdicts():
 def test_float32_and_float64_share_draws_and_verdicts():
     kwargs = dict(batch_sizes=[8], widths=[32, 96], threshold=0.1, depth=100, n_runs=3)
     kwargs.update(experiment_id="orthogonality.a1_grid")
+    kwargs.update(stop_when_all_failed=True)
     f32 = a1_grid(**kwargs, dtype="float32", device="cpu")
     f64 = a1_grid(**kwargs, dtype="float64", device="cpu")
     torch.testing.assert_close(f32.values["passed"], f64.values["passed"])
@@ -143,6 +144,7 @@ def test_bad_grids_raise(batch_sizes, widths, message):
             10,
             2,
             "float64",
+            True,
             device="cpu",
             experiment_id="orthogonality.a1_grid",
         )
@@ -150,7 +152,15 @@ def test_bad_grids_raise(batch_sizes, widths, message):
 
 def test_pixel_table_from_saved_grid(tmp_path):
     result = a1_grid(
-        [4, 12], [8, 48], 0.1, 30, 3, "float64", device="cpu", experiment_id="orthogonality.a1_grid"
+        [4, 12],
+        [8, 48],
+        0.1,
+        30,
+        3,
+        "float64",
+        True,
+        device="cpu",
+        experiment_id="orthogonality.a1_grid",
     )
     item = load_registry().get("orthogonality", "a1_grid", "simulation")
     store.save(tmp_path / "g.safetensors", result, {}, nonfinite=item.nonfinite)

@@ -247,6 +247,41 @@ def test_every_simulation_takes_the_experiment_id_it_is_given():
         assert given == item.constants.get("experiment_id", f"{family}.{item.name}")
 
 
+SHARED_FUNCTIONS = {"sigprop.training.experiment:network_training"}
+"""Library functions that many items call with settings of their own: their defaults are the
+library's (an MLP, no pre-training), not a copy of one item's config."""
+
+
+def test_no_function_keeps_a_default_the_config_supplies():
+    """A value the config gives an item lives in the config alone: its simulation or
+    measurement takes it as a required argument, so no second copy can drift from config.yaml
+    (as 14 measurement defaults once had)."""
+    import inspect
+
+    from sigprop.base.registry import qualified_name, simulation_setup, theorem_setup
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    copies = []
+    for family, item in load_registry().items():
+        if item.kind == "simulation":
+            function = item.run.resolve()
+            given = set(simulation_setup(family, item, config)) - set(item.constants)
+        elif item.kind == "theorem":
+            function = getattr(item.measure, "resolve", lambda f=item.measure: f)()
+            given = set(theorem_setup(family, item, config))
+        else:
+            continue
+        if qualified_name(function) in SHARED_FUNCTIONS:
+            continue
+        parameters = inspect.signature(function).parameters
+        copies += [
+            f"{family}/{item.name}: {name}"
+            for name in sorted(given & set(parameters))
+            if parameters[name].default is not inspect.Parameter.empty
+        ]
+    assert not copies, copies
+
+
 def test_the_simulations_a_partial_run_needs():
     """The data preflight checks only what the requested targets read: a figure's or judge's
     file -> the simulations it reads; a theorem -> none; no targets, a rule name or a path that

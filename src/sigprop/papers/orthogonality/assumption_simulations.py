@@ -150,7 +150,7 @@ def a1_grid(
     depth: int,
     n_runs: int,
     dtype: str,
-    stop_when_all_failed: bool = True,
+    stop_when_all_failed: bool,
     device: str = "auto",
     *,
     experiment_id: str,
