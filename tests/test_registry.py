@@ -255,7 +255,7 @@ library's (an MLP, no pre-training), not a copy of one item's config."""
 def test_no_function_keeps_a_default_the_config_supplies():
     """A value the config gives an item lives in the config alone: its simulation or
     measurement takes it as a required argument, so no second copy can drift from config.yaml
-    (as 14 measurement defaults once had)."""
+    (a copy drifts: a test leaning on it runs sizes no config names)."""
     import inspect
 
     from sigprop.base.registry import qualified_name, simulation_setup, theorem_setup
